@@ -1,0 +1,3 @@
+"""guardtui: a terminal approval console for LLM coding agents."""
+
+__version__ = "0.1.0"

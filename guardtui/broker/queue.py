@@ -1,0 +1,193 @@
+"""Pending calls: the calls waiting for the person, each answered exactly once.
+
+A call the engine asks about becomes a PendingCall with a future. It ends when the person
+answers (y / a / n / N in the console), when its deadline passes (the timeout policy:
+deny, or defer = hand it back to the agent's own prompt), or when the console quits
+(every pending call is answered by the policy, and a guard event says so). Whichever comes
+first wins; later answers are ignored. There is no way to answer a call from the network:
+only code holding this queue (the console, or the headless policy) can.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable
+
+from ..core.engine import Engine, GuardEvent
+from ..core.model import Decision, DecidedBy, ToolCall, Verdict
+from ..core.session import Approval, approval_matches
+from ..core.engine import asking_segments
+
+
+class Outcome(str, Enum):
+    ALLOW = "allow"
+    DENY = "deny"
+    DEFER = "defer"  # no decision: the agent shows its own permission prompt
+
+
+@dataclass(frozen=True)
+class Resolution:
+    outcome: Outcome
+    decided_by: DecidedBy
+    reason: str
+    message: str | None = None  # what the person told the agent (deny with a message)
+    approval: Approval | None = None  # "always allow": the scope the person chose
+
+
+@dataclass
+class PendingCall:
+    id: str
+    call: ToolCall
+    decision: Decision  # the engine's ask, with its reasons
+    received: float  # wall-clock seconds
+    deadline: float  # wall-clock seconds when the timeout policy answers
+    future: asyncio.Future = field(repr=False)
+    resolution: Resolution | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.resolution is not None
+
+    def remaining(self, now: float | None = None) -> float:
+        return max(0.0, self.deadline - (time.time() if now is None else now))
+
+
+Listener = Callable[[str, PendingCall], None]  # ("added" | "resolved", call)
+
+TIMEOUT_MARGIN_S = 5.0  # answer this long before the agent's own hook timeout fires
+
+
+class PendingQueue:
+    def __init__(self, engine: Engine, timeout_policy: Outcome = Outcome.DEFER,
+                 on_event: Callable[[GuardEvent], None] | None = None, clock: Callable[[], float] = time.time):
+        if timeout_policy not in (Outcome.DENY, Outcome.DEFER):
+            raise ValueError("the timeout policy is deny or defer")
+        self.engine = engine
+        self.timeout_policy = timeout_policy
+        self.on_event = on_event
+        self.clock = clock
+        self._pending: dict[str, PendingCall] = {}
+        self._listeners: list[Listener] = []
+        self._ids = itertools.count(1)
+        self.closed = False
+
+    # -- observing -------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def pending(self) -> list[PendingCall]:
+        """Calls still waiting, oldest first."""
+        return sorted(self._pending.values(), key=lambda p: (p.received, int(p.id.split("-")[-1])))
+
+    def get(self, call_id: str) -> PendingCall | None:
+        return self._pending.get(call_id)
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    # -- the agent side --------------------------------------------------------------
+    async def submit(self, call: ToolCall, decision: Decision, hook_timeout_s: float) -> Resolution:
+        """Queue an asked call and wait for its one answer (person, timeout or shutdown)."""
+        if self.closed:
+            return self._policy_resolution("the console is shutting down")
+        loop = asyncio.get_running_loop()
+        now = self.clock()
+        wait = max(0.5, hook_timeout_s - TIMEOUT_MARGIN_S) if hook_timeout_s > 2 * TIMEOUT_MARGIN_S \
+            else max(0.5, hook_timeout_s * 0.8)
+        pending = PendingCall(f"call-{next(self._ids)}", call, decision, now, now + wait, loop.create_future())
+        self._pending[pending.id] = pending
+        self._notify("added", pending)
+        try:
+            return await asyncio.wait_for(asyncio.shield(pending.future), timeout=wait)
+        except asyncio.TimeoutError:
+            self.resolve(pending.id, self._policy_resolution(f"no answer within {wait:.0f}s", DecidedBy.TIMEOUT))
+            self._emit("timeout", f"{call.summary(80)}: no answer in time, {self.timeout_policy.value}", call)
+            return pending.resolution  # type: ignore[return-value]
+        except asyncio.CancelledError:
+            # the agent went away (connection closed): end the call so it leaves the queue
+            self.resolve(pending.id, self._policy_resolution("the agent stopped waiting", DecidedBy.POLICY))
+            raise
+
+    # -- the person side -------------------------------------------------------------
+    def resolve(self, call_id: str, resolution: Resolution) -> bool:
+        """Answer a pending call. False when it was already answered (the first answer wins)."""
+        pending = self._pending.get(call_id)
+        if pending is None or pending.done:
+            return False
+        pending.resolution = resolution
+        del self._pending[call_id]
+        if not pending.future.done():
+            pending.future.set_result(resolution)
+        final = self._final_decision(pending, resolution)
+        latency_ms = (self.clock() - pending.received) * 1000
+        if resolution.outcome is not Outcome.DEFER:
+            self.engine.settle(pending.call, final, resolution.decided_by, latency_ms)
+        elif self.engine.audit is not None:
+            self.engine.audit.record(pending.call, final, resolution.decided_by, latency_ms)
+        self._notify("resolved", pending)
+        if resolution.approval is not None and resolution.outcome is Outcome.ALLOW:
+            if self.engine.approve(pending.call, pending.decision, resolution.approval):
+                self._apply_approval(pending)
+        return True
+
+    def allow(self, call_id: str, approval: Approval | None = None) -> bool:
+        pending = self._pending.get(call_id)
+        reason = "allowed by the person" if approval is None else f"always allowed by the person ({approval.label})"
+        return self.resolve(call_id, Resolution(Outcome.ALLOW, DecidedBy.PERSON, reason, approval=approval)) \
+            if pending else False
+
+    def deny(self, call_id: str, message: str | None = None) -> bool:
+        reason = "denied by the person" + (f": {message}" if message else "")
+        return self.resolve(call_id, Resolution(Outcome.DENY, DecidedBy.PERSON, reason, message=message))
+
+    async def close(self, why: str = "the console quit") -> int:
+        """Answer every pending call by the timeout policy; return how many there were."""
+        self.closed = True
+        count = 0
+        for pending in self.pending():
+            if self.resolve(pending.id, self._policy_resolution(why)):
+                count += 1
+        if count:
+            self._emit("shutdown", f"{why}: {count} pending call(s) answered {self.timeout_policy.value}", None)
+        await asyncio.sleep(0)
+        return count
+
+    # -- internals -------------------------------------------------------------------
+    def _apply_approval(self, approved: PendingCall) -> None:
+        """An "always allow" also answers the other waiting calls it covers."""
+        approval = approved.resolution.approval if approved.resolution else None
+        if approval is None:
+            return
+        for other in self.pending():
+            if (other.call.agent, other.call.session) != (approved.call.agent, approved.call.session):
+                continue
+            if approval_matches(approval, other.call, other.decision, asking_segments(other.call, other.decision)):
+                self.resolve(other.id, Resolution(Outcome.ALLOW, DecidedBy.APPROVAL,
+                                                  f"previously approved ({approval.label})"))
+
+    def _policy_resolution(self, why: str, by: DecidedBy = DecidedBy.POLICY) -> Resolution:
+        if self.timeout_policy is Outcome.DENY:
+            return Resolution(Outcome.DENY, by, f"{why}: denied by policy")
+        return Resolution(Outcome.DEFER, by, f"{why}: handed back to the agent's own prompt")
+
+    @staticmethod
+    def _final_decision(pending: PendingCall, resolution: Resolution) -> Decision:
+        verdict = {Outcome.ALLOW: Verdict.ALLOW, Outcome.DENY: Verdict.DENY, Outcome.DEFER: Verdict.ASK}
+        return pending.decision.with_(verdict=verdict[resolution.outcome],
+                                      reason=f"{resolution.reason} — {pending.decision.reason}")
+
+    def _notify(self, kind: str, pending: PendingCall) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(kind, pending)
+            except Exception:  # a broken view must not lose the call
+                pass
+
+    def _emit(self, kind: str, message: str, call: ToolCall | None) -> None:
+        if self.on_event is not None:
+            self.on_event(GuardEvent(self.clock(), kind, message, "broker", call.agent if call else "",
+                                     call.summary(120) if call else ""))

@@ -1,0 +1,52 @@
+"""The core's data files (tools.yaml, sensitive.yaml), loaded once and schema-checked."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from .yamlfile import Field, check, load_yaml
+
+_TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Field(list, required=True, items=str),
+                 "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str)}
+_PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
+_SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
+                     "patterns": Field(list, required=True, items=_PATTERN)}
+
+
+@dataclass(frozen=True)
+class ToolClasses:
+    read: frozenset[str]
+    write: frozenset[str]
+    shell: frozenset[str]
+
+
+@dataclass(frozen=True)
+class SensitivePattern:
+    name: str | None
+    path: str | None
+    reason: str
+
+
+def _read(name: str) -> tuple[str, str]:
+    text = resources.files("guardtui.core.data").joinpath(name).read_text(encoding="utf-8")
+    return text, f"guardtui/core/data/{name}"
+
+
+@lru_cache(maxsize=1)
+def tool_classes() -> ToolClasses:
+    doc = load_yaml(*_read("tools.yaml"))
+    check(doc, _TOOLS_SCHEMA)
+    return ToolClasses(frozenset(doc.data["read"]), frozenset(doc.data["write"]), frozenset(doc.data["shell"]))
+
+
+@lru_cache(maxsize=1)
+def sensitive_patterns() -> tuple[SensitivePattern, ...]:
+    doc = load_yaml(*_read("sensitive.yaml"))
+    check(doc, _SENSITIVE_SCHEMA)
+    out = []
+    for i, p in enumerate(doc.data["patterns"]):
+        if bool(p.get("name")) == bool(p.get("path")):
+            raise doc.error(("patterns", i), "give exactly one of name or path")
+        out.append(SensitivePattern(p.get("name"), p.get("path"), p["reason"]))
+    return tuple(out)

@@ -1,0 +1,188 @@
+"""The rule engine: one tool call in, one decision out.
+
+Rules run in order and the first that does not abstain decides (a plugin's `flag` only
+records a guard event and evaluation goes on). Then escalation: `llm` goes to the LLM
+guard, or becomes `ask` when there is none; an `ask` the person already approved for this
+session (the exact call, or a pattern they chose) becomes `allow`; a critical verdict is
+never auto-approved. A rule that raises makes the call `ask`, never `allow`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Protocol, Sequence
+
+from .audit import AuditLog
+from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
+from .rules.base import EvalContext, Rule, temp_dirs_from_env
+from .session import Approval, Sessions, approval_matches
+from .shell.analyze import Analyzer
+from .shell.findings import ShellAnalysis
+
+
+class LLMGuard(Protocol):
+    """Judges an escalated call; returns allow, deny or ask. May raise (then the call asks)."""
+
+    def validate(self, call: ToolCall, decision: Decision) -> Decision: ...
+
+
+@dataclass(frozen=True)
+class GuardEvent:
+    """Something the person should see in the amber guard log."""
+
+    ts: float
+    kind: str  # flag | rule-error | decided | reload | reload-error | timeout | ...
+    message: str
+    rule: str = ""
+    agent: str = ""
+    call: str = ""
+
+
+EventSink = Callable[[GuardEvent], None]
+
+
+class Engine:
+    def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None, llm: LLMGuard | None = None,
+                 audit: AuditLog | None = None, home: str | None = None, protected_paths: Sequence[str] = (),
+                 on_event: EventSink | None = None, path_env: str | None = None):
+        self._rules: tuple[Rule, ...] = tuple(rules)
+        self.analyzer = analyzer or Analyzer(command_exists=command_lookup(path_env if path_env is not None
+                                                                           else os.environ.get("PATH", "")))
+        self.llm = llm
+        self.audit = audit
+        self.home = home or os.path.expanduser("~")
+        self.protected_paths = tuple(protected_paths)
+        self.temp_dirs = temp_dirs_from_env()
+        self.sessions = Sessions()
+        self.on_event = on_event
+
+    # -- rules -----------------------------------------------------------------------
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return self._rules
+
+    def replace_rule(self, rule_id: str, rule: Rule) -> None:
+        """Swap one rule for another atomically: an evaluation sees the old set or the new."""
+        self._rules = tuple(rule if r.id == rule_id else r for r in self._rules)
+
+    # -- evaluation ------------------------------------------------------------------
+    def evaluate(self, call: ToolCall, record: bool = True) -> Decision:
+        """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
+        start = time.perf_counter()
+        session = self.sessions.get(call.agent, call.session)
+        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs, self.protected_paths)
+        decision, flags = self._run_rules(call, ctx)
+        decided_by = DecidedBy.RULE
+        if decision.verdict is Verdict.LLM:
+            decision, decided_by = self._escalate(call, decision)
+        if decision.verdict is Verdict.ASK:
+            approval = self._approval_for(call, decision, ctx)
+            if approval is not None:
+                decision = decision.with_(verdict=Verdict.ALLOW, reason=f"previously approved ({approval.label})",
+                                          metadata={**decision.metadata, "approval": approval.label,
+                                                    "approved_reason": decision.reason})
+                decided_by = DecidedBy.APPROVAL
+        latency_ms = (time.perf_counter() - start) * 1000
+        extra: dict[str, Any] = {"decided_by": decided_by.value, "latency_ms": latency_ms}
+        if flags:
+            extra["flags"] = [f.to_dict() for f in flags]
+        decision = decision.with_metadata(**extra)
+        if record and decision.verdict in (Verdict.ALLOW, Verdict.DENY):
+            self.settle(call, decision, decided_by, latency_ms)
+        return decision
+
+    def settle(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float) -> None:
+        """A call ended: audit it, and remember that it ran (for sequence contracts)."""
+        if decision.verdict is Verdict.ALLOW:
+            self.sessions.get(call.agent, call.session).ran(call.tool)
+        if self.audit is not None:
+            self.audit.record(call, decision, decided_by, latency_ms)
+
+    def approve(self, call: ToolCall, decision: Decision, approval: Approval) -> bool:
+        """Remember an "always allow" for the rest of the session. Critical calls cannot be approved."""
+        if decision.verdict is Verdict.DENY or decision.blast_radius is BlastRadius.CRITICAL:
+            return False
+        self.sessions.get(call.agent, call.session).approvals.append(approval)
+        return True
+
+    def analyze_shell(self, command: str, cwd: str) -> ShellAnalysis:
+        return self._analyze(command, cwd)
+
+    # -- internals -------------------------------------------------------------------
+    def _analyze(self, command: str, cwd: str) -> ShellAnalysis:
+        return self.analyzer.analyze(command, cwd or None, self.home)
+
+    def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision]]:
+        flags: list[Decision] = []
+        for rule in self._rules:
+            try:
+                decision = rule.evaluate(call, ctx)
+            except Exception as exc:  # fail closed: a broken rule asks, never allows
+                message = f"rule {rule.id} failed: {type(exc).__name__}: {exc}"
+                self._emit("rule-error", message, rule.id, call)
+                return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error"), flags
+            if decision is None:
+                continue
+            if not isinstance(decision, Decision):
+                message = f"rule {rule.id} returned {type(decision).__name__}, not a decision"
+                self._emit("rule-error", message, rule.id, call)
+                return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error"), flags
+            if decision.verdict is Verdict.FLAG:
+                flags.append(decision)
+                self._emit("flag", decision.reason, decision.rule or rule.id, call)
+                continue
+            return decision, flags
+        return Decision(Verdict.LLM, "no rule judged this call", "engine", BlastRadius.UNKNOWN, "unknown"), flags
+
+    def _escalate(self, call: ToolCall, decision: Decision) -> tuple[Decision, DecidedBy]:
+        if self.llm is None:
+            return decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"}), \
+                DecidedBy.RULE
+        try:
+            judged = self.llm.validate(call, decision)
+        except Exception as exc:
+            return decision.with_(verdict=Verdict.ASK, reason=f"{decision.reason} (LLM guard unavailable: {exc})",
+                                  metadata={**decision.metadata, "escalation": "llm"}), DecidedBy.RULE
+        if judged.verdict not in (Verdict.ALLOW, Verdict.DENY, Verdict.ASK):
+            judged = judged.with_(verdict=Verdict.ASK)
+        return judged.with_metadata(escalation="llm"), DecidedBy.LLM
+
+    def _approval_for(self, call: ToolCall, decision: Decision, ctx: EvalContext) -> Approval | None:
+        if not ctx.session.approvals:
+            return None
+        segments = asking_segments(call, decision, ctx)
+        for approval in ctx.session.approvals:
+            if approval_matches(approval, call, decision, segments):
+                return approval
+        return None
+
+    def _emit(self, kind: str, message: str, rule: str, call: ToolCall) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(GuardEvent(time.time(), kind, message, rule, call.agent, call.summary(120)))
+            except Exception:  # a broken listener must not break judging
+                pass
+
+
+def asking_segments(call: ToolCall, decision: Decision, ctx: EvalContext | None = None) -> list[str]:
+    """The parts of a shell command that are not plainly allowed (what an approval must cover)."""
+    if not call.is_shell:
+        return []
+    segments = decision.metadata.get("segments")
+    if segments is None and ctx is not None:
+        segments = [{"segment": f.segment, "verdict": f.verdict.value} for f in ctx.shell(call).findings]
+    out = [s["segment"] for s in segments or [] if s.get("verdict") != "allow" and s.get("segment")]
+    return out or [call.command]
+
+
+def command_lookup(path_env: str) -> Callable[[str], bool]:
+    """Is a bare command name installed on this PATH? (cached: the hook asks per call)."""
+
+    @lru_cache(maxsize=4096)
+    def exists(name: str) -> bool:
+        return shutil.which(name, path=path_env) is not None
+
+    return exists

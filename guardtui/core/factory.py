@@ -1,0 +1,51 @@
+"""Build an Engine from the user's configuration: the one place the rule order is written.
+
+    guardian → dangerous shell → working directory → sensitive files → plugins → default
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .audit import AuditLog
+from .config import Locations
+from .engine import Engine, EventSink, LLMGuard
+from .model import BlastRadius, Decision, ToolCall, Verdict
+from .policy import Policy, load_policy
+from .rules import DangerousShellRule, DefaultPolicyRule, GuardianRule, SensitiveFileRule, WorkingDirRule
+from .rules.base import EvalContext, Rule
+from .yamlfile import DataError
+
+
+class BrokenConfigRule:
+    """Stands in for a rule whose configuration failed to load: every call asks, saying why."""
+
+    def __init__(self, rule_id: str, error: str):
+        self.id = rule_id
+        self.error = error
+
+    def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision:
+        return Decision(Verdict.ASK, f"{self.error} (fix it; until then every call asks)", self.id,
+                        BlastRadius.UNKNOWN, "config-error")
+
+
+def guardian_rule(locations: Locations) -> Rule:
+    try:
+        policy = load_policy(locations.policy_file)
+    except DataError as exc:
+        return BrokenConfigRule("guardian", str(exc))
+    return GuardianRule(policy)
+
+
+def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | None = None,
+                 on_event: EventSink | None = None, plugin_rule: Rule | None = None,
+                 extra_protected: Sequence[str] = (), path_env: str | None = None,
+                 policy: Policy | None = None) -> Engine:
+    rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations),
+                         DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
+    if plugin_rule is not None:
+        rules.append(plugin_rule)
+    rules.append(DefaultPolicyRule())
+    audit = AuditLog(locations.audit_db) if record else None
+    protected = [str(locations.config_dir), *extra_protected]
+    return Engine(rules, llm=llm, audit=audit, home=str(locations.home), protected_paths=protected,
+                  on_event=on_event, path_env=path_env)

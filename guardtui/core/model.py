@@ -1,0 +1,138 @@
+"""The words every part of guardtui speaks: verdicts, blast radii, tool calls, decisions."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, Mapping
+
+
+class Verdict(str, Enum):
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+    LLM = "llm"  # escalate to the LLM guard (ask when none is configured)
+    FLAG = "flag"  # record a guard event and let evaluation go on
+
+    @property
+    def restrictiveness(self) -> int:
+        return _RESTRICTIVENESS[self]
+
+    def __str__(self) -> str:  # pragma: no cover - convenience for f-strings
+        return self.value
+
+
+_RESTRICTIVENESS = {Verdict.ALLOW: 0, Verdict.FLAG: 1, Verdict.LLM: 2, Verdict.ASK: 3, Verdict.DENY: 4}
+
+
+class BlastRadius(str, Enum):
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    UNKNOWN = "unknown"
+
+    @property
+    def severity(self) -> int:
+        # unknown outranks medium: a command we cannot classify may be as bad as a high one
+        return _SEVERITY[self]
+
+    def __str__(self) -> str:  # pragma: no cover
+        return self.value
+
+
+_SEVERITY = {BlastRadius.CRITICAL: 5, BlastRadius.HIGH: 4, BlastRadius.UNKNOWN: 3,
+             BlastRadius.MEDIUM: 2, BlastRadius.LOW: 1}
+
+
+class DecidedBy(str, Enum):
+    RULE = "rule"
+    PERSON = "person"
+    LLM = "llm"
+    TIMEOUT = "timeout"
+    POLICY = "policy"  # headless broker, offline hook or console quit answering by its policy
+    APPROVAL = "approval"  # a session "always allow" the person gave earlier
+
+
+# Canonical tool names (Claude Code's spelling); adapters map every agent onto these.
+SHELL_TOOL = "Bash"
+WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str
+    input: Mapping[str, Any]
+    cwd: str
+    agent: str = "unknown"
+    session: str = ""
+    event: str = ""  # the agent's hook event, e.g. PreToolUse
+    call_id: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.input, MappingProxyType):
+            object.__setattr__(self, "input", MappingProxyType(dict(self.input)))
+
+    @property
+    def is_shell(self) -> bool:
+        return self.tool == SHELL_TOOL
+
+    @property
+    def command(self) -> str:
+        value = self.input.get("command", "")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def file_path(self) -> str | None:
+        for key in ("file_path", "notebook_path", "path"):
+            value = self.input.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    def serialised_input(self) -> str:
+        return json.dumps(dict(self.input), sort_keys=True, ensure_ascii=False, default=str)
+
+    def summary(self, width: int = 200) -> str:
+        """The call in one line: the command, else the file, else the input."""
+        text = self.command or self.file_path or self.serialised_input()
+        text = " ".join(text.split())
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    reason: str
+    rule: str = ""
+    blast_radius: BlastRadius = BlastRadius.UNKNOWN
+    category: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.metadata, MappingProxyType):
+            object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    def with_(self, **changes: Any) -> "Decision":
+        return replace(self, **changes)
+
+    def with_metadata(self, **extra: Any) -> "Decision":
+        return replace(self, metadata={**self.metadata, **extra})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "rule": self.rule,
+            "blast_radius": self.blast_radius.value,
+            "category": self.category,
+        }
+
+
+def more_restrictive(a: Decision, b: Decision) -> Decision:
+    """The stricter of two decisions; on equal verdicts the worse blast radius; else the first."""
+    ka = (a.verdict.restrictiveness, a.blast_radius.severity)
+    kb = (b.verdict.restrictiveness, b.blast_radius.severity)
+    return b if kb > ka else a

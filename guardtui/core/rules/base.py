@@ -1,0 +1,58 @@
+"""What a rule is, and what it is handed when it judges a call."""
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Protocol
+
+from ..model import Decision, ToolCall
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session import SessionState
+    from ..shell.findings import ShellAnalysis
+
+
+class Rule(Protocol):
+    """A rule returns a Decision, or None to abstain (no opinion: the next rule decides)."""
+
+    id: str
+
+    def evaluate(self, call: ToolCall, ctx: "EvalContext") -> Decision | None: ...
+
+
+@dataclass
+class EvalContext:
+    session: "SessionState"
+    home: str
+    analyze_shell: Callable[[str, str], "ShellAnalysis"]
+    temp_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm")
+    protected_paths: tuple[str, ...] = ()  # the guard's own config: never writable by an agent without asking
+    _shell: "ShellAnalysis | None" = field(default=None, repr=False)
+
+    def shell(self, call: ToolCall) -> "ShellAnalysis":
+        """The shell analysis of this call's command, computed once per evaluation."""
+        if self._shell is None:
+            self._shell = self.analyze_shell(call.command, call.cwd)
+        return self._shell
+
+
+def resolve_path(path: str, cwd: str, home: str) -> str:
+    if path.startswith("~"):
+        path = home + path[1:]
+    if not path.startswith("/"):
+        path = posixpath.join(cwd or "/", path)
+    return posixpath.normpath(path)
+
+
+def is_within(path: str, base: str) -> bool:
+    base = base.rstrip("/") or "/"
+    return path == base or path.startswith(base + "/") or base == "/"
+
+
+def temp_dirs_from_env() -> tuple[str, ...]:
+    dirs = ["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"]
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir and tmpdir.startswith("/") and tmpdir.rstrip("/") not in ("", "/"):
+        dirs.append(posixpath.normpath(tmpdir))
+    return tuple(dirs)

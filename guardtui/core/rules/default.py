@@ -1,0 +1,31 @@
+"""Default policy (last): known-safe reads allow; writes the earlier rules let through
+allow; shell commands the analysis classified as safe allow; anything unknown escalates."""
+from __future__ import annotations
+
+from ..catalog import tool_classes
+from ..model import BlastRadius, Decision, ToolCall, Verdict
+from .base import EvalContext
+from .dangerous import shell_decision
+
+
+class DefaultPolicyRule:
+    id = "default"
+
+    def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision:
+        classes = tool_classes()
+        if call.is_shell:
+            if not call.command.strip():
+                return Decision(Verdict.ALLOW, "empty command", self.id, BlastRadius.LOW, "read-only")
+            decision = shell_decision(self.id, call, ctx)
+            if decision.verdict is Verdict.ALLOW:
+                return decision
+            if decision.verdict is Verdict.LLM:
+                return decision.with_(reason=f"unrecognised command — not classified as safe: {decision.reason}")
+            return decision
+        if call.tool in classes.read:
+            return Decision(Verdict.ALLOW, f"{call.tool} only reads", self.id, BlastRadius.LOW, "read-only")
+        if call.tool in classes.write:
+            return Decision(Verdict.ALLOW, f"{call.tool} writes inside the project", self.id, BlastRadius.LOW,
+                            "fs-write")
+        return Decision(Verdict.LLM, f"{call.tool} is a tool guardtui does not know", self.id,
+                        BlastRadius.UNKNOWN, "unknown-tool")

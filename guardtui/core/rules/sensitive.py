@@ -1,0 +1,42 @@
+"""Sensitive files: writes to secrets, keys, git config and hooks, and to the guard's own
+configuration and the agents' hook settings (so an agent cannot switch its guard off)."""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+
+from ..catalog import sensitive_patterns
+from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS
+from .base import EvalContext, is_within, resolve_path
+
+
+class SensitiveFileRule:
+    id = "sensitive"
+
+    def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        targets: list[tuple[str, str, str]] = []  # (path, verb, segment)
+        if call.tool in WRITE_TOOLS and call.file_path:
+            targets.append((resolve_path(call.file_path, call.cwd, ctx.home), "writes", ""))
+        elif call.is_shell and call.command.strip():
+            for effect in ctx.shell(call).effects:
+                if effect.path and not effect.remote:
+                    targets.append((effect.path, "deletes" if effect.kind == "delete" else "writes", effect.segment))
+        for path, verb, segment in targets:
+            reason = self.why(path, ctx)
+            if reason:
+                return Decision(Verdict.ASK, f"{call.tool} {verb} {path}: {reason}", self.id, BlastRadius.HIGH,
+                                "sensitive-file", {"path": path, "segment": segment})
+        return None
+
+    @staticmethod
+    def why(path: str, ctx: EvalContext) -> str | None:
+        for protected in ctx.protected_paths:
+            if is_within(path, protected):
+                return "guardtui's own configuration (could switch the guard off)"
+        name = posixpath.basename(path)
+        for pattern in sensitive_patterns():
+            if pattern.name and fnmatch.fnmatchcase(name, pattern.name):
+                return pattern.reason
+            if pattern.path and fnmatch.fnmatchcase(path, pattern.path):
+                return pattern.reason
+        return None

@@ -1,0 +1,330 @@
+"""Interpreter one-liners (python -c, node -e, perl -e, heredocs) and database clients.
+
+We do not run or fully parse the code. We look for the calls that matter: shelling out
+(the command string is judged as shell), deleting (judged like rm, with the same path
+policy) and writing files. Code with none of them reads or computes, and is allowed.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from .findings import Finding, allow, ask, deny, worst
+from .words import DYN, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import Invocation, _Run
+
+_STR = r"""(?:[rubfRUBF]{0,2})(?P<q>'''|\"\"\"|'|"|`)(?P<s>(?:\\.|(?!(?P=q)).)*?)(?P=q)"""
+_ARG = r"\s*\(?\s*"
+# shelling out: the first argument is a command line
+_SHELL_CALLS = {
+    "python": [r"\bos\.(?:system|popen)", r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|"
+               r"getstatusoutput)", r"\bcommands\.getoutput", r"\bpty\.spawn", r"\b__import__\(\s*['\"]os['\"]\s*\)\.system"],
+    "js": [r"\b(?:child_process\.|cp\.)?(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)",
+           r"\bBun\.spawn(?:Sync)?", r"\bDeno\.run", r"\$`"],
+    "ruby": [r"\bsystem", r"\bexec", r"%x", r"\bIO\.popen", r"\bOpen3\.\w+", r"\bspawn", r"\bKernel\.system"],
+    "perl": [r"\bsystem", r"\bexec", r"\bqx", r"\bopen\s*\(\s*\w+\s*,\s*['\"]\|-?['\"]\s*,"],
+    "php": [r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)"],
+    "lua": [r"\bos\.execute", r"\bio\.popen"],
+    "r": [r"\bsystem2?"],
+    "applescript": [r"\bdo shell script"],
+    "tcl": [r"\bexec"],
+}
+_RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^)]*recursive\s*:\s*true)",
+                      r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
+                      r"\b(?:File::Path::)?(?:rmtree|remove_tree)", r"\bfs\.remove(?:Sync)?", r"\brimraf(?:\.sync)?",
+                      r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^)]*recursive)"]
+_FILE_DELETES = [r"\bos\.(?:remove|unlink|rmdir|removedirs)", r"\bPath\(", r"\bfs\.(?:unlinkSync|unlink|rmSync|rm)",
+                 r"\bFile\.(?:delete|unlink)", r"\bFileUtils\.(?:rm|rm_f)", r"\bunlink", r"\bDeno\.remove"]
+_WRITES = [r"\bopen(?=\s*\(\s*(?:[rbuRBU]{0,2})(?:'[^']*'|\"[^\"]*\")\s*,\s*['\"][wax])",
+           r"\b(?:fs\.)?(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)",
+           r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.writeTextFile"]
+_PERL_OPEN_WRITE = re.compile(r"""\bopen\s*\(?\s*[\w$]+\s*,\s*(?:['"]>>?['"]\s*,\s*""" + _STR + r"|['\"]>>?\s*(?P<p>[^'\"]+)['\"])")
+_PATH_UNLINK = re.compile(r"\bPath\(\s*" + _STR + r"\s*\)\s*\.(?P<m>unlink|rmdir|write_text|write_bytes|touch)")
+_DYNAMIC_CODE = {"python": r"\b(?:exec|eval|compile)\s*\((?!\s*['\"])", "js": r"\b(?:eval|Function|vm\.run\w*)\s*\((?!\s*['\"`])",
+                 "ruby": r"\b(?:eval|instance_eval|class_eval)\s*\(?(?!\s*['\"])", "perl": r"\beval\s*(?!\s*['\"{])",
+                 "php": r"\b(?:eval|assert|create_function)\s*\("}
+
+
+def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
+    spec = run.tax.interpreter(inv.name) or {}
+    language = spec.get("language", "python")
+    code_opts = set(spec.get("code", ()))
+    value_opts = set(spec.get("value_options", ()))
+    module_opts = set(spec.get("module", ()))
+    words = inv.words
+    i = 0
+    in_place = False
+    if spec.get("code_subcommand") and words and words[0].value == spec["code_subcommand"]:
+        if len(words) > 1:
+            return code_findings(run, inv, words[1], language)
+        return []
+    if inv.name == "deno" and words and words[0].value == "run":
+        words = words[1:]
+    while i < len(words):
+        arg = words[i].value
+        if arg == "--":
+            i += 1
+            break
+        if arg in code_opts or (arg.startswith("--") and arg.partition("=")[0] in code_opts):
+            if "=" in arg and arg.startswith("--"):
+                return code_findings(run, inv, Word(arg.partition("=")[2], words[i].raw), language, in_place, words[i + 1:])
+            if i + 1 < len(words):
+                return code_findings(run, inv, words[i + 1], language, in_place, words[i + 2:])
+            return []
+        if arg in module_opts and i + 1 < len(words):
+            return _module(run, inv, words[i + 1].value, words[i + 2:])
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2 and language in ("perl", "ruby", "python"):
+            letters = arg[1:]
+            in_place |= "i" in letters and language in ("perl", "ruby")
+            for j, letter in enumerate(letters):
+                if "-" + letter in code_opts:
+                    attached = letters[j + 1:]
+                    if attached:
+                        return code_findings(run, inv, Word(attached, words[i].raw), language, in_place, words[i + 1:])
+                    if i + 1 < len(words):
+                        return code_findings(run, inv, words[i + 1], language, in_place, words[i + 2:])
+                    return []
+                if "-" + letter in module_opts:
+                    target = letters[j + 1:] or (words[i + 1].value if i + 1 < len(words) else "")
+                    return _module(run, inv, target, words[i + 2:] if not letters[j + 1:] else words[i + 1:])
+            i += 1
+            continue
+        if arg in value_opts:
+            i += 2
+            continue
+        if arg.startswith("-") and arg != "-":
+            in_place |= arg == "-i" and language in ("perl", "ruby")
+            i += 1
+            continue
+        break
+    rest = words[i:]
+    if rest and rest[0].value != "-":
+        index = inv.words.index(rest[0])
+        from .cmd_exec import _process_inputs, _run_process_input
+        if index in _process_inputs(inv):
+            return _run_process_input(run, inv, index, f"{inv.name} <(…)")
+        from .cmd_exec import _as_script
+        return [run.script_run(_as_script(inv, rest[0]))]
+    kind, text = run.stdin_source(inv.cmd)
+    if kind == "text" and text is not None:
+        return code_findings(run, inv, Word(text, text), language)
+    if kind == "network":
+        return [ask(f"{inv.name} runs code downloaded from the network", "remote-exec", BlastRadius.HIGH,
+                    "code.remote")]
+    if kind == "unknown":
+        return [ask(f"{inv.name} runs code read from its input", "dynamic-exec", BlastRadius.MEDIUM, "code.stdin")]
+    return [allow(f"{inv.name} runs a program", "interpreter", rule="code.run")]
+
+
+def _module(run: "_Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
+    if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx"):
+        from .analyze import Invocation
+        return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
+                                               inv.privileged, module))
+    if module in ("http.server", "SimpleHTTPServer"):
+        return [ask("python -m http.server serves the current directory over the network", "network",
+                    BlastRadius.LOW, "code.module")]
+    return [allow(f"{inv.name} -m {module} runs a module", "build-test", rule="code.module")]
+
+
+def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str, in_place: bool = False,
+                  operands: list[Word] | None = None) -> list[Finding]:
+    if code_word.dynamic and code_word.value.startswith(DYN):
+        return [ask(f"{inv.name} runs code that is only known at run time", "dynamic-exec", BlastRadius.HIGH,
+                    "code.dynamic")]
+    code = code_word.value
+    findings: list[Finding] = []
+    for pattern in _SHELL_CALLS.get(language, []):
+        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+            rest = m.group("rest")
+            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest)
+            if literal is None:
+                findings.append(ask(f"{inv.name} runs a shell command built at run time", "dynamic-exec",
+                                    BlastRadius.HIGH, "code.shell"))
+            elif literal:
+                run.nested(literal, inv, f"{inv.name} → shell")
+    for pattern in re.finditer(r"`(?P<s>[^`]+)`", code) if language in ("ruby", "perl", "php") else ():
+        run.nested(pattern.group("s"), inv, f"{inv.name} → shell")
+    for m in re.finditer(r"\b(?:qx|%x)\s*[\(\{\[](?P<s>[^\)\}\]]*)[\)\}\]]", code):
+        run.nested(m.group("s"), inv, f"{inv.name} → shell")
+    for pattern in _RECURSIVE_DELETES:
+        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+            target = _first_argument(m.group("rest"))
+            findings.append(run.delete(_path_word(target), inv, True, f"{inv.name}: {_name(m.group(0))}"))
+    for pattern in _FILE_DELETES:
+        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+            if pattern == r"\bPath\(":
+                continue
+            head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
+            if re.search(r"(rmSync|rm)$", head) and re.match(r"\s*\([^)]*recursive\s*:\s*true", m.group("rest")):
+                continue
+            target = _first_argument(m.group("rest"), allow_glob_call=True)
+            word = _path_word(target)
+            findings.append(run.delete(word, inv, False, f"{inv.name}: {_name(head)}"))
+    for m in _PATH_UNLINK.finditer(code):
+        word = Word.literal(_unescape(m.group("s")))
+        if m.group("m") in ("unlink", "rmdir"):
+            findings.append(run.delete(word, inv, False, f"{inv.name}: Path.{m.group('m')}"))
+        else:
+            f = run.write(word, inv, f"{inv.name}: Path.{m.group('m')}")
+            if f:
+                findings.append(f)
+    for pattern in _WRITES:
+        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+            target = _first_argument(m.group("rest"))
+            if target:
+                f = run.write(Word.literal(target), inv, f"{inv.name} writes")
+                if f:
+                    findings.append(f)
+    if language == "perl":
+        for m in _PERL_OPEN_WRITE.finditer(code):
+            target = m.group("s") if m.group("s") is not None else m.group("p")
+            if target:
+                f = run.write(Word.literal(target.strip()), inv, "perl open >")
+                if f:
+                    findings.append(f)
+    dynamic = _DYNAMIC_CODE.get(language)
+    if dynamic and re.search(dynamic, code):
+        findings.append(ask(f"{inv.name} evaluates code built at run time", "dynamic-exec", BlastRadius.MEDIUM,
+                            "code.eval"))
+    if in_place:
+        for w in operands or []:
+            if not w.value.startswith("-"):
+                f = run.write(w, inv, f"{inv.name} -i")
+                if f:
+                    findings.append(f)
+    best = worst(findings)
+    if best is None:
+        return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
+    return [best if best.rule else Finding(best.verdict, best.blast_radius, best.category, best.reason,
+                                           rule="code.inline")]
+
+
+def _first_argument(rest: str, allow_glob_call: bool = False) -> str | None:
+    """The first argument of a call as a string literal; "" when there is no call; None when not literal."""
+    m = re.match(r"\s*(?:\(\s*|\s+)(?:\[\s*)?" + _STR, rest, re.S)
+    if m is None and allow_glob_call:
+        m = re.match(r"\s*\(?\s*glob\s*\(?\s*" + _STR, rest, re.S)
+    if m is None:
+        if re.match(r"\s*(?:\(\s*|\s+)\[", rest):  # a list of literals: ["rm", "-rf", "/"]
+            items = re.findall(_STR, rest[: rest.find("]") + 1] if "]" in rest else rest)
+            if items:
+                return " ".join(_unescape(s) for _, s in items)
+        if re.match(r"\s*\(\s*\)", rest) or not re.match(r"\s*[\(\s]", rest):
+            return ""
+        return None
+    if m.group("q") == "`" and "${" in m.group("s"):
+        return None
+    value = _unescape(m.group("s"))
+    after = rest[m.end():]
+    if re.match(r"\s*,\s*\[", after):  # spawn("rm", ["-rf", "/"])
+        items = re.findall(_STR, after[: after.find("]") + 1])
+        value = " ".join([value] + [_unescape(s) for _, s in items])
+    elif re.match(r"\s*(\+|%|\.format|\.\s*\$)", after):
+        return None
+    return value
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
+
+
+def _path_word(target: str | None) -> Word:
+    if target is None:
+        return Word(DYN, "<a path computed at run time>")
+    return Word(target, target, quoted=False, glob=any(c in target for c in "*?["))
+
+
+def _name(call: str) -> str:
+    return call.strip().rstrip("(").strip()
+
+
+# -- databases ------------------------------------------------------------------------------
+_SQL_RULES = [
+    (re.compile(r"\bdrop\s+(database|schema|table|keyspace)\b", re.I), "critical", "{stmt} deletes the {obj} and all its data"),
+    (re.compile(r"\btruncate\b", re.I), "critical", "TRUNCATE deletes every row of the table"),
+    (re.compile(r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(;|$)", re.I), "critical", "DELETE without WHERE deletes every row"),
+    (re.compile(r"\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\.deleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)",
+                re.I), "critical", "{stmt} deletes a whole database or collection"),
+    (re.compile(r"\bupdate\s+[\w.\"`\[\]]+\s+set\b(?![^;]*\bwhere\b)", re.I), "high", "UPDATE without WHERE rewrites every row"),
+    (re.compile(r"\bdrop\s+(index|view|function|procedure|trigger|user|role|sequence|column|materialized)\b", re.I),
+     "high", "{stmt} drops a database object"),
+    (re.compile(r"\balter\s+table\b[^;]*\bdrop\b", re.I), "high", "ALTER TABLE … DROP deletes a column or constraint"),
+    (re.compile(r"\bdelete\s+from\b", re.I), "medium", "DELETE removes rows"),
+    (re.compile(r"\b(insert|update|upsert|merge|replace|alter|create|grant|revoke|copy|vacuum|reindex|cluster|"
+                r"deleteOne|insertOne|insertMany|updateOne|updateMany)\b", re.I), "low", "the SQL changes data or schema"),
+]
+
+
+def classify_sql(sql: str) -> tuple[str, str] | None:
+    cleaned = re.sub(r"--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)
+    cleaned = re.sub(r"'(?:''|[^'])*'", "''", cleaned)
+    for pattern, radius, reason in _SQL_RULES:
+        m = pattern.search(cleaned)
+        if m:
+            stmt = " ".join(m.group(0).split()).upper()
+            obj = (m.group(1) if m.groups() and m.group(1) else "object").lower()
+            return radius, reason.format(stmt=stmt, obj=obj)
+    return None
+
+
+def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
+    spec = run.tax.sql_clients[inv.name]
+    if inv.name.startswith("redis"):
+        return []
+    code_opts = set(spec.get("code", ()))
+    file_opts = set(spec.get("file", ()))
+    value_opts = set(spec.get("value_options", ())) | file_opts
+    statements: list[str] = []
+    positionals: list[Word] = []
+    runs_file = False
+    words = inv.words
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        name, eq, attached = arg.partition("=")
+        if name in code_opts:
+            value = attached if eq else (words[i + 1].value if i + 1 < len(words) else "")
+            statements.append(value)
+            i += 1 if eq else 2
+            continue
+        if arg[:2] in code_opts and len(arg) > 2 and not arg.startswith("--"):
+            statements.append(arg[2:])
+            i += 1
+            continue
+        if name in file_opts or (arg[:2] in file_opts and len(arg) > 2):
+            runs_file = True
+        if name in value_opts and not eq:
+            i += 2
+            continue
+        if not arg.startswith("-"):
+            positionals.append(words[i])
+        i += 1
+    if spec.get("positional_sql") and len(positionals) > 1:
+        statements.extend(w.value for w in positionals[1:])
+    if not statements:
+        kind, text = run.stdin_source(inv.cmd)
+        if kind == "text" and text is not None:
+            statements.append(text)
+        elif kind in ("file", "unknown", "network") or runs_file:
+            return [ask(f"{inv.name} runs SQL from a file or a pipe", "database", BlastRadius.MEDIUM, "sql.file")]
+        else:
+            return [allow(f"{inv.name} opens an interactive session", "database", rule="sql.session")]
+    findings = []
+    for sql in statements:
+        if DYN in sql:
+            findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
+            continue
+        verdict = classify_sql(sql)
+        if verdict is None:
+            continue
+        radius, reason = verdict
+        if radius == "critical":
+            findings.append(deny(reason, "database", "sql.destructive"))
+        else:
+            findings.append(ask(reason, "database", BlastRadius(radius), "sql.write"))
+    best = worst(findings)
+    return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]

@@ -1,0 +1,378 @@
+"""Commands that run other commands: shells, eval, source, xargs, parallel, ssh."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from .findings import Finding, allow, ask
+from .parse import SimpleCommand
+from .words import DYN, Scope, Word, decode_ansi_c
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import Invocation, _Run
+
+RUNNER_NAMES = frozenset({"xargs", "parallel", "ssh", "eval", "source", "."})
+MAX_ITEMS = 16  # xargs / parallel items we expand before treating the rest as unknown
+
+
+def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
+    name = inv.name
+    if name == "eval":
+        return eval_(run, inv)
+    if name in ("source", "."):
+        return source(run, inv)
+    if name == "xargs":
+        return xargs(run, inv)
+    if name == "parallel":
+        return parallel(run, inv)
+    if name == "ssh":
+        return ssh(run, inv)
+    return shell(run, inv)
+
+
+def _label(inv: "Invocation", what: str) -> str:
+    return f"{inv.cmd.via} › {what}" if inv.cmd.via else what
+
+
+def run_synthetic(run: "_Run", inv: "Invocation", argv: list[Word], label: str, scope: Scope | None = None) -> None:
+    """Judge a command that `inv` starts (xargs, parallel, find -exec children)."""
+    synthetic = SimpleCommand(argv, " ".join(w.display() for w in argv), inv.cmd.span, (scope or inv.scope).copy(),
+                              _label(inv, label), depth=inv.cmd.depth + 1)
+    run.judge(synthetic, inv.cmd.depth + 1)
+
+
+# -- shells -------------------------------------------------------------------------------
+def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
+    name = inv.name
+    words = inv.words
+    value_options = run.tax.shell_value_options | {"--rcfile", "--init-file"}
+    command_mode = False
+    reads_stdin = False
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        if arg in ("--", "-"):
+            i += 1
+            reads_stdin = arg == "-"
+            break
+        if arg in value_options:
+            i += 2
+            continue
+        if arg.startswith("--"):
+            i += 1
+            continue
+        if arg[:1] in "-+" and len(arg) > 1:
+            letters = arg[1:]
+            command_mode |= "c" in letters
+            reads_stdin |= "s" in letters
+            i += 1
+            if ("o" in letters or "O" in letters) and letters[-1] in "oO":
+                i += 1
+            continue
+        break
+    rest = words[i:]
+    if command_mode:
+        if not rest:
+            return [allow(f"{name} -c with no command", "read-only", rule="exec.shell")]
+        script = rest[0]
+        if script.dynamic:
+            return [_dynamic_script(script, f"{name} -c")]
+        run.nested(script.value, inv, f"{name} -c")
+        return []
+    if rest and not reads_stdin:
+        index = inv.words.index(rest[0])
+        if index in _process_inputs(inv):
+            return _run_process_input(run, inv, index, f"{name} <(…)")
+        return [run.script_run(_as_script(inv, rest[0]))]
+    return stdin_script(run, inv, name)
+
+
+def stdin_script(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
+    kind, text = run.stdin_source(inv.cmd)
+    if kind == "text" and text is not None:
+        run.nested(text, inv, f"stdin › {name}")
+        if inv.cmd.stdin_from is not None:
+            return [ask(f"pipes text into {name}: what runs is hidden in the data", "dynamic-exec",
+                        BlastRadius.MEDIUM, "exec.pipe-to-shell")]
+        return []
+    if kind == "network":
+        return [ask(f"runs a script downloaded from the network ({name} reads it from a pipe)", "remote-exec",
+                    BlastRadius.HIGH, "exec.remote-script")]
+    if kind == "file":
+        return [allow(f"{name} runs a script file", "build-test", rule="exec.shell")]
+    if kind == "unknown":
+        return [ask(f"{name} runs commands read from its input", "dynamic-exec", BlastRadius.HIGH,
+                    "exec.stdin-script")]
+    return [ask(f"{name} starts an interactive shell", "dynamic-exec", BlastRadius.LOW, "exec.interactive")]
+
+
+def _dynamic_script(word: Word, what: str) -> Finding:
+    if re.search(r"\b(curl|wget|fetch|http)\b", word.raw):
+        return ask(f"{what} runs a script downloaded from the network", "remote-exec", BlastRadius.HIGH,
+                   "exec.remote-script")
+    return ask(f"{what} runs a script that is only known at run time", "dynamic-exec", BlastRadius.HIGH,
+               "exec.dynamic-script")
+
+
+def _process_inputs(inv: "Invocation") -> dict[int, list[SimpleCommand]]:
+    """process substitutions of the command, by index into inv.words."""
+    offset = len(inv.cmd.argv) - len(inv.words)
+    return {i - offset: cmds for i, cmds in inv.cmd.process_inputs.items() if i - offset >= 0}
+
+
+def _run_process_input(run: "_Run", inv: "Invocation", index: int, what: str) -> list[Finding]:
+    commands = _process_inputs(inv).get(index) or []
+    producer = next((c for c in reversed(commands) if c.via == commands[-1].via), None) if commands else None
+    if producer is None:
+        return [ask(f"{what} runs generated commands", "dynamic-exec", BlastRadius.HIGH, "exec.dynamic-script")]
+    kind, text = run.output_of(producer)
+    if kind == "text" and text is not None:
+        run.nested(text, inv, what)
+        return []
+    if kind == "network":
+        return [ask(f"{what} runs a script downloaded from the network", "remote-exec", BlastRadius.HIGH,
+                    "exec.remote-script")]
+    return [ask(f"{what} runs commands generated at run time", "dynamic-exec", BlastRadius.HIGH,
+                "exec.dynamic-script")]
+
+
+def _as_script(inv: "Invocation", word: Word) -> "Invocation":
+    return inv.__class__(word.value, [], inv.cmd, inv.scope, inv.privileged, word.value if "/" in word.value
+                         else "./" + word.value)
+
+
+def eval_(run: "_Run", inv: "Invocation") -> list[Finding]:
+    if not inv.words:
+        return [allow("eval with nothing to run", "read-only", rule="exec.eval")]
+    text = " ".join(w.value for w in inv.words)
+    if DYN in text:
+        return [_dynamic_script(Word(text, " ".join(w.raw for w in inv.words)), "eval")]
+    run.nested(text, inv, "eval")
+    return []
+
+
+def source(run: "_Run", inv: "Invocation") -> list[Finding]:
+    if not inv.words:
+        return [allow("source with no file", "read-only", rule="exec.source")]
+    if 0 in _process_inputs(inv):
+        return _run_process_input(run, inv, 0, f"{inv.name} <(…)")
+    target = inv.words[0]
+    if target.dynamic:
+        return [ask(f"{inv.name} runs a script whose name is only known at run time", "dynamic-exec",
+                    BlastRadius.HIGH, "exec.source")]
+    finding = run.script_run(_as_script(inv, target))
+    return [finding]
+
+
+# -- xargs and parallel --------------------------------------------------------------------
+_XARGS_VALUES = {"-a": "file", "--arg-file": "file", "-d": "delim", "--delimiter": "delim", "-E": "", "-I": "replace",
+                 "-L": "", "-n": "", "--max-args": "", "-P": "", "--max-procs": "", "-s": "", "--max-chars": "",
+                 "--process-slot-var": "", "--max-lines": ""}
+_XARGS_OPTIONAL = {"-e", "-i", "-l", "--replace", "--eof"}
+
+
+def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
+    words = inv.words
+    replace_str: str | None = None
+    arg_file = False
+    delimiter: str | None = None
+    null = False
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        if not arg.startswith("-") or arg == "-":
+            break
+        if arg == "--":
+            i += 1
+            break
+        name, eq, attached = arg.partition("=")
+        if name in _XARGS_VALUES:
+            value = attached if eq else (words[i + 1].value if i + 1 < len(words) else "")
+            kind = _XARGS_VALUES[name]
+            if kind == "file":
+                arg_file = True
+            elif kind == "delim":
+                delimiter = decode_ansi_c(value)
+            elif kind == "replace":
+                replace_str = value
+            i += 1 if eq else 2
+            continue
+        if name in _XARGS_OPTIONAL:
+            if name in ("-i", "--replace"):
+                replace_str = attached or "{}"
+            i += 1
+            continue
+        if arg[:2] in ("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s") and len(arg) > 2 and not arg.startswith("--"):
+            kind = _XARGS_VALUES.get(arg[:2], "")
+            if kind == "file":
+                arg_file = True
+            elif kind == "delim":
+                delimiter = decode_ansi_c(arg[2:])
+            elif kind == "replace":
+                replace_str = arg[2:]
+            i += 1
+            continue
+        if arg.startswith("-i") and not arg.startswith("--"):
+            replace_str = arg[2:] or "{}"
+        null |= arg in ("-0", "--null")
+        i += 1
+    child = words[i:] or [Word.literal("echo")]
+    items = _input_items(run, inv, arg_file, delimiter, null)
+    _run_children(run, inv, child, items, replace_str, "xargs")
+    return []
+
+
+def _input_items(run: "_Run", inv: "Invocation", from_file: bool, delimiter: str | None, null: bool) -> list[Word]:
+    if from_file:
+        return [Word(DYN, "<items from a file>")]
+    kind, text = run.stdin_source(inv.cmd)
+    if kind == "text" and text is not None:
+        if null:
+            parts = text.split("\0")
+        elif delimiter:
+            parts = text.split(delimiter)
+        else:
+            parts = text.split()
+        parts = [p.strip("\n") if delimiter else p for p in parts]
+        parts = [p for p in parts if p]
+        return [Word.literal(p) for p in parts[:MAX_ITEMS]] + ([Word(DYN, "…")] if len(parts) > MAX_ITEMS else [])
+    producer = inv.cmd.stdin_from
+    root = _find_root(producer) if producer is not None else None
+    if root is not None:
+        return [Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/…")]
+    return [Word(DYN, "<items from input>")]
+
+
+def _find_root(producer: SimpleCommand) -> Word | None:
+    """`find ROOT … | xargs rm`: each item is a path under ROOT."""
+    if not producer.argv or producer.argv[0].value.rsplit("/", 1)[-1] not in ("find", "fd", "fdfind"):
+        return None
+    for w in producer.argv[1:]:
+        if not w.value.startswith("-") and w.static:
+            return w
+        if w.value.startswith("-") and w.value not in ("-H", "-L", "-P"):
+            break
+    return Word.literal(".")
+
+
+def _run_children(run: "_Run", inv: "Invocation", child: list[Word], items: list[Word], replace_str: str | None,
+                  label: str) -> None:
+    head = child[0].value.rsplit("/", 1)[-1] if child else ""
+    if head in run.tax.shells or head == "eval":
+        run.add(ask(f"{label} hands its input to {head}: the input runs as commands", "dynamic-exec",
+                    BlastRadius.MEDIUM, "exec.input-to-shell"))
+    if replace_str:
+        for item in items or [Word.literal("")]:
+            argv = [Word(w.value.replace(replace_str, item.value), w.raw, w.quoted, w.glob) if replace_str in w.value
+                    else w for w in child]
+            run_synthetic(run, inv, argv, label)
+        return
+    run_synthetic(run, inv, child + items, label)
+
+
+_PARALLEL_VALUES = {"-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-d", "--delimiter", "-a", "--arg-file",
+                    "-I", "--colsep", "-C", "-n", "--max-args", "-N", "--timeout", "--retries", "--joblog",
+                    "--results", "--res", "--tmpdir", "--workdir", "--wd", "--env", "--tag-string", "--delay", "-L",
+                    "--max-lines", "-s", "--max-chars", "-E", "--halt", "--memfree", "--load", "--basefile", "--bf",
+                    "--return", "--transferfile", "--tf", "--sshloginfile", "--slf", "--termseq", "--shebang-wrap",
+                    "--rpl", "--plus", "--limit", "--block", "--blocksize", "--recstart", "--recend",
+                    "--cleanup", "--ctag", "--ctagstring"}
+_PARALLEL_SEPARATORS = (":::", ":::+", "::::", "::::+")
+
+
+def parallel(run: "_Run", inv: "Invocation") -> list[Finding]:
+    words = inv.words
+    i = 0
+    replace_str = "{}"
+    while i < len(words):
+        arg = words[i].value
+        if arg in _PARALLEL_SEPARATORS or not arg.startswith("-"):
+            break
+        if arg in ("--dry-run", "--dryrun"):
+            return [allow("parallel --dry-run only prints the commands", "read-only", rule="exec.parallel")]
+        name, eq, _ = arg.partition("=")
+        if name in _PARALLEL_VALUES and not eq:
+            if name == "-I" and i + 1 < len(words):
+                replace_str = words[i + 1].value
+            i += 2
+            continue
+        if name == "-I" and eq:
+            replace_str = arg.partition("=")[2]
+        i += 1
+    command: list[Word] = []
+    while i < len(words) and words[i].value not in _PARALLEL_SEPARATORS:
+        command.append(words[i])
+        i += 1
+    items: list[Word] = []
+    has_sources = False
+    while i < len(words):
+        separator = words[i].value
+        i += 1
+        has_sources = True
+        while i < len(words) and words[i].value not in _PARALLEL_SEPARATORS:
+            items.append(words[i] if separator.startswith(":::") and not separator.startswith("::::")
+                         else Word(DYN, "<items from a file>"))
+            i += 1
+    if not has_sources:
+        items = _input_items(run, inv, False, None, False)
+    if not command:
+        for item in items:
+            if item.dynamic:
+                run.add(ask("parallel runs command lines that are only known at run time", "dynamic-exec",
+                            BlastRadius.HIGH, "exec.parallel"))
+            else:
+                run.nested(item.value, inv, "parallel")
+        return [] if items else [allow("parallel with nothing to run", "read-only", rule="exec.parallel")]
+    if any(replace_str in w.value or re.search(r"\{[./#%]*\d*\}", w.value) for w in command):
+        for item in items[:MAX_ITEMS] or [Word.literal("")]:
+            argv = [Word(re.sub(r"\{[./#%]*\d*\}", lambda _m: item.value, w.value.replace(replace_str, item.value)),
+                         w.raw, w.quoted, w.glob) for w in command]
+            run_synthetic(run, inv, argv, "parallel")
+    else:
+        run_synthetic(run, inv, command + items[:MAX_ITEMS], "parallel")
+    return []
+
+
+# -- ssh -----------------------------------------------------------------------------------
+_SSH_VALUES = set("BbcDEeFIiJLlmOopQRSWw")
+
+
+def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
+    words = inv.words
+    i = 0
+    tunnel = False
+    while i < len(words):
+        arg = words[i].value
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or len(arg) < 2:
+            break
+        letters = arg[1:]
+        tunnel |= "N" in letters
+        for j, c in enumerate(letters):
+            if c in _SSH_VALUES:
+                if j == len(letters) - 1:
+                    i += 1
+                break
+        i += 1
+    if i >= len(words):
+        return [allow("ssh with no host only prints usage", "read-only", rule="exec.ssh")]
+    host = words[i].display()
+    remote = words[i + 1:]
+    if not remote:
+        if tunnel:
+            return [ask(f"ssh -N opens a tunnel to {host}", "network", BlastRadius.LOW, "exec.ssh")]
+        return [ask(f"ssh opens a remote shell on {host}", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
+    text = " ".join(w.value for w in remote)
+    if DYN in text:
+        return [ask(f"ssh runs a command built at run time on {host}", "remote-exec", BlastRadius.HIGH, "exec.ssh")]
+    scope = Scope(None, inv.scope.home, {}, set(), remote=True)
+    run.nested(text, inv, f"ssh {host}", scope)
+    return [allow(f"ssh runs a command on {host} (judged on its own)", "remote-exec", rule="exec.ssh")]
+
+
+# -- shell state ----------------------------------------------------------------------------
+def declaration(run: "_Run", inv: "Invocation") -> list[Finding]:
+    return [allow(f"{inv.name} sets shell variables", "shell-state", rule="exec.declaration")]

@@ -1,0 +1,618 @@
+"""Commands that delete, move, write or change files: their flags parsed as the tools do."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius, Verdict
+from .findings import Finding, allow, ask, deny, worst
+from .parse import SimpleCommand
+from .paths import PathKind
+from .words import DYN, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import Invocation, _Run
+
+
+def parse_gnu(words: list[Word], short_flags: str, short_values: str, long_flags: tuple[str, ...],
+              long_values: tuple[str, ...]):
+    """GNU-style option parsing: clusters (-rf), values (-t DIR, -tDIR, --target=DIR), unique
+    long prefixes (--recur), `--`. Returns (flags, values, operands, unknown_words).
+
+    unknown_words are words known only at run time, before `--`: they may be options too.
+    """
+    flags: set[str] = set()
+    values: dict[str, list[str]] = {}
+    operands: list[Word] = []
+    maybe_flags: list[Word] = []
+    i = 0
+    ended = False
+    while i < len(words):
+        word = words[i]
+        arg = word.value
+        if ended or arg == "-" or not arg.startswith("-"):
+            if not ended and word.dynamic and arg.startswith(DYN):
+                maybe_flags.append(word)
+            operands.append(word)
+            i += 1
+            continue
+        if arg == "--":
+            ended = True
+            i += 1
+            continue
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            full = _long(name, long_flags + long_values)
+            if full is None:
+                flags.add("--" + name)
+            elif full in long_values:
+                if not eq and i + 1 < len(words):
+                    i += 1
+                    value = words[i].value
+                values.setdefault(full, []).append(value)
+            else:
+                flags.add(full)
+            i += 1
+            continue
+        letters = arg[1:]
+        for j, letter in enumerate(letters):
+            if letter in short_values:
+                value = letters[j + 1:]
+                if not value and i + 1 < len(words):
+                    i += 1
+                    value = words[i].value
+                values.setdefault(letter, []).append(value)
+                break
+            flags.add(letter)
+        if DYN in letters:
+            maybe_flags.append(word)
+        i += 1
+    return flags, values, operands, maybe_flags
+
+
+def _long(name: str, known: tuple[str, ...]) -> str | None:
+    if name in known:
+        return name
+    matches = [k for k in known if k.startswith(name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+_RM_LONG = ("force", "interactive", "one-file-system", "no-preserve-root", "preserve-root", "recursive", "dir",
+            "verbose", "help", "version")
+
+
+def rm(run: "_Run", inv: "Invocation", record: bool = True) -> list[Finding]:
+    flags, _, operands, maybe = parse_gnu(inv.words, "fiIrRdv", "", _RM_LONG, ())
+    recursive = bool({"r", "R", "recursive"} & flags)
+    label = "rm " + " ".join(w.display() for w in inv.words if w.value.startswith("-") and w.value != "--")
+    label = label.strip()
+    if maybe:
+        recursive = True  # "$FLAGS" may well be -rf
+    targets = operands
+    if not targets:
+        return [allow(f"{label} names no file, so it deletes nothing", "fs-delete", rule="fs.rm")]
+    findings = [run.delete(w, inv, recursive, label, record=record) for w in targets]
+    best = worst(findings)
+    return [_with_rule(best, "fs.rm")]
+
+
+def unlink(run: "_Run", inv: "Invocation") -> list[Finding]:
+    operands = [w for w in inv.words if not w.value.startswith("--")]
+    if not operands:
+        return [allow("unlink with no file", "fs-delete", rule="fs.unlink")]
+    return [_with_rule(worst([run.delete(w, inv, False, "unlink") for w in operands]), "fs.unlink")]
+
+
+def rmdir(run: "_Run", inv: "Invocation") -> list[Finding]:
+    _, _, operands, _ = parse_gnu(inv.words, "pv", "", ("ignore-fail-on-non-empty", "parents", "verbose"), ())
+    for w in operands:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote)
+    return [allow("rmdir only removes empty directories", "fs-delete", rule="fs.rmdir")]
+
+
+def shred(run: "_Run", inv: "Invocation") -> list[Finding]:
+    _, _, operands, _ = parse_gnu(inv.words, "fuvxz", "ns", ("force", "remove", "verbose", "exact", "zero"),
+                                  ("iterations", "size", "random-source"))
+    findings = []
+    for w in operands:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote)
+        if info.kind is PathKind.DEVICE:
+            findings.append(deny(f"shred {w.display()} overwrites a whole disk", "disk", "fs.shred"))
+        elif info.kind is PathKind.TEMP:
+            findings.append(allow(f"shred {w.display()} destroys a temp file", "fs-delete", rule="fs.shred"))
+        else:
+            findings.append(ask(f"shred {w.display()} destroys the file's contents beyond recovery", "fs-delete",
+                                BlastRadius.HIGH if info.kind not in (PathKind.PROJECT_SUB,) else BlastRadius.MEDIUM,
+                                "fs.shred"))
+    return [worst(findings)] if findings else []
+
+
+_MOVE_AWAY_CRITICAL = {PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.HOME_ROOT, PathKind.PROJECT_ROOT,
+                       PathKind.PROJECT_ANCESTOR, PathKind.CRITICAL_FILE}
+
+
+def mv(run: "_Run", inv: "Invocation") -> list[Finding]:
+    flags, values, operands, _ = parse_gnu(
+        inv.words, "bfinuvTZ", "tS", ("backup", "force", "interactive", "no-clobber", "update", "verbose",
+                                        "strip-trailing-slashes", "no-target-directory", "exchange", "context",
+                                        "debug", "no-copy"),
+        ("target-directory", "suffix"))
+    target = values.get("t") or values.get("target-directory")
+    sources = operands if target else operands[:-1]
+    dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else None)
+    findings: list[Finding] = []
+    for w in sources:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote)
+        if info.kind in _MOVE_AWAY_CRITICAL and not info.glob:
+            findings.append(deny(f"mv {w.display()} moves away {_what(info)}", "fs-delete", "fs.mv"))
+        elif info.kind in (PathKind.SYSTEM_CORE, PathKind.SYSTEM):
+            findings.append(ask(f"mv {w.display()} moves a system file", "fs-write", BlastRadius.HIGH, "fs.mv"))
+        elif info.kind in (PathKind.HOME_DOTFILE, PathKind.OTHER_USER):
+            findings.append(ask(f"mv {w.display()} moves {info.kind.value}", "fs-write", BlastRadius.MEDIUM, "fs.mv"))
+    if dest is not None:
+        f = run.write(dest, inv, "mv into")
+        if f is not None:
+            findings.append(f)
+    return [_with_rule(worst(findings), "fs.mv")] if findings else [allow("mv moves files", "fs-write", rule="fs.mv")]
+
+
+def cp(run: "_Run", inv: "Invocation") -> list[Finding]:
+    flags, values, operands, _ = parse_gnu(
+        inv.words, "abdfHilLnPprRsTuvxZ", "tSmogQ" if inv.name == "install" else "tS",
+        ("archive", "attributes-only", "backup", "copy-contents", "force", "interactive", "link", "dereference",
+         "no-clobber", "no-dereference", "parents", "recursive", "remove-destination", "strip-trailing-slashes",
+         "symbolic-link", "no-target-directory", "update", "verbose", "one-file-system", "debug", "directory",
+         "compare", "preserve-context", "strip"),
+        ("target-directory", "suffix", "reflink", "sparse", "preserve", "no-preserve", "mode", "owner", "group"))
+    target = values.get("t") or values.get("target-directory")
+    dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else None)
+    if inv.name == "install" and "d" in flags or "directory" in flags:
+        dests = operands
+    else:
+        dests = [dest] if dest is not None else []
+    findings = [f for d in dests if (f := run.write(d, inv, f"{inv.name} into")) is not None]
+    return [_with_rule(worst(findings), "fs.cp")] if findings else \
+        [allow(f"{inv.name} copies files", "fs-write", rule="fs.cp")]
+
+
+def ln(run: "_Run", inv: "Invocation") -> list[Finding]:
+    flags, values, operands, _ = parse_gnu(
+        inv.words, "bdfFiLnPrsTv", "tS", ("backup", "directory", "force", "interactive", "logical", "no-dereference",
+                                          "physical", "relative", "symbolic", "no-target-directory", "verbose"),
+        ("target-directory", "suffix"))
+    target = values.get("t") or values.get("target-directory")
+    dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else None)
+    f = run.write(dest, inv, "ln to") if dest is not None else None
+    return [_with_rule(f, "fs.ln")] if f else [allow("ln creates a link", "fs-write", rule="fs.ln")]
+
+
+_WRITE_SPECS = {
+    "touch": ("acfhm", "dtr", ("no-create", "no-dereference", "time"), ("date", "reference")),
+    "mkdir": ("pvZ", "m", ("parents", "verbose", "context"), ("mode",)),
+    "tee": ("aip", "", ("append", "ignore-interrupts", "output-error"), ()),
+    "truncate": ("co", "sr", ("no-create", "io-blocks"), ("size", "reference")),
+    "sponge": ("a", "", (), ()),
+}
+
+
+def write_operands(run: "_Run", inv: "Invocation") -> list[Finding]:
+    short, short_values, long_flags, long_values = _WRITE_SPECS[inv.name]
+    _, _, operands, _ = parse_gnu(inv.words, short, short_values, long_flags, long_values)
+    findings = [f for w in operands if (f := run.write(w, inv, inv.name)) is not None]
+    if findings:
+        return [_with_rule(worst(findings), f"fs.{inv.name}")]
+    return [allow(f"{inv.name} writes files in place it may", "fs-write", rule=f"fs.{inv.name}")]
+
+
+_SETID = re.compile(r"^(?:[0-7]?[2467][0-7]{3}|[ugoa]*[+=][rwxXt]*s[rwxXst]*)$")
+_WORLD = re.compile(r"^(?:[0-7]?[0-7]{2}[2367]|[0-7]?[0-7][2367][0-7]|(?:a|o|ugo|uo|go)*[+=][rwxXt]*w[rwxXt]*|[+=]?rwx+)$")
+
+
+def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
+    name = inv.name
+    words = list(inv.words)
+    recursive = False
+    mode: str | None = None
+    operands: list[Word] = []
+    ended = False
+    for w in words:
+        v = w.value
+        if not ended and v == "--":
+            ended = True
+            continue
+        if not ended and v.startswith("--"):
+            if v in ("--recursive",):
+                recursive = True
+            continue
+        if not ended and name == "chmod" and mode is None and re.fullmatch(r"-[rwxXst]+", v):
+            mode = v  # chmod -w file: a mode, not an option
+            continue
+        if not ended and v.startswith("-") and len(v) > 1:
+            recursive |= "R" in v
+            continue
+        if mode is None:
+            mode = v
+        else:
+            operands.append(w)
+    findings: list[Finding] = []
+    subject = mode or ""
+    for w in operands:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
+        if recursive and info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE) and not info.glob:
+            findings.append(deny(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
+                                 "permissions", f"fs.{name}"))
+        elif recursive and info.kind in (PathKind.HOME_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.SYSTEM):
+            findings.append(ask(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
+                                "permissions", BlastRadius.HIGH, f"fs.{name}"))
+        elif info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, PathKind.SYSTEM,
+                           PathKind.CRITICAL_FILE, PathKind.DEVICE):
+            findings.append(ask(f"{name} {subject} {w.display()} changes a system path", "permissions",
+                                BlastRadius.HIGH, f"fs.{name}"))
+        elif info.kind in (PathKind.HOME_DOTFILE, PathKind.OTHER_USER):
+            findings.append(ask(f"{name} {subject} {w.display()} changes {info.kind.value}", "permissions",
+                                BlastRadius.MEDIUM, f"fs.{name}"))
+    if name == "chmod" and mode:
+        for part in mode.split(","):
+            if _SETID.match(part):
+                findings.append(ask(f"chmod {mode} sets the setuid/setgid bit", "permissions", BlastRadius.HIGH,
+                                    "fs.chmod"))
+                break
+            if _WORLD.match(part) or part in ("777", "0777", "666", "0666", "a=rwx", "ugo+rwx"):
+                findings.append(ask(f"chmod {mode} makes files writable by everyone", "permissions",
+                                    BlastRadius.MEDIUM, "fs.chmod"))
+                break
+    if name in ("chown", "chgrp") and mode and re.match(r"^(root|0|wheel|admin)?(:(root|0|wheel))?$", mode) and \
+            mode not in ("", ":"):
+        findings.append(ask(f"{name} {mode} hands files to root", "permissions", BlastRadius.MEDIUM, f"fs.{name}"))
+    if findings:
+        return [worst(findings)]
+    return [allow(f"{name} changes permissions of project files", "permissions", rule=f"fs.{name}")]
+
+
+def dd(run: "_Run", inv: "Invocation") -> list[Finding]:
+    findings = []
+    for w in inv.words:
+        key, eq, value = w.value.partition("=")
+        if key == "of" and eq:
+            target = Word(value, w.raw, w.quoted, w.glob)
+            f = run.write(target, inv, "dd of=")
+            if f is not None:
+                findings.append(_with_rule(f, "fs.dd"))
+    return [worst(findings)] if findings else [allow("dd copies data", "fs-write", rule="fs.dd")]
+
+
+_FIND_VALUE = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname",
+               "-ilname", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-mmin",
+               "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-samefile", "-inum", "-links",
+               "-used", "-context", "-fstype", "-printf", "-maxdepth", "-mindepth", "-regextype", "-files0-from",
+               "-fprint", "-fprint0", "-fls", "-D", "-O"}
+_FIND_FILTERS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname",
+                 "-ilname", "-user", "-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin",
+                 "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-samefile", "-inum", "-links", "-used", "-empty",
+                 "-fstype", "-nouser", "-nogroup", "-readable", "-writable", "-executable", "-context"}
+_DELETERS = {"rm", "unlink", "shred", "rmdir", "srm"}
+
+
+def find(run: "_Run", inv: "Invocation") -> list[Finding]:
+    words = inv.words
+    i = 0
+    while i < len(words) and words[i].value in ("-H", "-L", "-P"):
+        i += 1
+    roots: list[Word] = []
+    while i < len(words) and not (words[i].value.startswith("-") or words[i].value in ("(", "!", ",", ")")):
+        roots.append(words[i])
+        i += 1
+    if not roots:
+        roots = [Word.literal(".")]
+    findings: list[Finding] = []
+    filtered = False
+    while i < len(words):
+        arg = words[i].value
+        if arg in _FIND_FILTERS or arg.startswith("-newer"):
+            filtered = True
+        if arg == "-delete":
+            findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
+        elif arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            child: list[Word] = []
+            while j < len(words) and words[j].value not in (";", "+"):
+                child.append(words[j])
+                j += 1
+            findings.extend(_find_exec(run, inv, roots, filtered, child, arg))
+            i = j + 1
+            continue
+        elif arg in ("-fprint", "-fprint0", "-fls", "-fprintf") and i + 1 < len(words):
+            f = run.write(words[i + 1], inv, f"find {arg}")
+            if f is not None:
+                findings.append(f)
+        if arg in _FIND_VALUE:
+            i += 2 if arg != "-fprintf" else 3
+            continue
+        i += 1
+    if findings:
+        return [_with_rule(worst(findings), "fs.find")]
+    return [allow("find only lists files", "read-only", rule="fs.find")]
+
+
+def _find_delete(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool, what: str) -> list[Finding]:
+    out = []
+    for root in roots:
+        if not filtered:
+            out.append(run.delete(root, inv, True, what))
+            continue
+        info = run.path(root, inv)
+        run.effect(info.path, root.display(), "delete", inv.cmd, info.remote)
+        if info.kind is PathKind.TEMP:
+            out.append(allow(f"{what} deletes matching files under the temp directory", "fs-delete"))
+        elif info.kind in (PathKind.PROJECT_ROOT, PathKind.PROJECT_SUB):
+            out.append(ask(f"{what} deletes the matching files in {root.display()}", "fs-delete", BlastRadius.MEDIUM))
+        else:
+            out.append(ask(f"{what} deletes the matching files under {root.display()}", "fs-delete",
+                           BlastRadius.HIGH))
+    return out
+
+
+def _find_exec(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool, child: list[Word],
+               action: str) -> list[Finding]:
+    if not child:
+        return []
+    head = child[0].value.rsplit("/", 1)[-1]
+    if head in _DELETERS:
+        return _find_delete(run, inv, roots, filtered, f"find {action} {head}")
+    out: list[Finding] = []
+    for root in roots:
+        placeholder = root if not filtered else Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/{}")
+        argv = [placeholder if w.value == "{}" else
+                Word(w.value.replace("{}", placeholder.value), w.raw, w.quoted, w.glob) for w in child]
+        synthetic = SimpleCommand(argv, " ".join(w.display() for w in child), inv.cmd.span, inv.scope.copy(),
+                                  _via(inv, f"find {action}"), depth=inv.cmd.depth + 1)
+        before = len(run.result.findings)
+        run.judge(synthetic, inv.cmd.depth + 1)
+        out.extend(run.result.findings[before:])
+        del run.result.findings[before:]
+    return out
+
+
+def _via(inv: "Invocation", label: str) -> str:
+    return f"{inv.cmd.via} › {label}" if inv.cmd.via else label
+
+
+_SED_SHORT_VALUES = "efl"
+_SED_LONG = ("quiet", "silent", "debug", "posix", "regexp-extended", "separate", "sandbox", "unbuffered",
+             "null-data", "zero-terminated", "follow-symlinks", "help", "version")
+
+
+def sed(run: "_Run", inv: "Invocation") -> list[Finding]:
+    scripts: list[str] = []
+    files: list[Word] = []
+    in_place = False
+    quiet = False
+    words = inv.words
+    i = 0
+    explicit_script = False
+    ended = False
+    while i < len(words):
+        w = words[i]
+        v = w.value
+        if ended or not v.startswith("-") or v == "-":
+            files.append(w)
+        elif v == "--":
+            ended = True
+        elif v.startswith("--in-place"):
+            in_place = True
+        elif v.startswith("--expression"):
+            explicit_script = True
+            scripts.append(v.partition("=")[2] or (words[i + 1].value if i + 1 < len(words) else ""))
+            if "=" not in v:
+                i += 1
+        elif v.startswith("--file"):
+            explicit_script = True
+            if "=" not in v:
+                i += 1
+        elif v in ("--quiet", "--silent"):
+            quiet = True
+        elif v.startswith("--"):
+            pass
+        else:
+            letters = v[1:]
+            for j, c in enumerate(letters):
+                if c == "i":
+                    in_place = True
+                    break  # -iSUFFIX
+                if c == "n":
+                    quiet = True
+                if c in "ef":
+                    explicit_script = True
+                    value = letters[j + 1:] or (words[i + 1].value if i + 1 < len(words) else "")
+                    if not letters[j + 1:]:
+                        i += 1
+                    if c == "e":
+                        scripts.append(value)
+                    break
+        i += 1
+    if not explicit_script and files:
+        scripts.append(files.pop(0).value)
+    script = "\n".join(scripts)
+    findings: list[Finding] = []
+    if re.search(r"(^|[;}\n]|\s)e(\s|$|;)", script) or re.search(r"s(.).*\1.*\1[gpIiMm0-9]*e", script):
+        findings.append(ask("sed's e command runs shell commands", "dynamic-exec", BlastRadius.HIGH, "fs.sed"))
+    for m in re.finditer(r"(?:^|[;}\n\s])[wW]\s*(\S+)|s(.).*?\2.*?\2[gpIiMm0-9]*w\s*(\S+)", script):
+        target = m.group(1) or m.group(3)
+        if target and target not in ("/dev/stdout", "/dev/stderr"):
+            f = run.write(Word.literal(target), inv, "sed w")
+            if f is not None:
+                findings.append(f)
+    if in_place:
+        for w in files:
+            f = run.write(w, inv, "sed -i")
+            if f is not None:
+                findings.append(f)
+        if quiet and re.search(r"p", script):
+            findings.append(ask("sed -n … -i keeps only the printed lines: the rest of the file is lost",
+                                "fs-write", BlastRadius.MEDIUM, "fs.sed"))
+    if findings:
+        return [_with_rule(worst(findings), "fs.sed")]
+    return [allow("sed edits text" + (" in place" if in_place else ""), "fs-write" if in_place else "read-only",
+                  rule="fs.sed")]
+
+
+def awk(run: "_Run", inv: "Invocation") -> list[Finding]:
+    program = None
+    words = inv.words
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v == "--":
+            i += 1
+            break
+        if v in ("-F", "-v", "-f", "--field-separator", "--assign", "--file") or \
+                (v.startswith(("-F", "-v", "-f")) and len(v) == 2):
+            if v in ("-f", "--file"):
+                program = ""
+            i += 2
+            continue
+        if v.startswith("-") and v != "-":
+            i += 1
+            continue
+        break
+    if program is None and i < len(words):
+        program = words[i].value
+    findings: list[Finding] = []
+    if program:
+        for m in re.finditer(r"""system\s*\(\s*(?:"((?:[^"\\]|\\.)*)"|([^)]*))\)""", program):
+            if m.group(1) is not None:
+                run.nested(m.group(1).encode().decode("unicode_escape", "replace"), inv, "awk system()")
+            else:
+                findings.append(ask("awk system() runs a command built at run time", "dynamic-exec",
+                                    BlastRadius.HIGH, "fs.awk"))
+        for m in re.finditer(r"""\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline""", program):
+            run.nested((m.group(1) or m.group(2) or ""), inv, "awk pipe")
+        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b""", program):
+            if m.group(1):
+                f = run.write(Word.literal(m.group(1)), inv, "awk print >")
+                if f is not None:
+                    findings.append(f)
+    return [_with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
+                                                                               rule="fs.awk")]
+
+
+def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
+    args = inv.args
+    first = args[0] if args else ""
+    cluster = first.lstrip("-") if first and not first.startswith("--") else ""
+    extracting = "x" in cluster or any(a in ("-x", "--extract", "--get") for a in args) or \
+        any(a.startswith("-") and not a.startswith("--") and "x" in a for a in args)
+    findings: list[Finding] = []
+    for i, a in enumerate(args):
+        if a.startswith(("--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+                         "--new-volume-script", "--rsh-command")) or a in ("-I", "-F"):
+            findings.append(ask(f"tar {a.split('=')[0]} runs another program", "dynamic-exec", BlastRadius.MEDIUM,
+                                "fs.tar"))
+    directory = None
+    for i, a in enumerate(args):
+        if a in ("-C", "--directory") and i + 1 < len(args):
+            directory = inv.words[i + 1]
+        elif a.startswith("--directory="):
+            directory = Word.literal(a.partition("=")[2])
+    if extracting:
+        target = directory or Word.literal(".")
+        f = run.write(target, inv, "tar -x into")
+        if f is not None:
+            findings.append(f)
+        if any(a in ("-P", "--absolute-names") for a in args):
+            findings.append(ask("tar -P extracts absolute paths anywhere on disk", "fs-write", BlastRadius.HIGH,
+                                "fs.tar"))
+    return [_with_rule(worst(findings), "fs.tar")] if findings else [allow("tar packs or lists files", "fs-write",
+                                                                           rule="fs.tar")]
+
+
+def unzip(run: "_Run", inv: "Invocation") -> list[Finding]:
+    args = inv.args
+    if "-l" in args or "-t" in args or "-Z" in args:
+        return [allow("unzip only lists", "read-only", rule="fs.unzip")]
+    target = Word.literal(".")
+    for i, a in enumerate(args):
+        if a == "-d" and i + 1 < len(args):
+            target = inv.words[i + 1]
+    f = run.write(target, inv, "unzip into")
+    return [_with_rule(f, "fs.unzip")] if f else [allow("unzip extracts files", "fs-write", rule="fs.unzip")]
+
+
+_REMOTE = re.compile(r"^(?:[\w.@-]+:(?!//)|rsync://|[\w.-]+::)")
+
+
+def rsync(run: "_Run", inv: "Invocation") -> list[Finding]:
+    args = inv.args
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    findings: list[Finding] = []
+    if any(a.startswith("--delete") or a in ("--del",) for a in args):
+        findings.append(ask("rsync --delete removes destination files that are not in the source", "fs-delete",
+                            BlastRadius.HIGH, "fs.rsync"))
+    if "--remove-source-files" in args:
+        findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
+                            BlastRadius.MEDIUM, "fs.rsync"))
+    if any(_REMOTE.match(w.value) for w in operands):
+        findings.append(ask("rsync copies files to or from another host", "network", BlastRadius.MEDIUM, "fs.rsync"))
+    elif len(operands) >= 2:
+        f = run.write(operands[-1], inv, "rsync into")
+        if f is not None:
+            findings.append(f)
+    return [worst(findings)] if findings else [allow("rsync copies files locally", "fs-write", rule="fs.rsync")]
+
+
+def ripgrep(run: "_Run", inv: "Invocation") -> list[Finding]:
+    for a in inv.args:
+        if a == "--":
+            break
+        if a in ("--pre", "--pre-glob") or a.startswith(("--pre=", "--pre-glob=")):
+            return [ask("rg --pre runs a program on every file it searches", "dynamic-exec", BlastRadius.MEDIUM,
+                        "fs.rg")]
+    return []
+
+
+def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """Reading a private key or cloud credential asks (project .env files do not)."""
+    for w in inv.words:
+        if w.value.startswith("-") or w.dynamic:
+            continue
+        info = run.path(w, inv)
+        if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
+            return [ask(f"{inv.name} {w.display()} reads a secret (keys or credentials)", "sensitive-read",
+                        BlastRadius.MEDIUM, "fs.secret-read")]
+    return []
+
+
+def is_secret(path: str, home: str, tax, home_only: bool = False) -> bool:
+    for pattern in tax.secrets:
+        if pattern.startswith("~/"):
+            if fnmatch.fnmatchcase(path, home.rstrip("/") + pattern[1:]) or \
+                    re.match(r"^/(home/[^/]+|Users/[^/]+|root)" + re.escape(pattern[1:]).replace(r"\*", "[^/]*") + "$",
+                             path):
+                return True
+        elif pattern.startswith("/"):
+            if fnmatch.fnmatchcase(path, pattern):
+                return True
+        elif not home_only and fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern):
+            return True
+    return False
+
+
+def _what(info) -> str:
+    from .paths import _describe
+    return _describe(info)
+
+
+def _with_rule(f: Finding | None, rule: str) -> Finding:
+    assert f is not None
+    if f.rule:
+        return f
+    return Finding(f.verdict, f.blast_radius, f.category, f.reason, f.segment, f.via, f.span, rule)
+
+
+__all__ = ["rm", "unlink", "rmdir", "shred", "mv", "cp", "ln", "write_operands", "chmod", "dd", "find", "sed",
+           "awk", "tar", "unzip", "rsync", "ripgrep", "read_secret", "is_secret", "parse_gnu", "Verdict"]

@@ -1,0 +1,484 @@
+"""git: global options, config-driven execution, and the danger of each subcommand."""
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from .findings import Finding, allow, ask, deny, unknown, worst
+from .parse import SimpleCommand
+from .words import DYN, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import Invocation, _Run
+
+PROTECTED_BRANCHES = frozenset({"main", "master"})
+_EXEC_CONFIG = re.compile(
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|credential\.helper|"
+    r"gpg\.(program|\w+\.program)|diff\.[^.]+\.(textconv|command)|diff\.external|merge\.[^.]+\.driver|"
+    r"filter\.[^.]+\.(clean|smudge|process)|pager\.[^.]+|alias\.[^.]+|uploadpack\.packobjectshook|"
+    r"protocol\.ext\.allow|interactive\.difffilter|web\.browser|browser\.[^.]+\.cmd|man\.[^.]+\.cmd|"
+    r"remote\.[^.]+\.(uploadpack|receivepack)|include\.path|includeif\..*)$", re.I)
+
+READ_ONLY = frozenset({
+    "status", "log", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list", "ls-files",
+    "ls-tree", "ls-remote", "cat-file", "grep", "show-ref", "for-each-ref", "name-rev", "merge-base",
+    "count-objects", "fsck", "verify-commit", "verify-tag", "verify-pack", "whatchanged", "cherry", "range-diff",
+    "diff-tree", "diff-index", "diff-files", "check-ignore", "check-attr", "check-mailmap", "check-ref-format",
+    "var", "help", "version", "show-branch", "get-tar-commit-id", "column", "interpret-trailers", "stripspace",
+    "diff", "reflog", "config", "bugreport", "difftool", "instaweb", "help"})
+ROUTINE = frozenset({
+    "add", "commit", "fetch", "pull", "merge", "rebase", "push", "checkout", "switch", "restore", "stash", "branch",
+    "tag", "init", "clone", "gc", "remote", "cherry-pick", "revert", "am", "apply", "mv", "rm", "notes", "submodule",
+    "worktree", "sparse-checkout", "maintenance", "format-patch", "request-pull", "bundle", "archive", "lfs",
+    "mergetool", "stage", "bisect", "rerere", "pack-refs", "repack", "prune-packed", "update-index", "write-tree",
+    "commit-tree", "mktag", "mktree", "hash-object", "citool", "gui", "reset", "clean", "update-ref", "read-tree",
+    "prune", "filter-branch", "filter-repo", "replace", "send-email", "daemon", "symbolic-ref", "fast-import",
+    "fast-export", "unpack-objects", "pack-objects", "index-pack", "multi-pack-index", "commit-graph", "init-db",
+    "flow", "absorb", "town", "machete", "crypt", "secret", "annex", "svn", "p4", "subtree", "restore", "merge-file",
+    "merge-tree", "shell", "credential", "backfill", "replay", "last-modified"})
+
+
+def git(run: "_Run", inv: "Invocation") -> list[Finding]:
+    words = inv.words
+    scope = inv.scope
+    configs: list[str] = []
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        if arg == "-C" and i + 1 < len(words):
+            scope = _cd(scope, words[i + 1].value)
+            i += 2
+        elif arg.startswith("-C") and len(arg) > 2:
+            scope = _cd(scope, arg[2:])
+            i += 1
+        elif arg == "-c" and i + 1 < len(words):
+            configs.append(words[i + 1].value)
+            i += 2
+        elif arg.startswith("-c") and len(arg) > 2 and "=" in arg:
+            configs.append(arg[2:])
+            i += 1
+        elif arg in ("--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--list-cmds"):
+            if arg == "--config-env" and i + 1 < len(words):
+                configs.append(words[i + 1].value)
+            i += 2
+        elif arg.startswith("--config-env="):
+            configs.append(arg.partition("=")[2])
+            i += 1
+        elif arg in ("--version", "--help", "-h", "--html-path", "--man-path", "--info-path") or \
+                (arg == "--exec-path"):
+            return [allow(f"git {arg} only prints information", "git", rule="git.describe")]
+        elif arg == "--":
+            return [allow("git -- runs no subcommand", "git", rule="git.describe")]
+        elif arg.startswith("-"):
+            i += 1
+        else:
+            break
+    if i >= len(words):
+        return [allow("git with no subcommand prints usage", "git", rule="git.describe")]
+    sub_word = words[i]
+    rest = words[i + 1:]
+    inv_scope = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
+    findings: list[Finding] = []
+    for entry in configs:
+        key, _, value = entry.partition("=")
+        if _EXEC_CONFIG.match(key.strip()):
+            if key.lower().startswith("alias.") and not value.startswith("!"):
+                continue
+            findings.append(ask(f"git -c {key}=… makes git run another program", "git", BlastRadius.HIGH,
+                                "git.config-exec"))
+    if sub_word.dynamic:
+        return findings + [ask("the git subcommand is only known at run time", "git", BlastRadius.HIGH,
+                               "git.dynamic")]
+    sub = sub_word.value
+    if any(w.value in ("--help", "-h") for w in rest if not w.value.startswith("--") or w.value == "--help") and \
+            any(w.value == "--help" for w in rest):
+        return findings + [allow(f"git {sub} --help only prints help", "git", rule="git.describe")]
+    handler = _SUBCOMMANDS.get(sub)
+    if handler is not None:
+        findings.extend(handler(run, inv_scope, rest))
+    elif sub in READ_ONLY:
+        findings.append(allow(f"git {sub} only reads the repository", "git", rule="git.read"))
+    elif sub in ROUTINE:
+        findings.append(allow(f"git {sub} is everyday repository work", "git", rule="git.routine"))
+    else:
+        findings.append(unknown(f"git {sub} is not a git command guardtui knows (an extension or alias?)", "git",
+                                rule="git.unknown"))
+    return [worst(findings)] if findings else []
+
+
+def _cd(scope, target: str):
+    new = scope.copy()
+    if DYN in target:
+        new.cwd = None
+    elif scope.cwd is not None or target.startswith("/"):
+        new.cwd = posixpath.normpath(posixpath.join(scope.cwd or "/", target))
+    return new
+
+
+def _options(rest: list[Word]) -> tuple[list[str], list[Word], list[Word]]:
+    """(options, positionals before --, words after --)."""
+    options, positionals, after = [], [], []
+    ended = False
+    for w in rest:
+        if ended:
+            after.append(w)
+        elif w.value == "--":
+            ended = True
+        elif w.value.startswith("-") and w.value != "-":
+            options.append(w.value)
+        else:
+            positionals.append(w)
+    return options, positionals, after
+
+
+def _short(options: list[str], letter: str, value_letters: str = "") -> bool:
+    """Is -<letter> among the options, alone or inside a cluster (stopping at value letters)?"""
+    for opt in options:
+        if opt.startswith("--") or not opt.startswith("-"):
+            continue
+        for c in opt[1:]:
+            if c == letter:
+                return True
+            if c in value_letters:
+                break
+    return False
+
+
+def _long(options: list[str], *names: str) -> bool:
+    return any(o == n or o.startswith(n + "=") for o in options for n in names)
+
+
+def reset(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--hard", "--merge"):
+        mode = "--hard" if _long(options, "--hard") else "--merge"
+        return [ask(f"git reset {mode} discards uncommitted changes", "git", BlastRadius.MEDIUM, "git.reset")]
+    return [allow("git reset without --hard keeps your working files", "git", rule="git.reset")]
+
+
+_CHECKOUT_VALUES = {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file", "-U"}
+
+
+def checkout(run, inv, rest) -> list[Finding]:
+    options: list[str] = []
+    positionals: list[Word] = []
+    after: list[Word] = []
+    creates = False
+    i = 0
+    ended = False
+    while i < len(rest):
+        w = rest[i]
+        v = w.value
+        if ended:
+            after.append(w)
+        elif v == "--":
+            ended = True
+        elif v in _CHECKOUT_VALUES:
+            options.append(v)
+            creates |= v in ("-b", "-B", "--orphan")
+            i += 1
+        elif v in ("--track", "-t") and i + 1 < len(rest) and rest[i + 1].value in ("direct", "inherit"):
+            options.append(v)
+            i += 1
+        elif v.startswith("-") and v != "-":
+            options.append(v)
+            if not v.startswith("--") and any(c in v[1:] for c in "bB"):
+                creates = True
+                if v[-1] in "bB":
+                    i += 1
+        else:
+            positionals.append(w)
+        i += 1
+    if _long(options, "--force") or _short(options, "f", "bB"):
+        return [ask("git checkout -f throws away local changes", "git", BlastRadius.MEDIUM, "git.checkout")]
+    if _long(options, "--ours", "--theirs", "--merge", "--patch") or _short(options, "m", "bB") or \
+            _short(options, "p", "bB"):
+        return [ask("git checkout --ours/--theirs/-m/-p overwrites working files", "git", BlastRadius.MEDIUM,
+                    "git.checkout")]
+    if after:
+        shown = " ".join(w.display() for w in after)
+        return [ask(f"git checkout -- {shown} discards uncommitted changes to those files", "git",
+                    BlastRadius.MEDIUM, "git.checkout")]
+    if creates or not positionals:
+        return [allow("git checkout switches or creates a branch", "git", rule="git.checkout")]
+    if len(positionals) >= 2:
+        shown = " ".join(w.display() for w in positionals[1:])
+        return [ask(f"git checkout {positionals[0].display()} {shown} overwrites those files from "
+                    f"{positionals[0].display()}", "git", BlastRadius.MEDIUM, "git.checkout")]
+    target = positionals[0]
+    if _looks_like_path(target, inv.scope.cwd):
+        return [ask(f"git checkout {target.display()} restores the path, discarding local changes", "git",
+                    BlastRadius.MEDIUM, "git.checkout")]
+    return [allow(f"git checkout {target.display()} switches branch", "git", rule="git.checkout")]
+
+
+def _looks_like_path(word: Word, cwd: str | None) -> bool:
+    value = word.value
+    if word.dynamic or word.glob or value in (".", "..", "./", ":/") or value.startswith(("./", "../", "/", ":(")):
+        return True
+    if re.fullmatch(r"v?\d+(\.\d+)+([-.+][\w.]+)?", value):  # a version tag
+        return False
+    if cwd and os.path.exists(os.path.join(cwd, value)) and not _is_ref(cwd, value):
+        return True
+    return bool(re.search(r"\.[A-Za-z][A-Za-z0-9]{0,6}$", value)) and "/" not in value.split(".")[0][-1:]
+
+
+def _is_ref(cwd: str, name: str) -> bool:
+    git_dir = os.path.join(cwd, ".git")
+    for sub in ("refs/heads/", "refs/tags/", "refs/remotes/origin/"):
+        if os.path.exists(os.path.join(git_dir, sub + name)):
+            return True
+    try:
+        with open(os.path.join(git_dir, "packed-refs"), encoding="utf-8", errors="replace") as fh:
+            return any(line.rstrip().endswith(("/" + name)) for line in fh)
+    except OSError:
+        return False
+
+
+def switch(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--force", "--discard-changes") or _short(options, "f", "cC"):
+        return [ask("git switch --discard-changes throws away local changes", "git", BlastRadius.MEDIUM,
+                    "git.switch")]
+    return [allow("git switch changes branch", "git", rule="git.switch")]
+
+
+def restore(run, inv, rest) -> list[Finding]:
+    options, positionals, after = _options(rest)
+    staged = _long(options, "--staged") or _short(options, "S", "s")
+    worktree = _long(options, "--worktree") or _short(options, "W", "s")
+    if staged and not worktree:
+        return [allow("git restore --staged only unstages", "git", rule="git.restore")]
+    shown = " ".join(w.display() for w in positionals + after) or "files"
+    return [ask(f"git restore {shown} discards uncommitted changes", "git", BlastRadius.MEDIUM, "git.restore")]
+
+
+def clean(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--dry-run") or _short(options, "n", "e"):
+        return [allow("git clean -n only lists what it would delete", "git", rule="git.clean")]
+    if _long(options, "--force", "--interactive") or _short(options, "f", "e") or _short(options, "i", "e"):
+        ignored = _short(options, "x", "e") or _short(options, "X", "e")
+        return [ask("git clean -f deletes untracked files" + (" and ignored ones" if ignored else ""), "git",
+                    BlastRadius.HIGH if ignored else BlastRadius.MEDIUM, "git.clean")]
+    return [allow("git clean without -f deletes nothing", "git", rule="git.clean")]
+
+
+def stash(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    action = positionals[0].value if positionals else "push"
+    if action in ("drop", "clear"):
+        return [ask(f"git stash {action} deletes stashed changes", "git", BlastRadius.MEDIUM, "git.stash")]
+    return [allow(f"git stash {action}", "git", rule="git.stash")]
+
+
+def branch(run, inv, rest) -> list[Finding]:
+    options, positionals, _ = _options(rest)
+    force = _long(options, "--force") or _short(options, "f")
+    deleting = _long(options, "--delete") or _short(options, "d")
+    if _short(options, "D") or (deleting and force):
+        return [ask("git branch -D deletes a branch even if it is not merged", "git", BlastRadius.MEDIUM,
+                    "git.branch")]
+    if _short(options, "M") or _short(options, "C") or (force and (_long(options, "--move", "--copy") or
+                                                                    _short(options, "m") or _short(options, "c"))):
+        return [ask("git branch -M overwrites an existing branch", "git", BlastRadius.MEDIUM, "git.branch")]
+    if force and positionals:
+        return [ask("git branch -f moves an existing branch", "git", BlastRadius.LOW, "git.branch")]
+    return [allow("git branch lists, creates, renames or safely deletes branches", "git", rule="git.branch")]
+
+
+_PUSH_VALUES = {"-o", "--push-option", "--repo", "--receive-pack", "--exec", "--recurse-submodules"}
+
+
+def push(run, inv, rest) -> list[Finding]:
+    options: list[str] = []
+    positionals: list[str] = []
+    i = 0
+    while i < len(rest):
+        v = rest[i].value
+        if v in _PUSH_VALUES:
+            options.append(v)
+            i += 2
+            continue
+        if v == "--":
+            positionals.extend(w.value for w in rest[i + 1:])
+            break
+        (options if v.startswith("-") else positionals).append(v)
+        i += 1
+    if _long(options, "--dry-run") or _short(options, "n", "o"):
+        return [allow("git push --dry-run sends nothing", "git", rule="git.push")]
+    refspecs = positionals[1:]
+    force = _long(options, "--force") or _short(options, "f", "o") or any(r.startswith("+") for r in refspecs)
+    lease = _long(options, "--force-with-lease", "--force-if-includes")
+    mirror = _long(options, "--mirror")
+    targets = set()
+    for r in refspecs:
+        r = r.lstrip("+")
+        dst = r.split(":", 1)[1] if ":" in r else r
+        targets.add(re.sub(r"^refs/heads/", "", dst))
+    findings: list[Finding] = []
+    if (force or mirror) and targets & PROTECTED_BRANCHES:
+        branch_name = sorted(targets & PROTECTED_BRANCHES)[0]
+        return [deny(f"force-pushing to {branch_name} rewrites the shared history of {branch_name}", "git",
+                     "git.push-force-main")]
+    if force or mirror:
+        findings.append(ask("git push --force rewrites the remote branch's history", "git", BlastRadius.HIGH,
+                            "git.push-force"))
+    elif lease:
+        findings.append(ask("git push --force-with-lease still rewrites the remote branch's history", "git",
+                            BlastRadius.MEDIUM, "git.push-force"))
+    if _long(options, "--delete") or _short(options, "d", "o") or any(r.startswith(":") and len(r) > 1
+                                                                       for r in refspecs):
+        findings.append(ask("git push --delete deletes a remote branch", "git", BlastRadius.MEDIUM, "git.push"))
+    if _long(options, "--prune"):
+        findings.append(ask("git push --prune deletes remote branches that are gone locally", "git",
+                            BlastRadius.MEDIUM, "git.push"))
+    if _long(options, "--receive-pack", "--exec"):
+        findings.append(ask("git push --receive-pack runs a program on the remote", "git", BlastRadius.HIGH,
+                            "git.push"))
+    if _long(options, "--no-verify"):
+        findings.append(ask("git push --no-verify skips the pre-push hooks", "git", BlastRadius.LOW, "git.push"))
+    return findings or [allow("git push publishes commits (no force)", "git", rule="git.push")]
+
+
+def commit(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--no-verify") or _short(options, "n", "mFCctS"):
+        return [ask("git commit --no-verify skips the commit hooks", "git", BlastRadius.LOW, "git.commit")]
+    return [allow("git commit records changes", "git", rule="git.commit")]
+
+
+def worktree(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    action = positionals[0].value if positionals else "list"
+    if action == "remove":
+        return [ask("git worktree remove deletes the worktree's directory", "git", BlastRadius.MEDIUM,
+                    "git.worktree")]
+    return [allow(f"git worktree {action}", "git", rule="git.worktree")]
+
+
+def git_rm(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--cached"):
+        return [allow("git rm --cached only untracks files", "git", rule="git.rm")]
+    if _long(options, "--force") or _short(options, "f"):
+        return [ask("git rm -f deletes files even with uncommitted changes", "git", BlastRadius.MEDIUM, "git.rm")]
+    return [allow("git rm deletes committed files (recoverable from history)", "git", rule="git.rm")]
+
+
+def update_ref(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _short(options, "d") or _long(options, "--stdin"):
+        return [ask("git update-ref -d deletes a ref", "git", BlastRadius.MEDIUM, "git.update-ref")]
+    return [ask("git update-ref moves a ref directly", "git", BlastRadius.LOW, "git.update-ref")]
+
+
+def read_tree(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--reset"):
+        return [ask("git read-tree --reset discards the index (and files with -u)", "git", BlastRadius.MEDIUM,
+                    "git.read-tree")]
+    return [allow("git read-tree reads a tree into the index", "git", rule="git.read-tree")]
+
+
+def prune(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--dry-run") or _short(options, "n"):
+        return [allow("git prune -n only lists", "git", rule="git.prune")]
+    return [ask("git prune deletes unreachable objects for good", "git", BlastRadius.LOW, "git.prune")]
+
+
+def reflog(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    if positionals and positionals[0].value in ("expire", "delete", "drop"):
+        return [ask(f"git reflog {positionals[0].value} deletes the safety net of past positions", "git",
+                    BlastRadius.MEDIUM, "git.reflog")]
+    return [allow("git reflog shows past positions", "git", rule="git.reflog")]
+
+
+def rewrite_history(run, inv, rest) -> list[Finding]:
+    return [ask("rewriting the whole history changes every commit", "git", BlastRadius.HIGH, "git.filter")]
+
+
+def config(run, inv, rest) -> list[Finding]:
+    options, positionals, _ = _options(rest)
+    reading = _long(options, "--get", "--get-all", "--get-regexp", "--list", "--show-origin", "--get-urlmatch") or \
+        _short(options, "l") or (positionals and positionals[0].value in ("get", "list"))
+    if reading:
+        return [allow("git config only reads settings", "git", rule="git.config")]
+    words = [w.value for w in positionals]
+    if words and words[0] in ("set", "unset", "rename-section", "remove-section", "edit"):
+        words = words[1:]
+    key = words[0] if words else ""
+    if _long(options, "--edit") or _short(options, "e"):
+        return [ask("git config --edit opens an editor on the config", "git", BlastRadius.LOW, "git.config")]
+    if key and _EXEC_CONFIG.match(key) and len(words) >= 2:
+        return [ask(f"git config {key} makes git run a program", "git", BlastRadius.HIGH, "git.config-exec")]
+    return [allow("git config changes a setting", "git", rule="git.config")]
+
+
+def submodule(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    if positionals and positionals[0].value == "foreach":
+        idx = next(i for i, w in enumerate(rest) if w.value == "foreach")
+        command = " ".join(w.value for w in rest[idx + 1:] if not w.value.startswith("--recursive"))
+        run.nested(command, inv, "git submodule foreach")
+        return [allow("git submodule foreach (its command is judged on its own)", "git", rule="git.submodule")]
+    if positionals and positionals[0].value == "deinit":
+        return [ask("git submodule deinit removes the submodule's working tree", "git", BlastRadius.MEDIUM,
+                    "git.submodule")]
+    return [allow("git submodule", "git", rule="git.submodule")]
+
+
+def rebase(run, inv, rest) -> list[Finding]:
+    for i, w in enumerate(rest):
+        if w.value in ("-x", "--exec") and i + 1 < len(rest):
+            run.nested(rest[i + 1].value, inv, "git rebase --exec")
+        elif w.value.startswith("--exec="):
+            run.nested(w.value.partition("=")[2], inv, "git rebase --exec")
+    return [allow("git rebase replays commits (recoverable through the reflog)", "git", rule="git.rebase")]
+
+
+def bisect(run, inv, rest) -> list[Finding]:
+    if rest and rest[0].value == "run" and len(rest) > 1:
+        synthetic = SimpleCommand(rest[1:], " ".join(w.display() for w in rest[1:]), inv.cmd.span,
+                                  inv.scope.copy(), "git bisect run", depth=inv.cmd.depth + 1)
+        run.judge(synthetic, inv.cmd.depth + 1)
+    return [allow("git bisect", "git", rule="git.bisect")]
+
+
+def diff_like(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    findings: list[Finding] = []
+    if _long(options, "--ext-diff", "--textconv"):
+        findings.append(ask("--ext-diff/--textconv make git run configured programs", "git", BlastRadius.MEDIUM,
+                            "git.diff-exec"))
+    for i, w in enumerate(rest):
+        if w.value.startswith("--output="):
+            f = run.write(Word.literal(w.value.partition("=")[2]), inv, "git --output")
+            if f is not None:
+                findings.append(f)
+        elif w.value in ("--output", "-o") and i + 1 < len(rest):
+            f = run.write(rest[i + 1], inv, "git --output")
+            if f is not None:
+                findings.append(f)
+    return findings or [allow("git only reads the repository", "git", rule="git.read")]
+
+
+def send_email(run, inv, rest) -> list[Finding]:
+    return [ask("git send-email sends email", "git", BlastRadius.MEDIUM, "git.send-email")]
+
+
+_SUBCOMMANDS = {
+    "reset": reset, "checkout": checkout, "switch": switch, "restore": restore, "clean": clean, "stash": stash,
+    "branch": branch, "push": push, "commit": commit, "worktree": worktree, "rm": git_rm, "update-ref": update_ref,
+    "read-tree": read_tree, "prune": prune, "reflog": reflog, "filter-branch": rewrite_history,
+    "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
+    "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
+    "send-email": send_email,
+}
+
+__all__ = ["git", "PROTECTED_BRANCHES"]

@@ -1,0 +1,113 @@
+"""Network clients: what they upload (exfiltration), where they write, what they delete."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from .cmd_fs import is_secret
+from .findings import Finding, ask, deny, worst
+from .words import Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import Invocation, _Run
+
+_SECRET_TEXT = re.compile(r"(\.aws/credentials|\.ssh/|/etc/shadow|\.netrc|\.kube/config|\.docker/config|"
+                          r"\.git-credentials|\.npmrc|\.pypirc|gcloud|id_rsa|id_ed25519|\.gnupg|credentials|"
+                          r"\.env\b|\bsecrets?\b|private[_-]?key|\bAWS_SECRET|\bTOKEN\b|printenv|\benv\b)")
+_UPLOAD_OPTIONS = {
+    "curl": {"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "--json", "-F",
+             "--form", "--form-string", "-T", "--upload-file"},
+    "wget": {"--post-data", "--post-file", "--body-data", "--body-file"},
+}
+_OUTPUT_OPTIONS = {
+    "curl": {"-o": "file", "--output": "file", "--output-dir": "dir", "-D": "file", "--dump-header": "file",
+             "-c": "file", "--cookie-jar": "file", "--trace": "file", "--trace-ascii": "file", "--stderr": "file"},
+    "wget": {"-O": "file", "--output-document": "file", "-P": "dir", "--directory-prefix": "dir", "-o": "file",
+             "--output-file": "file", "-a": "file", "--append-output": "file"},
+}
+_FILE_UPLOADS = {"-T", "--upload-file", "--post-file", "--body-file"}
+
+
+def curl(run: "_Run", inv: "Invocation") -> list[Finding]:
+    tool = "wget" if inv.name == "wget" else "curl"
+    findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set()))
+    words = inv.words
+    outputs = _OUTPUT_OPTIONS.get(tool, {})
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        name, eq, attached = arg.partition("=")
+        kind = outputs.get(name if name.startswith("--") else arg[:2] if len(arg) > 2 and arg[:2] in outputs else arg)
+        if kind:
+            if eq:
+                target = Word(attached, words[i].raw)
+            elif len(arg) > 2 and not arg.startswith("--") and arg[:2] in outputs:
+                target = Word(arg[2:], words[i].raw)
+            elif i + 1 < len(words):
+                target = words[i + 1]
+                i += 1
+            else:
+                break
+            if target.value not in ("-", "/dev/null", "/dev/stdout"):
+                f = run.write(target, inv, f"{inv.name} {name} ")
+                if f is not None:
+                    findings.append(f)
+                info = run.path(target, inv)
+                if info.path:
+                    run.downloaded.add(info.path)
+        i += 1
+    findings.extend(run.taxonomy(inv))
+    best = worst(findings)
+    return [best] if best else []
+
+
+def exfiltration(run: "_Run", inv: "Invocation", upload_options: set[str]) -> list[Finding]:
+    findings: list[Finding] = []
+    words = inv.words
+    for i, w in enumerate(words):
+        name, eq, attached = w.value.partition("=")
+        value: Word | None = None
+        if name in upload_options or w.value in upload_options:
+            if eq and name.startswith("--"):
+                value = Word(attached, w.raw)
+            elif i + 1 < len(words):
+                value = words[i + 1]
+        elif len(w.value) > 2 and w.value[:2] in upload_options and not w.value.startswith("--"):
+            value = Word(w.value[2:], w.raw)
+        elif inv.name in ("http", "https", "xh") and re.match(r"^[\w-]+(:=|=)?@", w.value):
+            value = Word("@" + w.value.split("@", 1)[1], w.raw)
+        if value is None:
+            if w.dynamic and ("$(" in w.raw or "`" in w.raw) and not w.value.startswith("-"):
+                findings.append(_sends_output(w, inv))
+            continue
+        findings.append(_upload(run, inv, value, file_option=name in _FILE_UPLOADS))
+    return [f for f in findings if f is not None]
+
+
+def _upload(run: "_Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
+    text = value.value
+    if file_option or text.startswith("@") or re.search(r"=@|<@|^@", text):
+        path_text = text if file_option else re.split(r"@", text, maxsplit=1)[1].split(";")[0]
+        if path_text in ("-", ""):
+            return ask(f"{inv.name} uploads what it reads on its input", "network", BlastRadius.MEDIUM, "net.upload")
+        info = run.path(Word(path_text, value.raw), inv)
+        if info.path and is_secret(info.path, inv.scope.home, run.tax):
+            return deny(f"{inv.name} sends {path_text} (a secret) to a remote host", "secrets", "net.exfiltration")
+        return ask(f"{inv.name} uploads the local file {path_text}", "network", BlastRadius.MEDIUM, "net.upload")
+    if value.dynamic:
+        return _sends_output(value, inv)
+    return None
+
+
+def _sends_output(word: Word, inv: "Invocation") -> Finding:
+    if _SECRET_TEXT.search(word.raw):
+        return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
+    return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
+               BlastRadius.MEDIUM, "net.exfiltration")
+
+
+def dns(run: "_Run", inv: "Invocation") -> list[Finding]:
+    findings = [_sends_output(w, inv) for w in inv.words if w.dynamic and ("$(" in w.raw or "`" in w.raw)]
+    best = worst(findings)
+    return [best] if best else []

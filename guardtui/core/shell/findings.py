@@ -1,0 +1,90 @@
+"""What the shell analysis says about each simple command."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import BlastRadius, Verdict
+
+
+@dataclass(frozen=True)
+class Finding:
+    verdict: Verdict  # ALLOW, ASK, DENY, or LLM for "not classified"
+    blast_radius: BlastRadius
+    category: str
+    reason: str
+    segment: str = ""  # the simple command, as written
+    via: str = ""  # how bash reaches it ("" at top level)
+    span: tuple[int, int] | None = None
+    rule: str = ""  # which analyzer or taxonomy entry decided
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.verdict.restrictiveness, self.blast_radius.severity)
+
+    def located(self, segment: str, via: str, span: tuple[int, int] | None) -> "Finding":
+        if self.segment:
+            return self
+        return Finding(self.verdict, self.blast_radius, self.category, self.reason, segment, via, span, self.rule)
+
+
+def allow(reason: str, category: str = "read-only", rule: str = "", radius: BlastRadius = BlastRadius.LOW) -> Finding:
+    return Finding(Verdict.ALLOW, radius, category, reason, rule=rule)
+
+
+def ask(reason: str, category: str, radius: BlastRadius = BlastRadius.MEDIUM, rule: str = "") -> Finding:
+    return Finding(Verdict.ASK, radius, category, reason, rule=rule)
+
+
+def deny(reason: str, category: str, rule: str = "") -> Finding:
+    return Finding(Verdict.DENY, BlastRadius.CRITICAL, category, reason, rule=rule)
+
+
+def unknown(reason: str, category: str = "unknown", rule: str = "") -> Finding:
+    return Finding(Verdict.LLM, BlastRadius.UNKNOWN, category, reason, rule=rule)
+
+
+def by_radius(radius: BlastRadius, reason: str, category: str, rule: str = "") -> Finding:
+    """critical denies, anything else asks."""
+    if radius is BlastRadius.CRITICAL:
+        return deny(reason, category, rule)
+    return ask(reason, category, radius, rule)
+
+
+def worst(findings: list[Finding]) -> Finding | None:
+    best: Finding | None = None
+    for f in findings:
+        if best is None or f.key > best.key:
+            best = f
+    return best
+
+
+@dataclass(frozen=True)
+class FileEffect:
+    """A file a command writes or deletes (for the working-directory and sensitive-file rules)."""
+
+    path: str | None  # absolute and normalised; None when it depends on run time
+    raw: str  # as written
+    kind: str  # "write" or "delete"
+    segment: str = ""
+    remote: bool = False
+
+
+@dataclass
+class ShellAnalysis:
+    command: str
+    findings: list[Finding] = field(default_factory=list)
+    effects: list[FileEffect] = field(default_factory=list)
+    parse_errors: list[str] = field(default_factory=list)
+
+    @property
+    def decisive(self) -> Finding:
+        """The finding that decides: most restrictive verdict, worst blast radius first."""
+        return worst(self.findings) or Finding(Verdict.ALLOW, BlastRadius.LOW, "read-only", "empty command")
+
+    @property
+    def writes(self) -> list[FileEffect]:
+        return [e for e in self.effects if e.kind == "write"]
+
+    @property
+    def deletes(self) -> list[FileEffect]:
+        return [e for e in self.effects if e.kind == "delete"]

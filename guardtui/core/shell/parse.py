@@ -1,0 +1,550 @@
+"""Parse a bash script with tree-sitter-bash into the simple commands bash would run.
+
+The walker follows the grammar, not the text: compound commands are split, `$(…)`,
+backticks and `<(…)` are walked as scripts of their own, heredoc bodies are kept as data
+for whoever reads them, and `cd` and plain assignments are followed so later words can be
+resolved. What each command *does* is the analyzer's business (analyze.py).
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import tree_sitter as ts
+import tree_sitter_bash as tsb
+
+from .words import DYN, Scope, Word, WordResolver
+
+MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and ask)
+_OPAQUE_NODES = frozenset({"heredoc_body", "comment", "raw_string", "ansi_c_string", "string_content"})
+
+
+@lru_cache(maxsize=1)
+def _parser() -> ts.Parser:
+    return ts.Parser(ts.Language(tsb.language()))
+
+
+@dataclass
+class Redirect:
+    op: str  # >, >>, <, &>, &>>, >|, <>, >&, <&, <<, <<-, <<<
+    fd: int | None
+    target: Word | None = None  # the file, for file redirects
+    body: str | None = None  # heredoc or here-string text (DYN marks unknown parts)
+
+    @property
+    def writes(self) -> bool:
+        return self.op in (">", ">>", "&>", "&>>", ">|", "<>") or (self.op == ">&" and self.target is not None
+                                                                   and not self.target.value.isdigit()
+                                                                   and self.target.value != "-")
+
+    @property
+    def feeds_stdin(self) -> bool:
+        return self.op in ("<<", "<<-", "<<<") and (self.fd in (None, 0))
+
+
+@dataclass
+class SimpleCommand:
+    argv: list[Word]
+    text: str
+    span: tuple[int, int]
+    scope: Scope
+    via: str = ""  # how bash reaches it: "" at top level, else e.g. "$(…)", "bash -c"
+    assignments: list[tuple[str, Word]] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    stdin_from: "SimpleCommand | None" = None  # previous pipeline stage, when it is simple
+    piped: bool = False  # reads a pipe (even from a compound stage)
+    process_inputs: dict[int, list["SimpleCommand"]] = field(default_factory=dict)  # argv index -> <(…)
+    depth: int = 0
+
+    @property
+    def name(self) -> Word | None:
+        return self.argv[0] if self.argv else None
+
+    @property
+    def stdin_body(self) -> str | None:
+        for r in reversed(self.redirects):
+            if r.feeds_stdin:
+                return r.body
+        return None
+
+    @property
+    def stdin_redirected(self) -> bool:
+        return any(r.op == "<" and (r.fd in (None, 0)) for r in self.redirects)
+
+
+@dataclass
+class Script:
+    commands: list[SimpleCommand]
+    parse_error: bool = False
+    errors: list[str] = field(default_factory=list)  # why the parse was not trusted
+    fork_bomb: str | None = None  # the text of a self-spawning function definition
+    data_spans: list[tuple[str, str]] = field(default_factory=list)  # (kind, text): comments, heredocs read as data
+
+
+class Walker:
+    def __init__(self, source: bytes, base: int, via: str, depth: int):
+        self.source = source
+        self.base = base  # offset of this script in the top-level command (for spans)
+        self.via = via
+        self.depth = depth
+        self.script = Script([])
+        self.resolver = WordResolver(source, self._static_output)
+
+    # -- entry -----------------------------------------------------------------------
+    def run(self, scope: Scope) -> Script:
+        tree = _parser().parse(self.source)
+        root = tree.root_node
+        if root.has_error:
+            self.script.parse_error = True
+            self.script.errors.append("bash could not parse this (tree-sitter found a syntax error)")
+        self._check_coverage(root)
+        self._statements(root.children, scope)
+        return self.script
+
+    def text(self, node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # -- statements ------------------------------------------------------------------
+    def _statements(self, nodes, scope: Scope) -> None:
+        for node in nodes:
+            if node.is_named:
+                self._statement(node, scope)
+
+    def _statement(self, node, scope: Scope, stdin_from: SimpleCommand | None = None,
+                   piped: bool = False, extra_redirects: list | None = None) -> SimpleCommand | None:
+        """Walk one statement; return it when it is a simple command (for pipelines)."""
+        kind = node.type
+        if kind == "command":
+            return self._command(node, scope, stdin_from, piped, extra_redirects or [])
+        if kind == "redirected_statement":
+            return self._redirected(node, scope, stdin_from, piped)
+        if kind == "pipeline":
+            self._pipeline(node, scope, stdin_from, piped)
+        elif kind == "list":
+            self._statements(node.children, scope)
+        elif kind in ("subshell",):
+            self._statements(node.children, scope.copy())
+        elif kind in ("compound_statement", "do_group", "else_clause", "elif_clause", "program"):
+            self._statements(node.children, scope)
+        elif kind in ("if_statement", "while_statement", "until_statement"):
+            self._statements(node.children, scope)
+        elif kind == "for_statement":
+            self._for(node, scope)
+        elif kind == "c_style_for_statement":
+            self._substitutions(node, scope)
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._statement(body, scope)
+        elif kind == "case_statement":
+            value = node.child_by_field_name("value")
+            if value is not None:
+                self._substitutions(value, scope)
+            for item in node.named_children:
+                if item.type == "case_item":
+                    body = [c for i, c in enumerate(item.children)
+                            if c.is_named and item.field_name_for_child(i) != "value"]
+                    self._statements(body, scope.copy())
+        elif kind == "function_definition":
+            self._function(node, scope)
+        elif kind == "negated_command":
+            self._statements(node.children, scope)
+        elif kind == "variable_assignment":
+            self._assignment(node, scope)
+        elif kind == "variable_assignments":
+            for child in node.named_children:
+                self._assignment(child, scope)
+        elif kind in ("declaration_command", "unset_command"):
+            return self._declaration(node, scope, stdin_from, piped)
+        elif kind == "test_command":
+            self._substitutions(node, scope)
+        elif kind == "comment":
+            self.script.data_spans.append(("comment", self.text(node)))
+        elif kind in ("heredoc_body", "heredoc_end", "heredoc_start"):
+            pass
+        elif kind == "ERROR":
+            self._statements(node.children, scope)
+        elif kind in ("word", "concatenation", "string", "raw_string", "simple_expansion", "expansion",
+                      "command_substitution", "arithmetic_expansion", "number"):
+            # error recovery can leave bare words at statement level; treat them as a command
+            self._substitutions(node, scope)
+        else:
+            self._substitutions(node, scope)
+        return None
+
+    def _pipeline(self, node, scope: Scope, stdin_from=None, piped=False) -> None:
+        prev: SimpleCommand | None = stdin_from
+        first = True
+        for child in node.named_children:
+            stage_scope = scope.copy()  # every stage runs in a subshell
+            simple = self._statement(child, stage_scope, prev if not first or stdin_from else None,
+                                     piped=(not first) or piped)
+            prev = simple
+            first = False
+
+    def _redirected(self, node, scope: Scope, stdin_from, piped) -> SimpleCommand | None:
+        body = node.child_by_field_name("body")
+        redirects: list[Redirect] = []
+        continuations = []  # tree-sitter nests `cat <<EOF | sh` and `<<EOF && x` inside the heredoc node
+        extra_args: list = []  # `git >/dev/null reset --hard`: words after a redirect target are arguments
+        for i, child in enumerate(node.children):
+            if node.field_name_for_child(i) == "body":
+                continue
+            if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                redirects.extend(self._redirect(child, scope, continuations, extra_args))
+        if body is None:
+            result = None
+        elif body.type == "command":
+            result = self._command(body, scope, stdin_from, piped, redirects, extra_args)
+        else:
+            # a redirected compound statement: the redirects apply to all of it
+            self._statement(body, scope, stdin_from, piped)
+            holder = SimpleCommand([], self.text(node), self._span(node), scope.copy(), self.via,
+                                   redirects=redirects, depth=self.depth)
+            if any(r.writes or r.feeds_stdin for r in redirects):
+                self.script.commands.append(holder)
+            result = None
+        for kind, cont in continuations:
+            if kind == "pipeline":
+                prev = result
+                for stage in cont.named_children:
+                    prev = self._statement(stage, scope.copy(), prev, piped=True)
+            else:
+                self._statement(cont, scope)
+        return result
+
+    def _redirect(self, node, scope: Scope, continuations: list, extra_args: list | None = None) -> list[Redirect]:
+        fd_node = node.child_by_field_name("descriptor")
+        fd = int(self.text(fd_node)) if fd_node is not None and self.text(fd_node).isdigit() else None
+        if node.type == "heredoc_redirect":
+            op = "<<"
+            quoted_delim = False
+            body_text = ""
+            extra: list[Redirect] = []
+            for i, child in enumerate(node.children):
+                field_name = node.field_name_for_child(i)
+                if child.type == "<<-":
+                    op = "<<-"
+                elif child.type == "heredoc_start":
+                    start = self.text(child)
+                    quoted_delim = any(q in start for q in "'\"\\")
+                elif child.type == "heredoc_body":
+                    body_text = self._heredoc_text(child, scope, quoted_delim)
+                elif child.type == "pipeline":
+                    continuations.append(("pipeline", child))
+                elif field_name == "right":
+                    continuations.append(("statement", child))
+                elif child.type in ("file_redirect", "herestring_redirect"):
+                    extra.extend(self._redirect(child, scope, continuations, extra_args))
+                elif child.is_named and child.type not in ("heredoc_end", "heredoc_content"):
+                    continuations.append(("statement", child))
+            if op == "<<-":
+                body_text = "\n".join(line.lstrip("\t") for line in body_text.split("\n"))
+            return [Redirect(op, fd, None, body_text)] + extra
+        if node.type == "herestring_redirect":
+            target = next((c for c in node.named_children if c.type != "file_descriptor"), None)
+            if target is None:
+                return [Redirect("<<<", fd, None, "")]
+            self._substitutions(target, scope)
+            return [Redirect("<<<", fd, None, self.resolver.word(target, scope).value + "\n")]
+        # file_redirect
+        op = next((c.type for c in node.children if not c.is_named), ">")
+        dests = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "destination"]
+        if not dests:
+            dests = [c for c in node.named_children if c.type != "file_descriptor"][-1:]
+        dest = dests[0] if dests else None
+        if extra_args is not None:
+            extra_args.extend(dests[1:])
+        target = None
+        if dest is not None:
+            self._substitutions(dest, scope)
+            target = self.resolver.word(dest, scope)
+        return [Redirect(op, fd, target)]
+
+    def _heredoc_text(self, node, scope: Scope, quoted: bool) -> str:
+        if quoted:
+            return self.text(node)
+        # unquoted delimiter: $(…) in the body runs now, and expands into the text
+        self._substitutions(node, scope)
+        parts: list[str] = []
+        pos = node.start_byte
+        for child in node.named_children:
+            if child.type == "heredoc_content":
+                continue
+            parts.append(self.source[pos : child.start_byte].decode("utf-8", "replace"))
+            parts.append(self.resolver.word(child, scope).value)
+            pos = child.end_byte
+        parts.append(self.source[pos : node.end_byte].decode("utf-8", "replace"))
+        return "".join(parts)
+
+    def _for(self, node, scope: Scope) -> None:
+        var = node.child_by_field_name("variable")
+        values: list[Word] = []
+        for i, child in enumerate(node.children):
+            if node.field_name_for_child(i) == "value":
+                self._substitutions(child, scope)
+                values.extend(self.resolver.fields(child, scope))
+        body = node.child_by_field_name("body")
+        name = self.text(var) if var is not None else ""
+        static = values and len(values) <= 8 and all(v.static and not v.glob for v in values)
+        for value in (values if static else [None]):
+            branch = scope.copy()
+            if name:
+                branch.variables[name] = value.value if value is not None else DYN
+            if body is not None:
+                self._statement(body, branch)
+
+    def _function(self, node, scope: Scope) -> None:
+        name_node = node.child_by_field_name("name")
+        name = self.text(name_node) if name_node is not None else ""
+        body = node.child_by_field_name("body")
+        if name:
+            scope.functions.add(name)
+        if body is None:
+            return
+        before = len(self.script.commands)
+        self._statement(body, scope.copy())
+        inner = self.script.commands[before:]
+        if name and any(c.argv and c.argv[0].value == name for c in inner):
+            # a function that spawns itself (`:(){ :|:& };:`) is a fork bomb, even unused
+            if any(c.via == self.via and (c.piped or "&" in c.text) for c in inner) or "&" in self.text(body):
+                self.script.fork_bomb = self.text(node)
+        for cmd in inner:
+            cmd.via = (f"function {name}" if not self.via else f"{self.via} › function {name}")
+
+    def _assignment(self, node, scope: Scope, export_only: bool = False) -> tuple[str, Word] | None:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        name = self.text(name_node) if name_node is not None else ""
+        if value_node is not None:
+            self._substitutions(value_node, scope)
+            if value_node.type == "array":
+                value = Word(DYN, self.text(value_node))
+            else:
+                value = self.resolver.word(value_node, scope)
+        else:
+            value = Word("", "")
+        if name and "[" not in name:
+            scope.variables[name] = value.value
+        return name, value
+
+    def _declaration(self, node, scope: Scope, stdin_from, piped) -> SimpleCommand:
+        """export / declare / local / readonly / typeset / unset: a command with assignments."""
+        keyword = node.children[0].type if node.children else "export"
+        argv = [Word.literal(keyword)]
+        assignments: list[tuple[str, Word]] = []
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                name, value = self._assignment(child, scope)
+                assignments.append((name, value))
+                argv.append(Word(f"{name}={value.value}", self.text(child)))
+            else:
+                self._substitutions(child, scope)
+                argv.extend(self.resolver.fields(child, scope))
+                if keyword == "unset" and child.type in ("variable_name", "word"):
+                    scope.variables.pop(self.text(child), None)
+        cmd = SimpleCommand(argv, self.text(node), self._span(node), scope.copy(), self.via, assignments,
+                            [], stdin_from, piped, depth=self.depth)
+        self.script.commands.append(cmd)
+        return cmd
+
+    def _command(self, node, scope: Scope, stdin_from, piped, redirects: list[Redirect],
+                 extra_args: list | None = None) -> SimpleCommand:
+        argv: list[Word] = []
+        assignments: list[tuple[str, Word]] = []
+        process_nodes: dict[int, object] = {}
+        prefix_scope = scope.copy()  # VAR=x cmd: x is set for cmd, but $VAR in cmd's words is the old value
+        for i, child in enumerate(node.children):
+            field_name = node.field_name_for_child(i)
+            if child.type == "variable_assignment" and not argv:
+                name_node = child.child_by_field_name("name")
+                value_node = child.child_by_field_name("value")
+                if value_node is not None:
+                    self._substitutions(value_node, scope)
+                value = self.resolver.word(value_node, scope) if value_node is not None else Word("", "")
+                if name_node is not None:
+                    assignments.append((self.text(name_node), value))
+                    prefix_scope.variables[self.text(name_node)] = value.value
+                continue
+            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                trailing: list = []
+                redirects = redirects + self._redirect(child, scope, [], trailing)
+                for extra in trailing:
+                    self._substitutions(extra, scope)
+                    argv.extend(self.resolver.fields(extra, scope))
+                continue
+            if field_name not in ("name", "argument") and child.type not in ("command_name",):
+                if child.is_named:
+                    self._substitutions(child, scope)
+                continue
+            target = child.named_children[0] if child.type == "command_name" and child.named_children else child
+            if target.type == "process_substitution":
+                process_nodes[len(argv)] = target
+            self._substitutions(target, scope)
+            argv.extend(self.resolver.fields(target, scope))
+        for extra in extra_args or []:
+            self._substitutions(extra, scope)
+            argv.extend(self.resolver.fields(extra, scope))
+        # the command (and anything it starts) sees its VAR=x prefixes; its own words did not
+        cmd = SimpleCommand(argv, self.text(node), self._span(node), prefix_scope, self.via, assignments,
+                            redirects, stdin_from, piped, depth=self.depth)
+        for index, proc in process_nodes.items():
+            cmd.process_inputs[index] = self._walk_nested(proc, scope, "<(…)", collect=True)
+        if not argv and assignments:
+            for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
+                scope.variables[name] = value.value
+        self._follow_cd(argv, scope)
+        self.script.commands.append(cmd)
+        return cmd
+
+    def _follow_cd(self, argv: list[Word], scope: Scope) -> None:
+        if not argv or argv[0].value not in ("cd", "pushd", "popd", "chdir"):
+            return
+        args = [a for a in argv[1:] if not (a.value.startswith("-") and len(a.value) > 1)]
+        if argv[0].value == "popd":
+            scope.cwd = None
+            return
+        if not args:
+            scope.cwd = scope.home if argv[0].value == "cd" else None
+            return
+        target = args[0]
+        if target.dynamic or target.value == "-" or scope.cwd is None and not target.value.startswith("/"):
+            scope.cwd = None
+            return
+        base = scope.cwd or "/"
+        scope.cwd = posixpath.normpath(posixpath.join(base, target.value))
+
+    # -- substitutions ---------------------------------------------------------------
+    def _substitutions(self, node, scope: Scope) -> None:
+        """Walk every $(…), `…`, <(…) and >(…) under node as scripts that run now."""
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if cur.type == "command_substitution":
+                self._walk_nested(cur, scope, "$(…)")
+            elif cur.type == "process_substitution":
+                self._walk_nested(cur, scope, "<(…)" if self.text(cur).startswith("<") else ">(…)")
+            else:
+                stack.extend(reversed(cur.children))
+
+    def _walk_nested(self, node, scope: Scope, label: str, collect: bool = False) -> list[SimpleCommand]:
+        key = (node.start_byte, node.end_byte)
+        seen = getattr(self, "_walked", None)
+        if seen is None:
+            seen = self._walked = {}
+        if key in seen:
+            return seen[key]
+        if self.depth >= MAX_DEPTH:
+            self.script.errors.append("nesting too deep to follow")
+            seen[key] = []
+            return []
+        inner_scope = scope.copy()
+        before = len(self.script.commands)
+        saved_via, saved_depth = self.via, self.depth
+        self.via = label if not saved_via else f"{saved_via} › {label}"
+        self.depth += 1
+        self._statements(node.children, inner_scope)
+        self.via, self.depth = saved_via, saved_depth
+        commands = self.script.commands[before:]
+        seen[key] = commands
+        return commands
+
+    def _static_output(self, node, scope: Scope) -> str | None:
+        """What `$(…)` prints when that is knowable: echo/printf of fixed words, pwd."""
+        statements = [c for c in node.named_children if c.type != "comment"]
+        if len(statements) != 1 or statements[0].type != "command":
+            return None
+        inner = statements[0]
+        words: list[Word] = []
+        for i, child in enumerate(inner.children):
+            if inner.field_name_for_child(i) in ("name", "argument"):
+                target = child.named_children[0] if child.type == "command_name" and child.named_children else child
+                if target.type in ("command_substitution", "process_substitution"):
+                    return None
+                words.extend(self.resolver.fields(target, scope))
+            elif child.is_named:
+                return None
+        if not words or any(w.dynamic for w in words):
+            return None
+        return static_print(words, scope)
+
+    # -- checks ----------------------------------------------------------------------
+    def _check_coverage(self, root) -> None:
+        """tree-sitter sometimes drops text silently; bash would not. Note it."""
+        ranges: list[tuple[int, int]] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.child_count == 0 or node.type in _OPAQUE_NODES:
+                ranges.append((node.start_byte, node.end_byte))
+            else:
+                stack.extend(node.children)
+        ranges.sort()
+        missing: list[bytes] = []
+        pos = 0
+        for start, end in ranges:
+            if start > pos:
+                missing.append(self.source[pos:start])
+            pos = max(pos, end)
+        missing.append(self.source[pos:])
+        gap = b"".join(missing).replace(b"\\\n", b"").translate(None, b" \t\r\n")
+        # a lone `-` before `<<` is a known tree-sitter-bash drop (`python3 - <<EOF`); it means stdin
+        if gap.strip(b"-"):
+            self.script.parse_error = True
+            self.script.errors.append("part of the command could not be parsed")
+
+    def _span(self, node) -> tuple[int, int]:
+        return (self.base + node.start_byte, self.base + node.end_byte)
+
+
+def static_print(words: list[Word], scope: Scope) -> str | None:
+    """Output of echo / printf / pwd with fixed arguments, or None."""
+    name = words[0].value
+    args = [w.value for w in words[1:]]
+    if name == "echo":
+        newline = True
+        interpret = False
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            flag = args.pop(0)
+            newline = newline and "n" not in flag
+            interpret = "e" in flag
+        text = " ".join(args)
+        if interpret:
+            from .words import decode_ansi_c
+            text = decode_ansi_c(text)
+        return text
+    if name == "printf":
+        if args and args[0] == "--":
+            args = args[1:]
+        if not args:
+            return None
+        fmt, rest = args[0], args[1:]
+        from .words import decode_ansi_c
+        fmt = decode_ansi_c(fmt)
+        if "%" not in fmt:
+            return fmt
+        out = []
+        for token in rest or [""]:
+            out.append(fmt.replace("%s", token, 1).replace("%b", decode_ansi_c(token), 1))
+        return "".join(out) if all("%" not in o for o in out) else None
+    if name == "pwd" and not args and scope.cwd:
+        return scope.cwd
+    return None
+
+
+def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:
+    walker = Walker(text.encode("utf-8", "surrogatepass"), base, via, depth)
+    return walker.run(scope)
+
+
+def normalise_path(path: str, cwd: str | None) -> str | None:
+    """An absolute, normalised path, or None when it depends on an unknown cwd."""
+    if path.startswith("/"):
+        return posixpath.normpath(path) if not path.startswith("//") else posixpath.normpath(path[1:])
+    if cwd is None:
+        return None
+    return posixpath.normpath(posixpath.join(cwd, path))
+
+
+__all__ = ["Redirect", "SimpleCommand", "Script", "parse_script", "normalise_path", "static_print", "os"]

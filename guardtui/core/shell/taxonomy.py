@@ -1,0 +1,292 @@
+"""Load taxonomy.yaml (schema-checked) and match commands against its shapes and verbs."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ..model import BlastRadius
+from ..yamlfile import DataError, Field, check, load_yaml, str_or_list
+
+_RADII = tuple(r.value for r in BlastRadius)
+_LIST = Field(list, items=str)
+
+
+def _regex_ok(value: Any) -> str | None:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return f"regex does not compile: {exc}"
+    return None
+
+
+_SHAPE = {
+    "id": Field(str, required=True),
+    "command": Field(list, required=True, items=str),
+    "args": Field(list, items=str),
+    "flags": Field(list, items=str),
+    "not_flags": Field(list, items=str),
+    "text": Field(str, check=_regex_ok),
+    "verdict": Field(str, choices=("allow", "ask", "deny")),
+    "blast_radius": Field(str, required=True, choices=_RADII),
+    "category": Field(str, required=True),
+    "reason": Field(str, required=True),
+}
+_WRAPPER = {
+    "privilege": Field(bool), "value_options": _LIST, "describe": _LIST, "shell_login": _LIST,
+    "chdir": _LIST, "assignments": Field(bool), "split": _LIST, "positionals": Field(int),
+    "shell_string": Field(bool), "no_shell": _LIST, "command_option": _LIST, "user_positional": Field(bool),
+}
+_INTERPRETER = {
+    "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
+    "value_options": _LIST, "module": _LIST, "language": Field(str, required=True), "code_subcommand": Field(str),
+}
+_SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool)}
+_COMMAND = {
+    "category": Field(str, required=True), "aliases": _LIST, "value_options": _LIST, "dry_run": _LIST,
+    "verbs": Field(dict, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
+    "flag_verbs": Field(bool), "default": Field(str, choices=("read", "change", "delete")),
+}
+_PATHS = {k: Field(list, required=True, items=str) for k in
+          ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices")}
+SCHEMA = {
+    "version": Field(int, required=True, choices=(1,)),
+    "paths": Field(dict, required=True, fields=_PATHS),
+    "secrets": Field(list, required=True, items=str),
+    "wrappers": Field(dict, required=True, values=_WRAPPER),
+    "shells": Field(list, required=True, items=str),
+    "shell_value_options": Field(list, required=True, items=str),
+    "interpreters": Field(dict, required=True, values=_INTERPRETER),
+    "sql_clients": Field(dict, required=True, values=_SQL),
+    "safe": Field(list, required=True, items=(str,)),
+    "builtins": Field(list, required=True, items=str),
+    "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
+    "commands": Field(dict, required=True, values=_COMMAND),
+    "shapes": Field(list, required=True, items=_SHAPE),
+}
+
+
+@dataclass(frozen=True)
+class Shape:
+    id: str
+    commands: tuple[str, ...]
+    args: tuple[str, ...]
+    flags: tuple[str, ...]
+    not_flags: tuple[str, ...]
+    text: re.Pattern | None
+    verdict: str | None
+    blast_radius: BlastRadius
+    category: str
+    reason: str
+
+    @property
+    def generic(self) -> bool:
+        return self.commands == ("*",)
+
+
+@dataclass
+class Taxonomy:
+    critical_files: frozenset[str]
+    core_system_dirs: frozenset[str]
+    system_dirs: frozenset[str]
+    temp_dirs: tuple[str, ...]
+    disk_devices: tuple[str, ...]
+    harmless_devices: tuple[str, ...]
+    secrets: tuple[str, ...]
+    wrappers: dict[str, dict]
+    shells: frozenset[str]
+    shell_value_options: frozenset[str]
+    interpreters: dict[str, dict]  # name -> spec (with "language")
+    sql_clients: dict[str, dict]
+    safe: frozenset[str]
+    builtins: frozenset[str]
+    verbs: dict[str, frozenset[str]]
+    commands: dict[str, dict]  # name or alias -> spec (with "name")
+    shapes: list[Shape]
+    shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
+    glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
+    generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
+
+    def shapes_for(self, name: str) -> list[Shape]:
+        own = self.shapes_by_command.get(name, [])
+        canonical = self.commands.get(name, {}).get("name")
+        if canonical and canonical != name:
+            own = own + self.shapes_by_command.get(canonical, [])
+        globbed = [s for s in self.glob_shapes if any(fnmatch.fnmatchcase(name, c) for c in s.commands)]
+        return own + globbed
+
+    def interpreter(self, name: str) -> dict | None:
+        spec = self.interpreters.get(name)
+        if spec is None:
+            for pattern, candidate in self._interpreter_globs:
+                if fnmatch.fnmatchcase(name, pattern):
+                    return candidate
+        return spec
+
+    @property
+    def _interpreter_globs(self) -> list[tuple[str, dict]]:
+        return [(n, s) for n, s in self.interpreters.items() if any(c in n for c in "*?[")]
+
+
+def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
+    doc = load_yaml(text, file)
+    check(doc, SCHEMA)
+    data = doc.data
+    paths = data["paths"]
+    interpreters: dict[str, dict] = {}
+    for key, spec in data["interpreters"].items():
+        for name in spec["names"]:
+            interpreters[name] = {**spec, "family": key}
+    commands: dict[str, dict] = {}
+    for name, spec in data["commands"].items():
+        entry = {**spec, "name": name}
+        commands[name] = entry
+        for alias in spec.get("aliases", []):
+            commands[alias] = entry
+    shapes: list[Shape] = []
+    for i, raw in enumerate(data["shapes"]):
+        shapes.append(Shape(
+            id=raw["id"], commands=tuple(raw["command"]), args=tuple(raw.get("args") or ()),
+            flags=tuple(raw.get("flags") or ()), not_flags=tuple(raw.get("not_flags") or ()),
+            text=re.compile(raw["text"]) if raw.get("text") else None, verdict=raw.get("verdict"),
+            blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"]))
+        if raw.get("verdict") == "allow" and raw["blast_radius"] == "critical":
+            raise doc.error(("shapes", i, "verdict"), "an allow shape cannot have blast_radius critical")
+    ids = [s.id for s in shapes]
+    duplicates = {x for x in ids if ids.count(x) > 1}
+    if duplicates:
+        raise DataError(file, None, "shapes", f"duplicate shape ids: {', '.join(sorted(duplicates))}")
+    tax = Taxonomy(
+        critical_files=frozenset(paths["critical_files"]), core_system_dirs=frozenset(paths["core_system_dirs"]),
+        system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
+        disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
+        secrets=tuple(data["secrets"]), wrappers=data["wrappers"], shells=frozenset(data["shells"]),
+        shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
+        sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
+        verbs={k: frozenset(str_or_list(v)) for k, v in data["verbs"].items()}, commands=commands, shapes=shapes)
+    for shape in shapes:
+        if shape.generic:
+            tax.generic_shapes.append(shape)
+            continue
+        for name in shape.commands:
+            if any(c in name for c in "*?["):
+                if shape not in tax.glob_shapes:
+                    tax.glob_shapes.append(shape)
+            else:
+                tax.shapes_by_command.setdefault(name, []).append(shape)
+    return tax
+
+
+@lru_cache(maxsize=1)
+def default_taxonomy() -> Taxonomy:
+    text = resources.files("guardtui.core.shell").joinpath("taxonomy.yaml").read_text(encoding="utf-8")
+    return parse_taxonomy(text, "guardtui/core/shell/taxonomy.yaml")
+
+
+# -- matching -------------------------------------------------------------------------
+def split_args(args: list[str], value_options: frozenset[str] | set[str]) -> tuple[list[str], list[str]]:
+    """(positionals, options) of a command's arguments; values of value options are skipped."""
+    positionals: list[str] = []
+    options: list[str] = []
+    i = 0
+    ended = False
+    while i < len(args):
+        arg = args[i]
+        if ended or not arg.startswith("-") or arg == "-":
+            positionals.append(arg)
+        elif arg == "--":
+            ended = True
+        else:
+            options.append(arg)
+            if "=" not in arg and arg in value_options and i + 1 < len(args):
+                i += 1
+        i += 1
+    return positionals, options
+
+
+def has_flag(options: list[str], spec: str) -> bool:
+    """spec: "a|b|c"; -x also matches inside a short cluster (-xvf); --long also matches --long=v."""
+    for alt in spec.split("|"):
+        if alt == "*":
+            if options:
+                return True
+            continue
+        for opt in options:
+            if opt == alt or (alt.startswith("--") and opt.startswith(alt + "=")):
+                return True
+            if any(c in alt for c in "*?[") and fnmatch.fnmatchcase(opt, alt):
+                return True
+            if (len(alt) == 2 and alt[0] == "-" and alt[1] != "-" and opt.startswith("-")
+                    and not opt.startswith("--") and alt[1] in opt[1:] and opt[1:].isalpha()):
+                return True
+    return False
+
+
+def _arg_matches(word: str, spec: str) -> bool:
+    return any(alt == "*" or word == alt or (any(c in alt for c in "*?[") and fnmatch.fnmatchcase(word, alt))
+               for alt in spec.split("|"))
+
+
+@dataclass(frozen=True)
+class ShapeMatch:
+    shape: Shape
+    positionals: tuple[str, ...]
+
+    def reason(self, name: str, options: list[str] | None = None) -> str:
+        fmt = {"cmd": name, "flags": " ".join(options or [])}
+        for i in range(4):
+            fmt[f"arg{i}"] = self.positionals[i] if i < len(self.positionals) else ""
+        try:
+            return self.shape.reason.format(**fmt)
+        except (KeyError, IndexError):  # pragma: no cover - schema keeps reasons to these fields
+            return self.shape.reason
+
+
+def match_shape(shape: Shape, name: str, args: list[str], value_options: frozenset[str]) -> ShapeMatch | None:
+    positionals, options = split_args(args, value_options)
+    if shape.args:
+        if len(positionals) < len([a for a in shape.args if "" not in a.split("|")]):
+            return None
+        for i, spec in enumerate(shape.args):
+            if i >= len(positionals):
+                if "" in spec.split("|"):
+                    continue
+                return None
+            if not _arg_matches(positionals[i], spec):
+                return None
+    if any(not has_flag(options, spec) for spec in shape.flags):
+        return None
+    if any(has_flag(options, spec) for spec in shape.not_flags):
+        return None
+    if shape.text is not None and not shape.text.search(" ".join([name] + args)):
+        return None
+    return ShapeMatch(shape, tuple(positionals))
+
+
+def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | None:
+    """For CLIs listed under `commands`: (class, verb) from the first word that is a known verb."""
+    spec = tax.commands.get(name)
+    if spec is None:
+        return None
+    own = spec.get("verbs") or {}
+    value_options = frozenset(spec.get("value_options") or ())
+    positionals, options = split_args(args, value_options)
+    candidates = positionals[:4]
+    if spec.get("flag_verbs"):
+        candidates = options + candidates
+    for word in candidates:
+        lowered = word.lower()
+        for cls in ("delete", "change", "read"):
+            if lowered in own.get(cls, ()):
+                return cls, word
+        token = re.split(r"[-_.]", lowered.lstrip("-"), maxsplit=1)[0]
+        for cls in ("delete", "change", "read"):
+            if token in tax.verbs[cls] or lowered.lstrip("-") in tax.verbs[cls]:
+                return cls, word
+    default = spec.get("default")
+    if default:
+        return default, positionals[0] if positionals else name
+    return None

@@ -1,0 +1,339 @@
+"""Turn tree-sitter word nodes into the words bash would pass: quotes and escapes
+removed, variables we can know substituted, the rest marked as unknown.
+
+An unknown part of a word is written as DYN (a NUL, which no real argument holds), so a
+word such as ``/etc/$X`` still reads as "something under /etc" while ``$X`` alone is
+"anything at all".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+DYN = "\x00"
+
+# Variables whose value we treat symbolically rather than as unknown.
+TEMP_DIR = "/tmp"
+
+
+@dataclass(frozen=True)
+class Word:
+    value: str  # bash's view of the word; DYN marks a part known only at run time
+    raw: str  # the source text
+    quoted: bool = False  # some part was quoted (so not a glob, not an assignment, ...)
+    glob: bool = False  # an unquoted *, ? or [ that bash would expand
+
+    @property
+    def dynamic(self) -> bool:
+        return DYN in self.value
+
+    @property
+    def static(self) -> bool:
+        return DYN not in self.value
+
+    @property
+    def fully_dynamic(self) -> bool:
+        return self.value.startswith(DYN)
+
+    def display(self) -> str:
+        """The word as the person wrote it when that says more (`~`, `$HOME/x`), else its value."""
+        if self.raw and (self.dynamic or "~" in self.raw or "$" in self.raw):
+            return self.raw
+        return self.value
+
+    @staticmethod
+    def literal(text: str) -> "Word":
+        return Word(text, text)
+
+
+@dataclass
+class Scope:
+    """What the walker knows at one point of the script."""
+
+    cwd: str | None  # None once a `cd` went somewhere we cannot know
+    home: str
+    variables: dict[str, str] = field(default_factory=dict)  # name -> value (may hold DYN)
+    functions: set[str] = field(default_factory=set)
+    remote: bool = False  # inside `ssh host '…'`: paths are on another machine
+
+    def copy(self) -> "Scope":
+        return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote)
+
+    def lookup(self, name: str) -> str:
+        if name in self.variables:
+            return self.variables[name]
+        if name == "HOME":
+            return self.home
+        if name == "TMPDIR":
+            return TEMP_DIR
+        if name == "PWD" and self.cwd is not None:
+            return self.cwd
+        return DYN
+
+
+# A substitution evaluator: given the node of `$(…)`, return its static output or None.
+SubstEval = Callable[[object, Scope], "str | None"]
+
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+                "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_RE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+
+
+def decode_ansi_c(body: str) -> str:
+    """The value of $'…' (without the $' and ')."""
+
+    def repl(m: re.Match[str]) -> str:
+        esc = m.group(1)
+        head = esc[0]
+        if head in "xuU":
+            return chr(int(esc[1:], 16))
+        if head in "01234567":
+            return chr(int(esc, 8) & 0xFF)
+        if head == "c" and len(esc) == 2:
+            return chr(ord(esc[1]) & 0x1F)
+        return _ANSI_SIMPLE.get(head, "\\" + esc)
+
+    return _ANSI_RE.sub(repl, body)
+
+
+def unescape_unquoted(text: str) -> tuple[str, bool]:
+    """Remove backslashes as bash does outside quotes; report an unescaped glob char."""
+    out: list[str] = []
+    glob = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt != "\n":
+                out.append(nxt)
+            i += 2
+            continue
+        if ch in "*?[":
+            glob = True
+        out.append(ch)
+        i += 1
+    return "".join(out), glob
+
+
+def unescape_double_quoted(text: str) -> str:
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def expand_braces(text: str) -> list[str]:
+    """Bash brace expansion of a plain unquoted word: a{b,c}d -> abd acd; {1..3} -> 1 2 3."""
+    depth = 0
+    start = -1
+    for i, ch in enumerate(text):
+        if ch == "{" and (i == 0 or text[i - 1] != "$"):
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                inner = text[start + 1 : i]
+                options = _split_top_level_commas(inner)
+                if options is None:
+                    rng = re.fullmatch(r"(-?\d+)\.\.(-?\d+)", inner)
+                    if rng and abs(int(rng.group(2)) - int(rng.group(1))) < 64:
+                        a, b = int(rng.group(1)), int(rng.group(2))
+                        step = 1 if b >= a else -1
+                        options = [str(n) for n in range(a, b + step, step)]
+                if options is None:
+                    continue
+                prefix, suffix = text[:start], text[i + 1 :]
+                results: list[str] = []
+                for option in options:
+                    results.extend(expand_braces(prefix + option + suffix))
+                    if len(results) > 64:
+                        break
+                return results
+    return [text]
+
+
+def _split_top_level_commas(inner: str) -> list[str] | None:
+    parts, depth, cur = [], 0, []
+    for ch in inner:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts if len(parts) > 1 else None
+
+
+class WordResolver:
+    """Resolves word nodes in a scope. `subst_eval` knows what `$(echo x)` prints."""
+
+    def __init__(self, source: bytes, subst_eval: SubstEval | None = None):
+        self.source = source
+        self.subst_eval = subst_eval
+
+    def text(self, node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def fields(self, node, scope: Scope) -> list[Word]:
+        """The words (fields) one argument node becomes after expansion and splitting."""
+        raw = self.text(node)
+        if node.type in ("word", "concatenation") and "{" in raw and ("," in raw or ".." in raw):
+            if node.type == "word" or all(c.type == "word" for c in node.children):
+                expanded = expand_braces(raw)
+                if len(expanded) > 1:
+                    words = []
+                    for item in expanded:
+                        value, glob = unescape_unquoted(item)
+                        words.append(Word(_tilde(value, scope), item, False, glob))
+                    return words
+        builder = _FieldBuilder(raw)
+        self._collect(node, scope, builder, quoted=False)
+        return builder.finish()
+
+    def word(self, node, scope: Scope) -> Word:
+        """One node as a single word (for places where bash does no splitting)."""
+        fields = self.fields(node, scope)
+        if len(fields) == 1:
+            return fields[0]
+        raw = self.text(node)
+        if not fields:
+            return Word("", raw, quoted=True)
+        return Word(" ".join(f.value for f in fields), raw, any(f.quoted for f in fields),
+                    any(f.glob for f in fields))
+
+    # -- internals -------------------------------------------------------------------
+    def _collect(self, node, scope: Scope, out: "_FieldBuilder", quoted: bool) -> None:
+        kind = node.type
+        if kind in ("word", "number", "file_descriptor", "variable_name", "special_variable_name"):
+            text = self.text(node)
+            if quoted:
+                out.add(text, quoted=True)
+            else:
+                value, glob = unescape_unquoted(text)
+                if out.at_start and value.startswith("~"):
+                    value = _tilde(value, scope)
+                out.add(value, quoted=False, glob=glob)
+        elif kind == "raw_string":
+            out.add(self.text(node)[1:-1], quoted=True)
+        elif kind == "ansi_c_string":
+            out.add(decode_ansi_c(self.text(node)[2:-1]), quoted=True)
+        elif kind in ("string", "translated_string"):
+            out.mark_quoted()
+            for child in node.named_children:
+                if child.type == "string_content":
+                    out.add(unescape_double_quoted(self.text(child)), quoted=True)
+                elif child.type == "string":  # translated_string wraps a string
+                    self._collect(child, scope, out, quoted=True)
+                else:
+                    self._collect(child, scope, out, quoted=True)
+        elif kind == "concatenation":
+            for child in node.children:
+                self._collect(child, scope, out, quoted)
+        elif kind == "simple_expansion":
+            name = self.text(node)[1:]
+            out.add_expansion(scope.lookup(name) if _is_name(name) else DYN, quoted)
+        elif kind == "expansion":
+            out.add_expansion(self._expansion_value(node, scope), quoted)
+        elif kind == "command_substitution":
+            value = self.subst_eval(node, scope) if self.subst_eval else None
+            out.add_expansion(DYN if value is None else value, quoted)
+        elif kind == "arithmetic_expansion":
+            out.add_expansion(DYN, quoted=True)  # a number: never splits into flags or paths
+        elif kind == "process_substitution":
+            out.add("/dev/fd/63", quoted=True)
+        elif kind in ('"', "'"):
+            out.mark_quoted()
+        else:
+            out.add_expansion(DYN, quoted)
+
+    def _expansion_value(self, node, scope: Scope) -> str:
+        names = [c for c in node.named_children if c.type in ("variable_name", "special_variable_name")]
+        text = self.text(node)
+        if len(node.named_children) == 1 and names and re.fullmatch(r"\$\{\w+\}", text):
+            return scope.lookup(self.text(names[0]))
+        m = re.fullmatch(r"\$\{(\w+):?[-=](.*)\}", text, re.S)
+        if m:  # ${X:-default}: X if we know it, else unknown (the default is only a guess)
+            value = scope.lookup(m.group(1))
+            return value if value and DYN not in value else DYN
+        return DYN
+
+
+def _is_name(name: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
+
+
+def _tilde(value: str, scope: Scope) -> str:
+    if not value.startswith("~"):
+        return value
+    head, sep, rest = value.partition("/")
+    if head == "~":
+        base = scope.home
+    elif head == "~+" and scope.cwd:
+        base = scope.cwd
+    elif re.fullmatch(r"~[a-z_][a-z0-9_.-]*", head):
+        base = "/root" if head == "~root" else "/home/" + head[1:]
+    else:
+        return value
+    return base + (sep + rest if sep else "")
+
+
+class _FieldBuilder:
+    """Accumulates the pieces of one argument into fields, splitting unquoted expansions."""
+
+    def __init__(self, raw: str):
+        self.raw = raw
+        self.fields: list[Word] = []
+        self.cur: list[str] = []
+        self.cur_quoted = False
+        self.cur_glob = False
+        self.has_cur = False
+
+    @property
+    def at_start(self) -> bool:
+        return not self.has_cur and not self.fields
+
+    def mark_quoted(self) -> None:
+        self.cur_quoted = True
+        self.has_cur = True
+
+    def add(self, text: str, quoted: bool, glob: bool = False) -> None:
+        self.cur.append(text)
+        self.cur_quoted |= quoted
+        self.cur_glob |= glob
+        self.has_cur = True
+
+    def add_expansion(self, value: str, quoted: bool) -> None:
+        if quoted or value == DYN:
+            if value == DYN and not quoted:
+                self.cur_glob = self.cur_glob  # unknown: may split, but we keep one field
+            self.add(value, quoted=quoted)
+            return
+        pieces = value.split()
+        if not pieces:
+            return
+        if value[:1].isspace():
+            self._flush()
+        for i, piece in enumerate(pieces):
+            if i:
+                self._flush()
+            self.add(piece, quoted=False, glob=any(c in piece for c in "*?["))
+        if value[-1:].isspace():
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.has_cur:
+            self.fields.append(Word("".join(self.cur), self.raw, self.cur_quoted, self.cur_glob))
+        self.cur, self.cur_quoted, self.cur_glob, self.has_cur = [], False, False, False
+
+    def finish(self) -> list[Word]:
+        self._flush()
+        return self.fields
+
+
+def join_words(words: Iterable[Word]) -> str:
+    return " ".join(w.display() for w in words)
