@@ -1,0 +1,107 @@
+"""The "always allow" dialog: choose the scope — this exact call, a pattern it proposes
+(editable), or an allow rule saved in a user plugin file."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...broker.queue import PendingCall
+from ...core.session import Approval
+from ..present import agent_label
+
+
+@dataclass(frozen=True)
+class AlwaysOption:
+    kind: str  # exact | pattern | rule
+    title: str
+    detail: str
+    approval: Approval | None
+    disabled_reason: str = ""  # why it is not offered
+
+
+@dataclass(frozen=True)
+class AlwaysChoice:
+    kind: str
+    approval: Approval
+
+
+class AlwaysAllowScreen(ModalScreen[AlwaysChoice | None]):
+    BINDINGS = [
+        Binding("escape", "dismiss_none", "Cancel"),
+        Binding("1", "pick('exact')", "This call", show=False),
+        Binding("2", "pick('pattern')", "Pattern", show=False),
+        Binding("3", "pick('rule')", "Rule", show=False),
+        Binding("e", "edit_pattern", "Edit pattern", show=False),
+    ]
+
+    def __init__(self, pending: PendingCall, options: list[AlwaysOption]) -> None:
+        super().__init__()
+        self.pending = pending
+        self.options = {o.kind: o for o in options}
+        pattern = self.options.get("pattern")
+        self.pattern_value = pattern.approval.value if pattern and pattern.approval else ""
+
+    def compose(self) -> ComposeResult:
+        call = self.pending.call
+        with Vertical(id="always-dialog", classes="dialog"):
+            yield Static(Content.assemble(("Always allow", "bold"), ("  ", ""),
+                                          (f"{agent_label(call)} · {call.tool}", "$text-muted")), classes="dialog-title")
+            yield Static(call.summary(200), classes="dialog-call")
+            items = []
+            for number, kind in enumerate(("exact", "pattern", "rule"), 1):
+                option = self.options.get(kind)
+                if option is None:
+                    continue
+                body = Content.assemble((f"{number}  ", "bold $text-accent"), (option.title, "bold"), "\n   ",
+                                        (option.disabled_reason or option.detail, "$text-muted"))
+                items.append(Option(body, id=kind, disabled=bool(option.disabled_reason)))
+            yield OptionList(*items, id="always-options")
+            yield Input(self.pattern_value, placeholder="glob pattern, e.g. npm test*", id="always-pattern",
+                        disabled="pattern" not in self.options or bool(self.options["pattern"].disabled_reason))
+            yield Static(Content.assemble(("enter", "bold"), (" choose  ", "$text-muted"), ("1 2 3", "bold"),
+                                          (" pick  ", "$text-muted"), ("e", "bold"), (" edit pattern  ", "$text-muted"),
+                                          ("esc", "bold"), (" cancel", "$text-muted")), classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.focus()
+        for index in range(options.option_count):
+            if not options.get_option_at_index(index).disabled:
+                options.highlighted = index
+                break
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+    def action_edit_pattern(self) -> None:
+        field = self.query_one("#always-pattern", Input)
+        if not field.disabled:
+            field.focus()
+
+    def action_pick(self, kind: str) -> None:
+        option = self.options.get(kind)
+        if option is None or option.disabled_reason or option.approval is None:
+            self.app.bell()
+            return
+        approval = option.approval
+        if kind in ("pattern", "rule"):
+            value = self.query_one("#always-pattern", Input).value.strip() or approval.value
+            approval = Approval("pattern", approval.tool, value)
+        self.dismiss(AlwaysChoice(kind, approval))
+
+    @on(OptionList.OptionSelected, "#always-options")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.action_pick(event.option.id)
+
+    @on(Input.Submitted, "#always-pattern")
+    def _pattern_submitted(self) -> None:
+        self.action_pick("pattern")

@@ -1,0 +1,49 @@
+"""The top line of every screen: the screens and their keys, the broker, the queue size."""
+from __future__ import annotations
+
+from textual.content import Content
+from textual.style import Style
+from textual.widgets import Static
+
+SCREENS = (("console", "1", "Console"), ("rules", "2", "Rules"), ("playground", "3", "Playground"),
+           ("editor", "4", "Editor"), ("history", "5", "History"))
+
+BROKER_LOOK = {"listening": ("●", "$text-success"), "starting": ("○", "$text-muted"),
+               "failed": ("●", "$text-error"), "stopped": ("○", "$text-muted"), "off": ("○", "$text-muted"),
+               "demo": ("●", "$guard")}
+
+
+class NavBar(Static):
+    def __init__(self, current: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.current = current
+
+    def on_mount(self) -> None:
+        for name in ("pending_count", "broker_state", "broker_detail"):
+            self.watch(self.app, name, lambda _value: self.redraw(), init=False)
+        self.redraw()
+
+    def redraw(self) -> None:
+        pieces: list[Content | tuple[str, str | Style]] = [(" ⛨ guardtui ", "bold $guard")]
+        for mode, key, title in SCREENS:
+            click = Style.from_meta({"@click": f"app.show({mode!r})"})
+            style = "bold reverse $primary" if mode == self.current else "$text-muted"
+            pieces.append(Content.assemble((f" {key} ", style), (f"{title} ", style)).stylize(click))
+            pieces.append((" ", ""))
+        left = Content.assemble(*pieces)
+        app = self.app
+        state = getattr(app, "broker_state", "off")
+        detail = getattr(app, "broker_detail", "")
+        count = getattr(app, "pending_count", 0)
+        dot, dot_style = BROKER_LOOK.get(state, ("○", "$text-muted"))
+        waiting = (f"{count} waiting ", "bold $text-warning") if count else ("nothing waiting ", "$text-muted")
+        right = Content.assemble((f"{dot} ", dot_style), (f"{detail or state}  ", "$text-muted"), waiting)
+        width = self.size.width or 80
+        gap = max(1, width - left.cell_length - right.cell_length)
+        if left.cell_length + right.cell_length + 1 > width:
+            right = Content.assemble(waiting)
+            gap = max(1, width - left.cell_length - right.cell_length)
+        self.update(Content.assemble(left, " " * gap, right))
+
+    def on_resize(self) -> None:
+        self.redraw()
