@@ -41,7 +41,8 @@ class UnsupportedEvent(PayloadError):
 def denial_message(call: ToolCall, reason: str) -> str:
     what = call.summary(160)
     target = f" `{what}`" if what and what != "{}" else ""
-    return f"guardtui blocked this {call.tool} call{target}: {reason}. {DENIAL_NOTE}"
+    tool = f" {call.tool}" if call.tool else ""
+    return f"guardtui blocked this{tool} call{target}: {reason}. {DENIAL_NOTE}"
 
 
 def ask_message(reason: str) -> str:
@@ -58,7 +59,7 @@ def fail_safe(render: Callable[[ToolCall, Verdict, str], dict | None], events: t
     """The answer to a payload we could not read: ask where the agent can (and does) ask, else deny.
 
     Never allow. The mode is unknown, so it is taken to be the worst: no prompt of the agent's own."""
-    call = ToolCall("unknown", {}, "", event=event if event in events else default, mode=UNKNOWN_MODE)
+    call = ToolCall("", {}, "", event=event if event in events else default, mode=UNKNOWN_MODE)
     return render(call, Verdict.ASK, f"could not judge this call ({error})")
 
 

@@ -66,7 +66,8 @@ def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
         return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
     if verdict is Verdict.ASK and not base.agent_asks(call):
         verdict = Verdict.DENY
-        reason = f"{reason} (guardtui would ask, but Codex runs with its approvals off, so it denies)"
+        why = "" if call.mode == base.UNKNOWN_MODE else f" and Codex runs with its approvals off ({call.mode})"
+        reason = f"{reason}; Codex's PreToolUse hook cannot ask{why}, so guardtui denies"
     if verdict is not Verdict.DENY:
         return None  # PreToolUse cannot allow or ask: silence lets Codex's own approval go on
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",

@@ -96,7 +96,8 @@ class Broker:
         assert token
         app = web.Application(client_max_size=self.max_body, middlewares=[self._guard])
         app.router.add_post("/hooks/{agent}", self._hook)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
+                                  shutdown_timeout=2.0)
         await runner.setup()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardtui-engine")
         self._runner = runner
@@ -104,7 +105,7 @@ class Broker:
             if self._want_socket:
                 await self._listen_unix(runner)
             if self._want_port is not None:
-                site = web.TCPSite(runner, self.host, self._want_port, shutdown_timeout=2.0)
+                site = web.TCPSite(runner, self.host, self._want_port)
                 try:
                     await site.start()
                 except OSError as exc:
@@ -226,7 +227,7 @@ class Broker:
             if await _answers(path):
                 raise BrokerError(f"another guardtui broker is running (its socket {path} answers)")
             path.unlink()  # left behind by a broker that died
-        site = web.UnixSite(runner, str(path), shutdown_timeout=2.0)
+        site = web.UnixSite(runner, str(path))
         await site.start()
         os.chmod(path, 0o600)
         self._socket_inode = path.stat().st_ino
