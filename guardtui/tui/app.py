@@ -221,6 +221,11 @@ class GuardApp(App[int]):
         self.plugins_signal.publish(None)
 
     def _log(self, line: LogLine) -> None:
+        # the watcher and a save of our own may both report the same reload: say it once
+        for recent in list(self.log_backlog)[-4:]:
+            if (recent.label, recent.rule, recent.text) == (line.label, line.rule, line.text) and \
+                    line.label in ("reload", "error") and abs(line.ts - recent.ts) < 5:
+                return
         self.log_backlog.append(line)
         self.log_signal.publish(line)
 
@@ -263,17 +268,17 @@ class GuardApp(App[int]):
     def answer_deny(self, pending: PendingCall, message: str | None = None) -> bool:
         return self._done_or_warn(self.queue.deny(pending.id, message))
 
-    def answer_always(self, pending: PendingCall, choice: AlwaysChoice) -> bool:
+    async def answer_always(self, pending: PendingCall, choice: AlwaysChoice) -> bool:
         if pending.decision.blast_radius is BlastRadius.CRITICAL:
             self.notify("A critical call can be allowed once, never always.", severity="error")
             return False
         if choice.kind == "rule":
             try:
                 path = plugin_files.save_allow_rule(self.locations, self.cwd, pending.call, choice.approval)
-            except plugin_files.PluginEditError as exc:
+            except (plugin_files.PluginEditError, OSError) as exc:
                 self.notify(str(exc), title="Rule not saved", severity="error", timeout=8)
                 return False
-            self.reload_plugins()
+            await self.reload_plugins([str(path)])
             self.notify(f"Saved to {short_path(str(path), self.display_home)}", title="Allow rule saved")
         return self._done_or_warn(self.queue.allow(pending.id, choice.approval))
 
@@ -297,11 +302,14 @@ class GuardApp(App[int]):
                                         f"{target}: {pattern.value}", pattern, blocker))
         return options
 
-    def reload_plugins(self) -> None:
-        """Re-read the plugin files now (the watcher does it too; this is for our own saves)."""
-        plugin_files.reload(self.engine, self.locations, self.cwd)
+    async def reload_plugins(self, changed: list[str] | None = None) -> Any:
+        """Re-read the plugin files now (the watcher does it too; this is for our own saves, so
+        the change is in force before the next call is answered). Returns the PluginSet."""
+        loaded = await plugin_files.reload(self.engine, self.locations, self.cwd, self._event_sink(None),
+                                           changed or [])
         self.last_reload = self.clock()
         self.post_message(PluginsChanged())
+        return loaded
 
     # -- screens ---------------------------------------------------------------------
     def action_show(self, mode: str) -> None:

@@ -13,19 +13,15 @@ from typing import Callable
 from ..broker.queue import Outcome, PendingQueue
 from ..core.config import Locations
 from ..core.engine import Engine
-from ..core.factory import build_engine
+from ..commands.common import cli_engine
 from ..core.shell.analyze import Analyzer
 from .app import ConsoleSettings, Feeder, GuardApp
 from .demo import DemoFeeder, DemoWorld, build_world, scenario
-from .plugin_files import plugins_module
 
 
-def console_engine(locations: Locations, cwd: str, *, record: bool = True, path_env: str | None = None) -> Engine:
-    """The engine over the user's config and the project's plugins."""
-    module = plugins_module()
-    plugin_rule = module.PluginRule(module.load_plugin_set(locations, cwd).plugins) if module is not None else None
-    return build_engine(locations, record=record, plugin_rule=plugin_rule,
-                        path_env=os.environ.get("PATH", "") if path_env is None else path_env)
+def console_engine(locations: Locations, cwd: str, *, path_env: str | None = None) -> Engine:
+    """The engine over the user's config and the project's plugins, recording to the audit log."""
+    return cli_engine(cwd, record=True, locations=locations, path_env=path_env)
 
 
 def make_app(engine: Engine, *, locations: Locations, cwd: str, port: int | None = None, broker: bool = True,

@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import io
 import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable
 
 import yaml
 
+from ..commands.rules import trust as trust_command
 from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent
 from ..core.model import Decision, ToolCall
+from ..core.plugins import USER, Plugin, PluginRule, PluginSet, load_plugin_set, plugin_dirs, plugin_files, watch_plugins
+from ..core.plugins.selftest import SelfTestResult, run_plugin_tests
+from ..core.plugins.watch import Reloader
 from ..core.session import Approval
 
 APPROVALS_FILE = "console-approvals.yaml"
 PLAYGROUND_FILE = "playground.yaml"
-PLUGIN_RULE_ID = "plugins"
 # characters that end or chain a shell command: a saved pattern never matches across them
 SHELL_BREAKS = r"[^;&|`$()<>\n]"
 
@@ -41,10 +45,10 @@ def approvals_file(locations: Locations) -> Path:
 def rule_blocker(engine: Engine, decision: Decision) -> str:
     """Why a plugin allow rule could not change this decision ("" when it could)."""
     ids = [r.id for r in engine.rules]
-    if PLUGIN_RULE_ID not in ids:
+    if PluginRule.id not in ids:
         return "plugins are not loaded in this console"
     deciding = (decision.rule or "").split("/", 1)[0]
-    if deciding in ids and ids.index(deciding) < ids.index(PLUGIN_RULE_ID):
+    if deciding in ids and ids.index(deciding) < ids.index(PluginRule.id):
         return f"{deciding} judges this before plugins do, so a plugin rule cannot allow it"
     return ""
 
@@ -164,15 +168,6 @@ def save_test(path: Path, call: ToolCall, expect: str, locations: Locations, cwd
     write_validated(path, insert_item(text, "tests", flow(test_case(call, expect))), locations, cwd)
 
 
-def writable_files(locations: Locations, cwd: str) -> list[Path]:
-    """Plugin files that exist in the guard directories (user first, then project)."""
-    module = plugins_module()
-    if module is None:
-        return []
-    out: list[Path] = []
-    for directory in module.plugin_dirs(locations, cwd):
-        out.extend(module.plugin_files(directory.path))
-    return out
 
 
 def write_validated(path: Path, text: str, locations: Locations, cwd: str) -> None:
@@ -195,73 +190,61 @@ def atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-# -- loading (the plugin system's own functions) --------------------------------------------
-def plugins_module():
-    try:
-        from ..core import plugins
-    except ImportError:  # pragma: no cover - before the plugin system lands
-        return None
-    return plugins
+# -- loading, testing, trusting: the plugin system's own functions ---------------------------
+def load(locations: Locations, cwd: str, last_good: Iterable[Plugin] = ()) -> PluginSet:
+    return load_plugin_set(locations, cwd, last_good)
 
 
-def load(locations: Locations, cwd: str):
-    module = plugins_module()
-    return None if module is None else module.load_plugin_set(locations, cwd)
+def in_force(engine: Engine) -> tuple[Plugin, ...]:
+    rule = next((r for r in engine.rules if r.id == PluginRule.id), None)
+    return tuple(getattr(rule, "plugins", ()))
 
 
 def file_errors(path: Path, locations: Locations, cwd: str) -> list[str]:
-    plugin_set = load(locations, cwd)
-    if plugin_set is None:
-        return []
+    """This file's load errors, one line each (`line 4: patterns[0].verdict: …`)."""
+    target = path.resolve()
     out = []
-    for error in plugin_set.errors:
-        if Path(str(error.file)).resolve() == path.resolve():
-            out.append(f"line {error.line}: {error.message}" if getattr(error, "line", None) else error.message)
+    for error in load(locations, cwd).errors:
+        if Path(str(error.file)).resolve() == target:
+            where = f"line {error.line}: " if error.line else ""
+            field = f"{error.field}: " if getattr(error, "field", "") else ""
+            out.append(f"{where}{field}{error.message}")
     return out
 
 
-def plugin_for_file(path: Path, locations: Locations, cwd: str) -> Any:
+def writable_files(locations: Locations, cwd: str) -> list[Path]:
+    """Plugin files that exist in the guard directories (user first, then project)."""
+    return [path for directory in plugin_dirs(locations, cwd) for path in plugin_files(directory.path)]
+
+
+def user_dirs(locations: Locations, cwd: str) -> set[Path]:
+    return {d.path for d in plugin_dirs(locations, cwd) if d.level == USER}
+
+
+def plugin_for_file(path: Path, plugins: Iterable[Plugin]) -> Plugin | None:
     """The plugin in force that this file provides, or None."""
-    plugin_set = load(locations, cwd)
-    if plugin_set is None:
-        return None
     target = path.resolve()
-    return next((p for p in plugin_set.plugins if Path(p.file).resolve() == target), None)
+    return next((p for p in plugins if Path(p.file).resolve() == target), None)
 
 
-def run_tests(plugin: Any) -> list[Any]:
-    module = plugins_module()
-    if module is None:
-        return []
-    from ..core.plugins.selftest import run_plugin_tests
+def run_tests(plugin: Plugin) -> list[SelfTestResult]:
     return run_plugin_tests(plugin)
 
 
 def trust(file: str, locations: Locations, cwd: str) -> str:
-    """Trust a project plugin file's current content; returns what `guardtui trust` would say."""
-    import io
-
-    from ..commands.rules import trust as trust_command
-
+    """Trust a project plugin file's current content; returns what `guardtui trust` says."""
     out = io.StringIO()
     trust_command(file, locations, cwd, out)
     return out.getvalue().strip()
 
 
-def reload(engine: Engine, locations: Locations, cwd: str) -> None:
-    module = plugins_module()
-    if module is None:
-        return
-    plugin_set = module.load_plugin_set(locations, cwd)
-    if any(r.id == PLUGIN_RULE_ID for r in engine.rules):
-        engine.replace_rule(PLUGIN_RULE_ID, module.PluginRule(plugin_set.plugins))
+async def reload(engine: Engine, locations: Locations, cwd: str, on_event: Callable[[GuardEvent], None],
+                 changed: Iterable[str] = ()) -> PluginSet | None:
+    """Re-read the plugin files now, as the watcher would (last good versions kept, the swap
+    atomic, the change reported as a guard event)."""
+    return await Reloader(engine, locations, cwd, on_event).reload(set(changed))
 
 
 async def watch(engine: Engine, locations: Locations, cwd: str, on_event: Callable[[GuardEvent], None],
                 stop: asyncio.Event) -> None:
-    module = plugins_module()
-    watcher = getattr(module, "watch_plugins", None) if module is not None else None
-    if watcher is None:
-        await stop.wait()
-        return
-    await watcher(engine, locations, cwd, on_event, stop)
+    await watch_plugins(engine, locations, cwd, on_event, stop)

@@ -26,3 +26,19 @@ def fit(text: str, width: int) -> str:
             used += w
         text = "".join(out) + "…"
     return text + " " * max(0, width - cell_len(text))
+
+
+def fill_table(table, headers: list[str], rows: list[tuple[list[str | Content], str]],
+               widest: int = 60) -> None:
+    """Replace a DataTable's columns and rows; widths fitted to the text (DataTable cannot
+    measure styled Content cells by itself)."""
+    widths = [cell_len(h) for h in headers]
+    for cells, _key in rows:
+        for i, value in enumerate(cells):
+            plain = value.plain if isinstance(value, Content) else str(value)
+            widths[i] = min(widest, max(widths[i], cell_len(plain)))
+    table.clear(columns=True)
+    for header, width in zip(headers, widths):
+        table.add_column(header, width=width)
+    for cells, key in rows:
+        table.add_row(*cells, key=key)

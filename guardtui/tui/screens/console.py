@@ -130,9 +130,9 @@ class ConsoleScreen(Screen[None]):
             self.notify("A critical call can be allowed once (y), never always.", severity="error")
             return
 
-        def chosen(choice: AlwaysChoice | None) -> None:
+        async def chosen(choice: AlwaysChoice | None) -> None:
             if choice is not None:
-                self.app.answer_always(pending, choice)  # type: ignore[attr-defined]
+                await self.app.answer_always(pending, choice)  # type: ignore[attr-defined]
 
         self.app.push_screen(AlwaysAllowScreen(pending, self.app.always_options(pending)), chosen)  # type: ignore
 

@@ -85,14 +85,13 @@ class EditorScreen(Screen[None]):
         self.files = plugin_files.writable_files(app.locations, app.cwd)  # type: ignore[attr-defined]
         if self.path is not None and self.path not in self.files and self.path.exists():
             self.files.append(self.path)
-        home = app.display_home  # type: ignore[attr-defined]
+        user_dirs = plugin_files.user_dirs(app.locations, app.cwd)  # type: ignore[attr-defined]
         options = self.query_one("#editor-files", OptionList)
         options.clear_options()
         for index, path in enumerate(self.files):
             marker = ("● ", "$guard") if path == self.path else ("  ", "")
-            options.add_option(Option(Content.assemble(marker, (path.name, "bold"), "\n  ",
-                                                       (short_path(str(path.parent), home), "$text-muted")),
-                                      id=str(index)))
+            style = "bold" if path == self.path else ("" if path.parent in user_dirs else "$text-accent")
+            options.add_option(Option(Content.assemble(marker, (path.name, style)), id=str(index)))
 
     @property
     def dirty(self) -> bool:
@@ -155,7 +154,7 @@ class EditorScreen(Screen[None]):
         self._edited()
         self.query_one("#editor-text", TextArea).focus()
 
-    def action_save(self) -> None:
+    async def action_save(self) -> None:
         if self.path is None:
             self.notify("Open a plugin file first (or ctrl+n for a new one).", severity="warning")
             return
@@ -170,7 +169,7 @@ class EditorScreen(Screen[None]):
         self.saved_text = text
         self._edited()
         errors = plugin_files.file_errors(self.path, app.locations, app.cwd)  # type: ignore[attr-defined]
-        app.reload_plugins()  # type: ignore[attr-defined]
+        loaded = await app.reload_plugins([str(self.path)])  # type: ignore[attr-defined]
         tests = self.query_one(TestResults)
         if errors:
             tests.show(None)
@@ -179,7 +178,7 @@ class EditorScreen(Screen[None]):
             lines += [Content.styled("  " + e, "$text-error") for e in errors]
             self._status(Content("\n").join(lines))
             return
-        plugin = plugin_files.plugin_for_file(self.path, app.locations, app.cwd)  # type: ignore[attr-defined]
+        plugin = plugin_files.plugin_for_file(self.path, loaded.plugins if loaded else ())
         if plugin is None:
             self._status(Content.styled("Saved. It is not in force here (is it in a guards directory?).",
                                         "$text-warning"))

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from .. import plugin_files
 from ..present import fmt_clock, short_path
+from ..render import fill_table
 from ..widgets.nav_bar import NavBar
 from ..widgets.test_results import TestResults
 
@@ -43,26 +44,27 @@ class RulesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("#", "level", "id", "file", "patterns", "tests", "trusted")
         self.query_one("#rules-detail").border_title = "Plugin"
         self.app.plugins_signal.subscribe(self, lambda _none: self.load())  # type: ignore[attr-defined]
         self.load()
 
     def load(self) -> None:
         app = self.app
-        self.plugin_set = plugin_files.load(app.locations, app.cwd)  # type: ignore[attr-defined]
+        self.plugin_set = plugin_files.load(app.locations, app.cwd,  # type: ignore[attr-defined]
+                                            plugin_files.in_force(app.engine))  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
         row = table.cursor_row
-        table.clear()
-        self.plugins = list(self.plugin_set.plugins) if self.plugin_set is not None else []
+        self.plugins = list(self.plugin_set.plugins)
         home = app.display_home  # type: ignore[attr-defined]
+        rows = []
         for number, plugin in enumerate(self.plugins, 1):
             trusted = Content.styled("yes", "$text-success") if plugin.trusted else \
                 Content.styled("no: may only tighten", "$text-warning")
-            ident = Content.styled(plugin.id, "bold $text-error") if plugin.broken else Content(plugin.id)
-            table.add_row(str(number), plugin.level, ident, short_path(plugin.file, home),
-                          str(len(plugin.patterns)), str(len(plugin.tests)), trusted, key=plugin.file + "#" + plugin.id)
+            ident = Content.styled(plugin.id + " (broken)", "bold $text-error") if plugin.broken else \
+                Content(plugin.id)
+            rows.append(([str(number), plugin.level, ident, short_path(plugin.file, home),
+                          str(len(plugin.patterns)), str(len(plugin.tests)), trusted], f"{plugin.file}#{plugin.id}"))
+        fill_table(table, ["#", "level", "id", "file", "patterns", "tests", "trusted"], rows)
         if self.plugins:
             table.move_cursor(row=min(row, len(self.plugins) - 1))
         self._status()
@@ -71,9 +73,6 @@ class RulesScreen(Screen[None]):
 
     def _status(self) -> None:
         loaded = self.plugin_set
-        if loaded is None:
-            self.query_one("#rules-status", Static).update("Plugins are not available in this build.")
-            return
         errors = len(loaded.errors)
         last = self.app.last_reload or loaded.loaded_at  # type: ignore[attr-defined]
         self.query_one("#rules-status", Static).update(Content.assemble(
@@ -83,7 +82,7 @@ class RulesScreen(Screen[None]):
 
     def _errors(self) -> None:
         box = self.query_one("#rules-errors", Static)
-        errors = list(self.plugin_set.errors) if self.plugin_set is not None else []
+        errors = list(self.plugin_set.errors)
         box.display = bool(errors)
         if errors:
             home = self.app.display_home  # type: ignore[attr-defined]
@@ -149,7 +148,7 @@ class RulesScreen(Screen[None]):
         results = plugin_files.run_tests(plugin)
         self.app.call_from_thread(self.query_one(TestResults).show, results, plugin.id)
 
-    def action_trust(self) -> None:
+    async def action_trust(self) -> None:
         plugin = self.current()
         if plugin is None:
             return
@@ -159,7 +158,7 @@ class RulesScreen(Screen[None]):
         except Exception as exc:
             self.notify(str(exc), title="Not trusted", severity="error", timeout=8)
             return
-        app.reload_plugins()  # type: ignore[attr-defined]
+        await app.reload_plugins([plugin.file])  # type: ignore[attr-defined]
         self.notify(message, title="Trust")
 
     def action_edit(self) -> None:
@@ -167,6 +166,6 @@ class RulesScreen(Screen[None]):
         if plugin is not None:
             self.app.edit_file(plugin.file)  # type: ignore[attr-defined]
 
-    def action_reload(self) -> None:
-        self.app.reload_plugins()  # type: ignore[attr-defined]
+    async def action_reload(self) -> None:
+        await self.app.reload_plugins()  # type: ignore[attr-defined]
         self.load()

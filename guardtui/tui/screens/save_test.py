@@ -54,7 +54,7 @@ class SaveTestScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
     @on(OptionList.OptionSelected, "#save-test-files")
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
+    async def _chosen(self, event: OptionList.OptionSelected) -> None:
         app = self.app
         if event.option.id == "new":
             path = plugin_files.playground_file(app.locations)  # type: ignore[attr-defined]
@@ -66,6 +66,14 @@ class SaveTestScreen(ModalScreen[Path | None]):
         except (plugin_files.PluginEditError, OSError) as exc:
             self.notify(str(exc), title="Test not saved", severity="error", timeout=8)
             return
-        app.reload_plugins()  # type: ignore[attr-defined]
-        self.notify(f"Test added to {path.name} (expect {expect}).", title="Saved")
+        loaded = await app.reload_plugins([str(path)])  # type: ignore[attr-defined]
+        plugin = plugin_files.plugin_for_file(path, loaded.plugins if loaded else ())
+        results = plugin_files.run_tests(plugin) if plugin is not None else []
+        failed = [r for r in results if not r.passed]
+        if failed:
+            self.notify(f"Test added to {path.name}, but {len(failed)} of {len(results)} fail: "
+                        f"{failed[0].explain()}", title="Saved", severity="warning", timeout=10)
+        else:
+            self.notify(f"Test added to {path.name} (expect {expect}); {len(results)} test(s) pass.",
+                        title="Saved")
         self.dismiss(path)
