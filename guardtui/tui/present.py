@@ -42,11 +42,7 @@ def call_text(call: ToolCall, home: str = "", width: int = 200) -> str:
     if call.is_shell:
         text = call.command
     elif call.file_path is not None:
-        path = call.file_path
-        cwd = call.cwd.rstrip("/")
-        if cwd and path.startswith(cwd + "/"):
-            path = path[len(cwd) + 1:]
-        text = short_path(path, home)
+        text = project_path(call.file_path, call.cwd, home)
     else:
         text = "  ".join(f"{k}={_compact(v)}" for k, v in sorted(call.input.items()))
     text = " ".join(text.split())
@@ -73,6 +69,14 @@ def expand_tilde(path: str, home: str) -> str:
     if home and (path == "~" or path.startswith("~/")):
         return home.rstrip("/") + path[1:]
     return path
+
+
+def project_path(path: str, cwd: str, home: str) -> str:
+    """A path relative to the project when inside it, else with `~` for home."""
+    cwd = cwd.rstrip("/")
+    if cwd and path.startswith(cwd + "/"):
+        return path[len(cwd) + 1:]
+    return short_path(path, home)
 
 
 def short_path(path: str, home: str) -> str:

@@ -19,18 +19,18 @@ from ..widgets.nav_bar import NavBar
 from ..widgets.test_results import TestResults
 
 TEMPLATE = """\
-# A guardtui plugin: patterns decide (first match wins), tests prove it.
+# A guardtui plugin: patterns decide (the first that matches), tests prove it.
 id: my-guard
 tool: Bash
-description: What this plugin guards against
+description: Our own CLI changes the production catalogue
 patterns:
-  - match: '^\\s*terraform\\s+(apply|destroy)\\b'
+  - match: '^\\s*shopctl\\s+(reindex|migrate|purge)\\b'
     verdict: ask
-    reason: Terraform changes real infrastructure
+    reason: shopctl changes the production catalogue
     blast_radius: high
 tests:
-  - {command: "terraform apply", expect: ask}
-  - {command: "terraform plan", expect: ask}
+  - {command: "shopctl reindex --all", expect: ask}
+  - {command: "echo shopctl reindex", expect: allow}
 """
 
 

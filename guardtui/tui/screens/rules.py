@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from .. import plugin_files
-from ..present import fmt_clock, short_path
+from ..present import fmt_clock, project_path, short_path
 from ..render import fill_table
 from ..widgets.nav_bar import NavBar
 from ..widgets.test_results import TestResults
@@ -59,10 +59,10 @@ class RulesScreen(Screen[None]):
         rows = []
         for number, plugin in enumerate(self.plugins, 1):
             trusted = Content.styled("yes", "$text-success") if plugin.trusted else \
-                Content.styled("no: may only tighten", "$text-warning")
+                Content.styled("no (tightens only)", "$text-warning")
             ident = Content.styled(plugin.id + " (broken)", "bold $text-error") if plugin.broken else \
                 Content(plugin.id)
-            rows.append(([str(number), plugin.level, ident, short_path(plugin.file, home),
+            rows.append(([str(number), plugin.level, ident, project_path(plugin.file, app.cwd, home),
                           str(len(plugin.patterns)), str(len(plugin.tests)), trusted], f"{plugin.file}#{plugin.id}"))
         fill_table(table, ["#", "level", "id", "file", "patterns", "tests", "trusted"], rows)
         if self.plugins:

@@ -13,6 +13,7 @@ def summary(results: Sequence[Any]) -> tuple[int, int]:
 
 
 class TestResults(Static):
+    __test__ = False  # a widget, not a pytest class
     def running(self, plugin_id: str) -> None:
         self.display = True
         self.update(Content.styled(f"Running {plugin_id}'s tests…", "$text-muted"))
