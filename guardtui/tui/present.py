@@ -117,6 +117,9 @@ def warning_for(call: ToolCall, decision: Decision, home: str = "") -> Warning:
     reason = tilde(decision.reason, home)
     if decision.blast_radius is BlastRadius.UNKNOWN or decision.verdict is Verdict.LLM:
         what = "command" if call.is_shell else ("tool" if noun == "tool call" else noun)
+        for prefix in ("unrecognised command — not classified as safe: ", "unrecognised command: "):
+            if reason.lower().startswith(prefix):
+                reason = reason[len(prefix):]
         return Warning("unrecognised", "⚠", f"Unrecognised {what} — not classified as safe", None, reason)
     if decision.verdict is Verdict.ALLOW:
         heading = "Read-only command — safe" if decision.category == "read-only" and call.is_shell else \

@@ -64,6 +64,8 @@ class AlwaysAllowScreen(ModalScreen[AlwaysChoice | None]):
                                         (option.disabled_reason or option.detail, "$text-muted"))
                 items.append(Option(body, id=kind, disabled=bool(option.disabled_reason)))
             yield OptionList(*items, id="always-options")
+            yield Static(Content.assemble(("Pattern for 2 and 3", "bold"), (" — a glob; it must match every part "
+                                          "of a command that asks (e to edit)", "$text-muted")), classes="dialog-label")
             yield Input(self.pattern_value, placeholder="glob pattern, e.g. npm test*", id="always-pattern",
                         disabled="pattern" not in self.options or bool(self.options["pattern"].disabled_reason))
             yield Static(Content.assemble(("enter", "bold"), (" choose  ", "$text-muted"), ("1 2 3", "bold"),

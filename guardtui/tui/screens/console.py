@@ -58,7 +58,7 @@ class ConsoleScreen(Screen[None]):
         for line in self.app.log_backlog:  # type: ignore[attr-defined]
             self.query_one(GuardLog).add(line)
         self._update_empty_text()
-        self.set_interval(1.0, self._tick, name="console-tick")
+        self.set_interval(1.0, self.refresh_times, name="console-tick")
 
     # -- feeds -----------------------------------------------------------------------
     def _on_calls(self, change: tuple[str, PendingCall]) -> None:
@@ -73,7 +73,8 @@ class ConsoleScreen(Screen[None]):
     def _on_log(self, line: LogLine) -> None:
         self.query_one(GuardLog).add(line)
 
-    def _tick(self) -> None:
+    def refresh_times(self) -> None:
+        """Ages and countdowns move: redraw them (once a second)."""
         self.query_one(PendingList).refresh()
         self.query_one(CallDetail).refresh_head()
 

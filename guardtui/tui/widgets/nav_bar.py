@@ -24,26 +24,33 @@ class NavBar(Static):
         self.redraw()
 
     def redraw(self) -> None:
-        pieces: list[Content | tuple[str, str | Style]] = [(" ⛨ guardtui ", "bold $guard")]
-        for mode, key, title in SCREENS:
-            click = Style.from_meta({"@click": f"app.show({mode!r})"})
-            style = "bold reverse $primary" if mode == self.current else "$text-muted"
-            pieces.append(Content.assemble((f" {key} ", style), (f"{title} ", style)).stylize(click))
-            pieces.append((" ", ""))
-        left = Content.assemble(*pieces)
+        width = self.size.width or 80
         app = self.app
         state = getattr(app, "broker_state", "off")
         detail = getattr(app, "broker_detail", "")
         count = getattr(app, "pending_count", 0)
         dot, dot_style = BROKER_LOOK.get(state, ("○", "$text-muted"))
         waiting = (f"{count} waiting ", "bold $text-warning") if count else ("nothing waiting ", "$text-muted")
-        right = Content.assemble((f"{dot} ", dot_style), (f"{detail or state}  ", "$text-muted"), waiting)
-        width = self.size.width or 80
+        # as much as fits: full titles and the broker's address, then shorter, then keys only
+        for titles, broker, gaps in ((True, True, True), (True, False, True), (True, False, False),
+                                     (False, False, True)):
+            left = self._tabs(titles, gaps)
+            right = Content.assemble((f"{dot} ", dot_style), (f"{detail or state}  ", "$text-muted"), waiting) \
+                if broker else Content.assemble((f"{dot} ", dot_style), waiting)
+            if left.cell_length + right.cell_length + 1 <= width:
+                break
         gap = max(1, width - left.cell_length - right.cell_length)
-        if left.cell_length + right.cell_length + 1 > width:
-            right = Content.assemble(waiting)
-            gap = max(1, width - left.cell_length - right.cell_length)
         self.update(Content.assemble(left, " " * gap, right))
+
+    def _tabs(self, titles: bool, gaps: bool = True) -> Content:
+        pieces: list[Content | tuple[str, str | Style]] = [(" ⛨ guardtui ", "bold $guard")]
+        for mode, key, title in SCREENS:
+            click = Style.from_meta({"@click": f"app.show({mode!r})"})
+            style = "bold reverse $primary" if mode == self.current else "$text-muted"
+            label = f" {key} {title} " if titles or mode == self.current else f" {key} "
+            pieces.append(Content.assemble((label, style)).stylize(click))
+            pieces.append((" " if gaps else "", ""))
+        return Content.assemble(*pieces)
 
     def on_resize(self) -> None:
         self.redraw()
