@@ -42,3 +42,16 @@ def fill_table(table, headers: list[str], rows: list[tuple[list[str | Content], 
         table.add_column(header, width=width)
     for cells, key in rows:
         table.add_row(*cells, key=key)
+
+
+def set_virtual_height(widget, width: int, height: int) -> None:
+    """Resize a line-API widget's scrollable area without a layout pass (a queue of 1,000
+    calls growing 200 times a second must not re-lay the whole screen each time)."""
+    from textual.geometry import Size
+    from textual.widget import Widget
+
+    size = Size(width, height)
+    if widget.virtual_size != size:
+        widget.set_reactive(Widget.virtual_size, size)
+        widget._scroll_update(size)
+    widget.refresh()

@@ -38,6 +38,8 @@ class ConsoleScreen(Screen[None]):
         Binding("shift+up", "scroll_detail(-1)", "Scroll detail", show=False),
     ]
 
+    _keys_state: tuple[bool, bool] = (False, False)
+
     def compose(self) -> ComposeResult:
         app = self.app
         yield NavBar("console")
@@ -81,14 +83,21 @@ class ConsoleScreen(Screen[None]):
     def _update_title(self) -> None:
         count = len(self.query_one(PendingList))
         self.query_one(PendingList).border_title = f"Waiting for you · {count}" if count else "Waiting for you"
-        self.refresh_bindings()
+
+    def _update_keys(self) -> None:
+        """Dim or light the answer keys, only when that changes (the footer is costly to redraw)."""
+        pending = self.selected
+        state = (pending is not None, pending is not None and pending.decision.blast_radius is BlastRadius.CRITICAL)
+        if state != self._keys_state:
+            self._keys_state = state
+            self.refresh_bindings()
 
     def _update_empty_text(self) -> None:
         self.query_one(CallDetail).set_empty_text(self.app.empty_text())  # type: ignore[attr-defined]
 
     def on_pending_list_selected(self, message: PendingList.Selected) -> None:
         self.query_one(CallDetail).show(message.pending)
-        self.refresh_bindings()
+        self._update_keys()
 
     # -- keys ------------------------------------------------------------------------
     @property

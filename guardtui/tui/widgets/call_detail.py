@@ -27,6 +27,7 @@ class CallDetail(VerticalScroll, can_focus=False):
         self.clock = clock
         self.home = home
         self.pending: PendingCall | None = None
+        self._head_shown: str | None = None
         self.empty_text: Content | str = "No calls waiting."
 
     def compose(self) -> ComposeResult:
@@ -104,7 +105,10 @@ class CallDetail(VerticalScroll, can_focus=False):
                                  ("  ·  ", "$text-muted"),
                                  (fmt_duration(left), "bold $text-error" if left < 10 else "bold"),
                                  (f" left, then {self.app_policy()}", "$text-muted"))
-        self.query_one("#detail-head", Static).update(Content.assemble(line1, "\n", line2))
+        head = self.query_one("#detail-head", Static)
+        same_size = head.display and self._head_shown == pending.id
+        self._head_shown = pending.id
+        head.update(Content.assemble(line1, "\n", line2), layout=not same_size)
 
     def app_policy(self) -> str:
         policy = getattr(getattr(self.app, "queue", None), "timeout_policy", None)

@@ -4,12 +4,11 @@ from __future__ import annotations
 from collections import deque
 
 from textual.content import Content
-from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..present import LogLine, fmt_clock
-from ..render import line_strip
+from ..render import line_strip, set_virtual_height
 
 MAX_LINES = 2000
 
@@ -29,6 +28,7 @@ class GuardLog(ScrollView, can_focus=False):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._lines: deque[LogLine] = deque(maxlen=MAX_LINES)
+        self._follow_scheduled = False
 
     @property
     def lines(self) -> list[LogLine]:
@@ -37,10 +37,15 @@ class GuardLog(ScrollView, can_focus=False):
     def add(self, line: LogLine) -> None:
         follow = self.scroll_offset.y >= self.max_scroll_y
         self._lines.append(line)
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._lines))
-        if follow:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        set_virtual_height(self, self.scrollable_content_region.width, len(self._lines))
+        if follow and not self._follow_scheduled:  # newest at the bottom, unless the person scrolled up
+            self._follow_scheduled = True
+            self.call_after_refresh(self._follow)
         self.refresh()
+
+    def _follow(self) -> None:
+        self._follow_scheduled = False
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width

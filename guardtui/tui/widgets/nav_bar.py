@@ -40,7 +40,7 @@ class NavBar(Static):
             if left.cell_length + right.cell_length + 1 <= width:
                 break
         gap = max(1, width - left.cell_length - right.cell_length)
-        self.update(Content.assemble(left, " " * gap, right))
+        self.update(Content.assemble(left, " " * gap, right), layout=False)  # one line, always
 
     def _tabs(self, titles: bool, gaps: bool = True) -> Content:
         pieces: list[Content | tuple[str, str | Style]] = [(" ⛨ guardtui ", "bold $guard")]

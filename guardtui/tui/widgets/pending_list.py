@@ -11,7 +11,7 @@ from typing import Callable
 from textual import events
 from textual.binding import Binding
 from textual.content import Content
-from textual.geometry import Region, Size, Spacing
+from textual.geometry import Region, Spacing
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -19,7 +19,7 @@ from textual.strip import Strip
 
 from ...broker.queue import PendingCall
 from ..present import RADIUS_LABEL, agent_label, call_text, fmt_duration
-from ..render import fit, line_strip
+from ..render import fit, line_strip, set_virtual_height
 
 URGENT_S = 10.0
 
@@ -140,7 +140,7 @@ class PendingList(ScrollView, can_focus=True):
         return max(0, min(cursor, len(self._calls) - 1)) if self._calls else 0
 
     def _resize(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._calls) + 1)
+        set_virtual_height(self, self.scrollable_content_region.width, len(self._calls) + 1)
 
     def _scroll_to_cursor(self) -> None:
         if not self._calls or not self.is_mounted:

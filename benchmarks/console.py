@@ -1,0 +1,195 @@
+"""The console under a flood: 1,000 pending calls streaming in at 200 per second over the real
+broker (HTTP on loopback, real Claude Code payloads), while a person answers with `y`.
+
+Reports, in one run:
+  - key-press-to-answer latency: from the key press to the agent's HTTP response, while the
+    calls stream in and again with the queue full (~900 waiting)
+  - how late the event loop runs during the flood (a 50 ms ticker's lateness)
+  - memory: the process's resident set before, with the queue full, and at its peak
+
+    python benchmarks/console.py [--calls 1000] [--rate 200] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textual import events  # noqa: E402
+
+from guardtui.core.config import Locations  # noqa: E402
+from guardtui.core.factory import build_engine  # noqa: E402
+from guardtui.tui.app import ConsoleSettings  # noqa: E402
+from guardtui.tui.factory import make_app  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def rss_mib() -> tuple[float, float]:
+    """(current, peak) resident set size in MiB."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    kib = lambda name: float(fields.get(name, "0 kB").split()[0])  # noqa: E731
+    if "VmRSS" in fields:
+        return kib("VmRSS") / 1024, kib("VmHWM") / 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak, peak
+
+
+def payload(n: int, project: str) -> dict:
+    return {"session_id": "bench-session", "transcript_path": "~/.claude/projects/bench.jsonl", "cwd": project,
+            "prompt_id": f"p{n}", "permission_mode": "default", "effort": {"level": "medium"},
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": f"rm -rf build/cache-{n}", "description": "clean"},
+            "tool_use_id": f"toolu_{n:05d}"}
+
+
+async def run(calls: int, rate: float) -> dict:
+    import aiohttp
+
+    root = Path(tempfile.mkdtemp(prefix="guardtui-bench-"))
+    env = {"HOME": str(root), "GUARDTUI_CONFIG_DIR": str(root / "config"), "GUARDTUI_STATE_DIR": str(root / "state"),
+           "GUARDTUI_RUNTIME_DIR": str(root / "run")}
+    locations = Locations.from_env(env)
+    project = str(root / "project")
+    engine = build_engine(locations, record=True, path_env=os.environ.get("PATH", ""))
+    app = make_app(engine, locations=locations, cwd=project, port=0, unix_socket=False,
+                   settings=ConsoleSettings(watch_plugins=False))
+    rss_before, _ = rss_mib()
+    answered_at: dict[int, float] = {}
+    verdicts: dict[int, str] = {}
+    lateness: list[float] = []
+    streaming_latency: list[float] = []
+    full_latency: list[float] = []
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        while app.broker_state != "listening":
+            await asyncio.sleep(0.01)
+        url, token = app.broker.url, app.broker.token
+        connector = aiohttp.TCPConnector(limit=0)
+        session = aiohttp.ClientSession(connector=connector, headers={"Authorization": f"Bearer {token}"})
+
+        async def agent(n: int) -> None:
+            async with session.post(f"{url}/hooks/claude", json=payload(n, project),
+                                    params={"timeout": "600"}) as response:
+                body = await response.json(content_type=None)
+            answered_at[n] = time.perf_counter()
+            verdicts[n] = body["hookSpecificOutput"]["permissionDecision"]
+
+        stop_ticker = asyncio.Event()
+
+        async def ticker() -> None:
+            while not stop_ticker.is_set():
+                start = time.perf_counter()
+                await asyncio.sleep(0.05)
+                lateness.append(time.perf_counter() - start - 0.05)
+
+        async def stream() -> float:
+            start = time.perf_counter()
+            tasks = []
+            for n in range(calls):
+                delay = start + n / rate - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                tasks.append(asyncio.create_task(agent(n)))
+            stream.tasks = tasks  # type: ignore[attr-defined]
+            return time.perf_counter() - start
+
+        async def press_y(samples: list[float]) -> None:
+            """Answer the selected call (the oldest) and time it to the agent's response."""
+            pending = app.queue.pending()
+            if not pending:
+                return
+            n = int(pending[0].call.call_id.split("_")[-1])
+            key = events.Key("y", "y")  # what the terminal driver sends when the person presses y
+            key.set_sender(app)
+            pressed = time.perf_counter()
+            app._driver.send_message(key)
+            while n not in answered_at:
+                await asyncio.sleep(0.0005)
+            samples.append(answered_at[n] - pressed)
+
+        tick = asyncio.create_task(ticker())
+        streamer = asyncio.create_task(stream())
+        while len(app.queue) < 20:
+            await asyncio.sleep(0.01)
+        while not streamer.done():  # answer while the flood goes on
+            await press_y(streaming_latency)
+            await asyncio.sleep(0.1)
+        stream_s = streamer.result()
+        while len(app.queue) + len(answered_at) < calls:
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        waiting_full = len(app.queue)
+        for _ in range(50):  # the queue is full: answer some more
+            await press_y(full_latency)
+            await asyncio.sleep(0.02)
+        rss_during, _ = rss_mib()
+        stop_ticker.set()
+        await tick
+        closed = await app.queue.close("the benchmark ended")
+        await asyncio.gather(*stream.tasks)  # type: ignore[attr-defined]
+        await session.close()
+        await pilot.press("q")
+    rss_after, rss_peak = rss_mib()
+    rows = engine.audit.entries()
+    person = sum(1 for r in rows if r.decided_by == "person")
+    return {
+        "calls": calls, "rate_per_s": rate, "stream_s": round(stream_s, 2),
+        "arrival_rate_per_s": round(calls / stream_s, 1),
+        "answered_by_key": len(streaming_latency) + len(full_latency),
+        "answered_by_policy_at_end": closed, "every_call_answered_once": len(answered_at) == calls == len(rows),
+        "audit_person_rows": person, "waiting_when_full": waiting_full,
+        "latency_ms_streaming": {"p50": round(pct(streaming_latency, 50) * 1000, 1),
+                                 "p95": round(pct(streaming_latency, 95) * 1000, 1),
+                                 "max": round(max(streaming_latency) * 1000, 1), "n": len(streaming_latency)},
+        "latency_ms_full_queue": {"p50": round(pct(full_latency, 50) * 1000, 1),
+                                  "p95": round(pct(full_latency, 95) * 1000, 1),
+                                  "max": round(max(full_latency) * 1000, 1), "n": len(full_latency)},
+        "loop_lateness_ms": {"p50": round(pct(lateness, 50) * 1000, 1), "p95": round(pct(lateness, 95) * 1000, 1),
+                             "max": round(max(lateness) * 1000, 1)},
+        "memory_mib": {"rss_before": round(rss_before, 1), "rss_with_queue_full": round(rss_during, 1),
+                       "rss_after": round(rss_after, 1), "rss_peak": round(rss_peak, 1)},
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rate", type=float, default=200.0, help="calls per second")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = asyncio.run(run(args.calls, args.rate))
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    s, f, lag, mem = (result["latency_ms_streaming"], result["latency_ms_full_queue"], result["loop_lateness_ms"],
+                      result["memory_mib"])
+    print(f"{result['calls']} calls at {result['rate_per_s']:.0f}/s over the broker: arrived in "
+          f"{result['stream_s']} s ({result['arrival_rate_per_s']}/s); {result['waiting_when_full']} waiting at once")
+    print(f"key press → agent's answer, while streaming: p50 {s['p50']} ms, p95 {s['p95']} ms, max {s['max']} ms "
+          f"({s['n']} presses)")
+    print(f"key press → agent's answer, queue full:      p50 {f['p50']} ms, p95 {f['p95']} ms, max {f['max']} ms "
+          f"({f['n']} presses)")
+    print(f"event loop lateness (50 ms ticker): p50 {lag['p50']} ms, p95 {lag['p95']} ms, max {lag['max']} ms")
+    print(f"memory: RSS {mem['rss_before']} MiB before, {mem['rss_with_queue_full']} MiB with the queue full, "
+          f"peak {mem['rss_peak']} MiB")
+    print(f"every call answered exactly once: {result['every_call_answered_once']} "
+          f"({result['answered_by_key']} by key, {result['answered_by_policy_at_end']} by policy at the end; "
+          f"{result['audit_person_rows']} audited with the person as decider)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

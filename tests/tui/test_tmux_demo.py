@@ -1,0 +1,70 @@
+"""The real `guardtui demo` in a real terminal (tmux): it starts, the demo agents' calls arrive
+over HTTP, a key press answers one, and the screen says so. Skipped where tmux is missing."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+class Tmux:
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def __call__(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True,
+                              timeout=20)
+        if check and done.returncode:
+            raise RuntimeError(f"tmux {' '.join(args)}: {done.stderr}")
+        return done.stdout
+
+    def screen(self) -> str:
+        return self("capture-pane", "-p", "-t", "demo")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never appeared; the screen:\n{self.screen()}")
+
+
+def guardtui_command() -> list[str]:
+    script = Path(sys.executable).with_name("guardtui")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "guardtui"]
+
+
+def test_the_demo_runs_in_a_real_terminal_and_answers_a_key(tmp_path):
+    tmux = Tmux(f"guardtui-test-{uuid.uuid4().hex[:8]}")
+    env = {"HOME": str(tmp_path), "TERM": "xterm-256color", "COLORTERM": "truecolor",
+           "TEXTUAL_ANIMATIONS": "none", "PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
+    command = " ".join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *guardtui_command(), "demo", "--no-bell"])
+    try:
+        tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "36", command)
+        tmux("set-option", "-t", "demo", "remain-on-exit", "on")
+        tmux("set-option", "-s", "escape-time", "0")
+        screen = tmux.wait_for("Waiting for you")
+        assert "Guard events" in screen
+        screen = tmux.wait_for("rm -rf node_modules")  # the first call that asks, over the real broker
+        assert "Destructive command — medium blast radius" in screen
+        tmux.wait_for("7 waiting")  # the whole scenario has arrived
+        tmux("send-keys", "-t", "demo", "y")
+        screen = tmux.wait_for("allowed by you (once)")
+        assert "6 waiting" in screen
+        assert "✗ denied" in screen and "[dangerous-shell/fs.rm]" in screen  # decided by rule, in amber
+        tmux("send-keys", "-t", "demo", "q")
+        tmux.wait_for("6 calls are waiting")
+        tmux("send-keys", "-t", "demo", "y")
+        screen = tmux.wait_for("6 waiting call(s) handed back to the agents' own prompts")
+    finally:
+        tmux("kill-server", check=False)
