@@ -3,6 +3,7 @@ over HTTP, a key press answers one, and the screen says so. Skipped where tmux i
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ class Tmux:
         return done.stdout
 
     def screen(self) -> str:
-        return self("capture-pane", "-p", "-t", "demo")
+        return self("capture-pane", "-p", "-S", "-100", "-t", "demo")  # with what scrolled away
 
     def wait_for(self, text: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
@@ -48,15 +49,18 @@ def test_the_demo_runs_in_a_real_terminal_and_answers_a_key(tmp_path):
     tmux = Tmux(f"guardtui-test-{uuid.uuid4().hex[:8]}")
     env = {"HOME": str(tmp_path), "TERM": "xterm-256color", "COLORTERM": "truecolor",
            "TEXTUAL_ANIMATIONS": "none", "PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
-    command = " ".join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *guardtui_command(), "demo", "--no-bell"])
+    command = shlex.join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *guardtui_command(), "demo",
+                          "--no-bell"])
     try:
-        tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "36", command)
-        tmux("set-option", "-t", "demo", "remain-on-exit", "on")
+        # the server first, set up so that a pane that dies stays readable (its traceback)
+        tmux("new-session", "-d", "-s", "keep", "-x", "120", "-y", "36", "sleep 600")
+        tmux("set-option", "-g", "remain-on-exit", "on")
         tmux("set-option", "-s", "escape-time", "0")
+        tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "36", command)
         screen = tmux.wait_for("Waiting for you")
         assert "Guard events" in screen
-        screen = tmux.wait_for("rm -rf node_modules")  # the first call that asks, over the real broker
-        assert "Destructive command — medium blast radius" in screen
+        tmux.wait_for("rm -rf node_modules")  # the first call that asks, over the real broker
+        tmux.wait_for("Destructive command — medium blast radius")
         tmux.wait_for("7 waiting")  # the whole scenario has arrived
         tmux("send-keys", "-t", "demo", "y")
         screen = tmux.wait_for("allowed by you (once)")

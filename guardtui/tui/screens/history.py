@@ -12,9 +12,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from ...core.audit import AuditEntry
+from ..present import tilde
 from ..widgets.nav_bar import NavBar
 
 LIMIT = 500
+COLUMNS = (("when", 14), ("verdict", 7), ("by", 8), ("agent", 8), ("tool", 9), ("rule", 24))  # call: the rest
 VERDICTS = (("all verdicts", ""), ("allow", "allow"), ("deny", "deny"), ("ask", "ask"))
 VERDICT_STYLE = {"allow": "$text-success", "deny": "bold $text-error", "ask": "$text-warning"}
 BY_STYLE = {"person": "bold $guard", "approval": "$guard"}
@@ -45,16 +47,15 @@ class HistoryScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for label, width in (("when", 14), ("verdict", 7), ("by", 8), ("agent", 8), ("tool", 9), ("call", 44),
-                             ("rule", 30)):
-            table.add_column(label, width=width)
         self.app.decisions_signal.subscribe(self, self._on_decision)  # type: ignore[attr-defined]
         self.reload()
 
     def on_screen_resume(self) -> None:
         if self._dirty:
             self.reload()
+
+    def on_resize(self) -> None:
+        self.reload()
 
     def _on_decision(self, _none: None) -> None:
         if self.app.screen is self:
@@ -78,24 +79,31 @@ class HistoryScreen(Screen[None]):
         self._dirty = False
         audit = self.app.engine.audit  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
-        table.clear()
+        fixed = sum(w for _, w in COLUMNS) + 2 * (len(COLUMNS) + 1) + 2
+        table.clear(columns=True)
+        for label, width in COLUMNS[:5]:
+            table.add_column(label, width=width)
+        table.add_column("call", width=max(20, (table.size.width or 120) - fixed))
+        table.add_column(COLUMNS[5][0], width=COLUMNS[5][1])
         if audit is None:
             self._entries = []
             self.query_one("#history-entry", Static).update("The audit log is off in this console.")
             return
         self._entries = list(reversed(audit.entries(limit=LIMIT, **self.filters())))
+        home = self.app.display_home  # type: ignore[attr-defined]
         for e in self._entries:
             table.add_row(
                 time.strftime("%m-%d %H:%M:%S", time.localtime(e.ts)),
                 Content.styled(e.verdict, VERDICT_STYLE.get(e.verdict, "")),
                 Content.styled(e.decided_by, BY_STYLE.get(e.decided_by, "$text-muted")),
-                e.agent, e.tool, e.summary, e.rule, key=str(e.id))
+                e.agent, e.tool, tilde(e.summary, home), e.rule, key=str(e.id))
         self.query_one(DataTable).border_title = f"{len(self._entries)} decisions" + \
             (" (newest 500)" if len(self._entries) == LIMIT else "")
         self._show_entry(self._entries[0] if self._entries else None)
 
     def _show_entry(self, entry: AuditEntry | None) -> None:
         box = self.query_one("#history-entry", Static)
+        home = self.app.display_home  # type: ignore[attr-defined]
         if entry is None:
             box.update(Content.styled("No decisions match.", "$text-muted"))
             return
@@ -103,7 +111,7 @@ class HistoryScreen(Screen[None]):
             (entry.verdict.upper(), VERDICT_STYLE.get(entry.verdict, "")), "  ",
             (f"by {entry.decided_by}", BY_STYLE.get(entry.decided_by, "$text-muted")), "  ",
             (f"{entry.blast_radius} · {entry.category} · {entry.latency_ms:.0f} ms", "$text-muted"), "\n",
-            (entry.summary, "bold"), "\n", (entry.reason, "")))
+            (tilde(entry.summary, home), "bold"), "\n", (tilde(entry.reason, home), "")))
 
     @on(DataTable.RowHighlighted, "#history-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
