@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .audit import AuditLog
-from .config import Locations
+from .config import Locations, account_home
 from .engine import Engine, EventSink, LLMGuard
 from .model import BlastRadius, Decision, ToolCall, Verdict
 from .policy import Policy, load_policy
@@ -47,5 +47,5 @@ def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | N
     rules.append(DefaultPolicyRule())
     audit = AuditLog(locations.audit_db) if record else None
     protected = [str(locations.config_dir), *extra_protected]
-    return Engine(rules, llm=llm, audit=audit, home=str(locations.home), protected_paths=protected,
+    return Engine(rules, llm=llm, audit=audit, home=account_home(locations.home), protected_paths=protected,
                   on_event=on_event, path_env=path_env)

@@ -247,31 +247,39 @@ def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str
     return value
 
 
+def _scan(text: str):
+    """Yield (index, char, depth) for characters outside quotes; depth counts open brackets."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        else:
+            if ch in ")]}":
+                depth -= 1
+            yield i, ch, depth
+            if ch in "([{":
+                depth += 1
+        i += 1
+
+
 def _call_arguments(rest: str) -> list[str] | None:
     """Top-level arguments of a call starting at `rest` (`(a, b)` or perl's bare `a, b;`); None: no call."""
     if rest.startswith("("):
-        depth, start, out, i, quote = 0, 1, [], 0, ""
-        while i < len(rest):
-            ch = rest[i]
-            if quote:
-                if ch == "\\":
-                    i += 2
-                    continue
-                if ch == quote:
-                    quote = ""
-            elif ch in "'\"`":
-                quote = ch
-            elif ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-                if depth == 0:
-                    out.append(rest[start:i].strip())
-                    return [a for a in out if a]
-            elif ch == "," and depth == 1:
+        out, start = [], 1
+        for i, ch, depth in _scan(rest):
+            if ch == ")" and depth == 0:
+                out.append(rest[start:i].strip())
+                return [a for a in out if a]
+            if ch == "," and depth == 1:
                 out.append(rest[start:i].strip())
                 start = i + 1
-            i += 1
         return None
     m = re.match(r"([^;\n]+)", rest)  # perl/ruby without parentheses: system "rm -rf /";
     if m is None or not re.match(r"\s*(['\"`]|glob|\$ENV|ENV|Dir|File)", m.group(1)):
@@ -331,25 +339,11 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
 
 def _split_concatenation(expr: str) -> list[str] | None:
     """a + 'b' + c  /  $x . "/y": the top-level operands, or None for anything else."""
-    parts, depth, quote, start, i = [], 0, "", 0, 0
-    while i < len(expr):
-        ch = expr[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and (ch == "+" or (ch == "." and expr[i - 1:i] in (" ", "") and expr[i + 1:i + 2] == " ")):
+    parts, start = [], 0
+    for i, ch, depth in _scan(expr):
+        if depth == 0 and (ch == "+" or (ch == "." and expr[i - 1:i] in (" ", "") and expr[i + 1:i + 2] == " ")):
             parts.append(expr[start:i].strip())
             start = i + 1
-        i += 1
     parts.append(expr[start:].strip())
     return [p for p in parts if p] or None
 

@@ -424,7 +424,7 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
     text = " ".join(w.value for w in remote)
     if DYN in text:
         return [ask(f"ssh runs a command built at run time on {host}", "remote-exec", BlastRadius.HIGH, "exec.ssh")]
-    scope = Scope(None, inv.scope.home, {}, set(), remote=True)
+    scope = Scope(None, "~", {}, set(), remote=True)  # the remote user's home: only ever "~"
     run.nested(text, inv, f"ssh {host}", scope)
     return [allow(f"ssh runs a command on {host} (judged on its own)", "remote-exec", rule="exec.ssh")]
 

@@ -34,6 +34,7 @@ class PathKind(Enum):
     OTHER_USER = "another user's files"
     PROJECT_ROOT = "the whole working directory"
     PROJECT_ANCESTOR = "a directory that contains the project"
+    HOME_ANCESTOR = "a directory that contains your home directory"
     PROJECT_SUB = "a path inside the project"
     TEMP = "the temp directory"
     OUTSIDE = "a path outside the project"
@@ -141,6 +142,8 @@ def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKin
         return PathKind.PROJECT_ANCESTOR
     if project and _is_under(path, project):
         return PathKind.PROJECT_SUB
+    if _is_under(home, path) and path != home:
+        return PathKind.HOME_ANCESTOR
     if _is_under(path, home) or _HOME_ANY_RE.match(path):
         base = home if _is_under(path, home) else _HOME_ANY_RE.match(path).group(1)
         first = path[len(base):].lstrip("/").split("/", 1)[0]
@@ -182,7 +185,8 @@ def _is_under(path: str, base: str) -> bool:
 
 # -- policy ---------------------------------------------------------------------------
 _CRITICAL_DELETE = {PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, PathKind.HOME_ROOT,
-                    PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.CRITICAL_FILE, PathKind.DEVICE}
+                    PathKind.HOME_ANCESTOR, PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.CRITICAL_FILE,
+                    PathKind.DEVICE}
 
 
 def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "fs-delete") -> Finding:
@@ -210,7 +214,7 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
         return ask(f"{what} {target} deletes every file in {_describe(info)}{suffix}", category,
                    BlastRadius.HIGH if kind not in (PathKind.PROJECT_ROOT,) else BlastRadius.MEDIUM)
     if kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR,
-                PathKind.HOME_ROOT):
+                PathKind.HOME_ROOT, PathKind.HOME_ANCESTOR):
         return allow(f"{what} {target} without -r cannot delete a directory", "fs-delete")
     if kind in (PathKind.SYSTEM_CORE, PathKind.SYSTEM, PathKind.NETWORK_DEVICE):
         return ask(f"{what} {target} deletes a file in {_describe(info)}{suffix}", category, BlastRadius.HIGH)
@@ -250,6 +254,8 @@ def _describe(info: PathInfo) -> str:
         return "the whole working directory"
     if kind is PathKind.PROJECT_ANCESTOR:
         return f"{info.path}, which contains the project"
+    if kind is PathKind.HOME_ANCESTOR:
+        return f"{info.path}, which contains your home directory"
     if kind in (PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE):
         return f"the system directory {info.path}" if info.path else "a system directory"
     if kind is PathKind.CRITICAL_FILE:
