@@ -36,6 +36,14 @@ def guardian_rule(locations: Locations) -> Rule:
     return GuardianRule(policy)
 
 
+def llm_guard(locations: Locations) -> LLMGuard | None:
+    """The LLM guard the user configured (settings.yaml or GUARDTUI_LLM_*), if any."""
+    from .llm import OpenAICompatibleGuard, load_llm_settings
+
+    settings = load_llm_settings(locations.settings_file)
+    return OpenAICompatibleGuard(settings) if settings is not None else None
+
+
 def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | None = None,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
                  extra_protected: Sequence[str] = (), path_env: str | None = None,

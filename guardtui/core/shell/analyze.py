@@ -120,12 +120,21 @@ class _Run:
         if parsed.fork_bomb:
             self.add(deny("a function that spawns itself endlessly (fork bomb) exhausts the machine", "fork-bomb",
                           "shell.fork-bomb"), parsed.fork_bomb, via, span)
+        self.result.data.extend(parsed.data_spans)
         for cmd in parsed.commands:
             cmd_span = cmd.span if not via and span is None else span
             before = len(self.result.findings)
             self.judge(cmd, depth)
+            if cmd.stdin_body is not None and not self._reads_code(cmd):
+                self.result.data.append(("heredoc", cmd.stdin_body))
             for i in range(before, len(self.result.findings)):
                 self.result.findings[i] = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
+
+    def _reads_code(self, cmd: SimpleCommand) -> bool:
+        """Does this command run what it reads on stdin (a shell, an interpreter, a database client)?"""
+        name = posixpath.basename(cmd.argv[0].value) if cmd.argv else ""
+        return name in self.tax.shells or self.tax.interpreter(name) is not None or name in self.tax.sql_clients \
+            or name in ("crontab", "xargs", "parallel", "source", ".", "eval", "at", "batch")
 
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> None:
         """Analyze a script that `inv` runs (bash -c, eval, ssh …)."""

@@ -184,7 +184,7 @@ class Walker:
             stages[-1] = (stages[-1][0], stages[-1][1] + list(tail_redirects))
         prev: SimpleCommand | None = stdin_from
         group: list[SimpleCommand] | None = None
-        first = True
+        first = stdin_from is None
         for child, redirect_nodes in stages:
             before = len(self.script.commands)
             # every stage runs in a subshell
@@ -245,10 +245,8 @@ class Walker:
                 self.script.commands.append(holder)
             result = None
         for kind, cont in continuations:
-            if kind == "pipeline":
-                prev = result
-                for stage in cont.named_children:
-                    prev = self._statement(stage, scope.copy(), prev, piped=True)
+            if kind == "pipeline":  # `cat <<EOF | sh`: the heredoc's command is the pipeline's first stage
+                self._pipeline(cont, scope, result, piped=True)
             else:
                 self._statement(cont, scope)
         return result
