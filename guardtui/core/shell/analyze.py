@@ -85,7 +85,11 @@ class Analyzer:
         result = ShellAnalysis(command)
         run = _Run(self, result)
         cwd = posixpath.normpath(cwd) if cwd else None
-        run.script(command, Scope(cwd, home), via="", depth=0)
+        try:
+            run.script(command, Scope(cwd, home), via="", depth=0)
+        except RecursionError:  # nested beyond what we follow: fail closed, but say why
+            result.findings.append(ask("the command nests too deeply to follow", "dynamic-exec", BlastRadius.HIGH,
+                                       "shell.depth").located(command[:200], "", None))
         if not result.findings:
             result.findings.append(allow("nothing to run", "read-only", rule="shell.empty"))
         return result

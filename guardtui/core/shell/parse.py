@@ -128,7 +128,7 @@ class Walker:
         if kind == "pipeline":
             self._pipeline(node, scope, stdin_from, piped)
         elif kind == "list":
-            self._statements(node.children, scope)
+            self._statements(_flatten_list(node), scope)
         elif kind in ("subshell",):
             self._statements(node.children, scope.copy())
         elif kind in ("compound_statement", "do_group", "else_clause", "elif_clause", "program"):
@@ -548,6 +548,19 @@ class Walker:
 
     def _span(self, node) -> tuple[int, int]:
         return (self.base + node.start_byte, self.base + node.end_byte)
+
+
+def _flatten_list(node) -> list:
+    """`a && b && c` is nested left-deep by tree-sitter; walk it as a flat sequence (no deep recursion)."""
+    out = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "list":
+            stack.extend(reversed(cur.children))
+        else:
+            out.append(cur)
+    return out
 
 
 def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:

@@ -98,7 +98,9 @@ def decode_ansi_c(body: str) -> str:
         esc = m.group(1)
         head = esc[0]
         if head in "xuU":
-            return chr(int(esc[1:], 16))
+            if len(esc) == 1:
+                return "\\" + esc  # \x with no hex digits stays as written
+            return chr(min(int(esc[1:], 16), 0x10FFFF))
         if head in "01234567":
             return chr(int(esc, 8) & 0xFF)
         if head == "c" and len(esc) == 2:
