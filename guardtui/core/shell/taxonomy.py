@@ -112,8 +112,15 @@ class Taxonomy:
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
+    _shapes_cache: dict[str, list[Shape]] = field(default_factory=dict, repr=False)
 
     def shapes_for(self, name: str) -> list[Shape]:
+        cached = self._shapes_cache.get(name)
+        if cached is None:
+            cached = self._shapes_cache[name] = self._find_shapes(name)
+        return cached
+
+    def _find_shapes(self, name: str) -> list[Shape]:
         own = self.shapes_by_command.get(name, [])
         canonical = self.commands.get(name, {}).get("name")
         if canonical and canonical != name:
