@@ -5,7 +5,8 @@
 (what `guardtui install` writes; `guardtui hook AGENT ...` is the same, only slower to start).
 It reads the agent's payload on stdin, hands it to the broker over the Unix socket (one HTTP
 request, `POST /hooks/AGENT`) and prints the broker's answer, the agent's own JSON. Standard
-library only, and only `_socket` on the way: the agent pays for this start-up on every call.
+library only, and only the built-in `posix` and `_socket` on the way (not even `os`): the agent
+pays for this start-up on every call.
 
 When no console runs it judges with the engine here (that imports the engine, so it is slower)
 and hands asks back to the agent's own prompt (`--offline ask`, the default) or denies them
@@ -13,7 +14,7 @@ and hands asks back to the agent's own prompt (`--offline ask`, the default) or 
 fail-safe answer, never an allow; if even that is out of reach it exits 2, which every agent
 takes as a block.
 """
-import os
+import posix
 import sys
 
 AGENTS = ("claude", "codex", "gemini", "cursor", "docker-agent")
@@ -59,24 +60,47 @@ def parse_args(argv):
     return opts
 
 
+class Environ:
+    """os.environ's get(), read from posix.environ (importing os costs more than the rest)."""
+
+    def get(self, name, default=None):
+        value = posix.environ.get(name.encode())
+        return default if value is None else value.decode("utf-8", "surrogateescape")
+
+
 def socket_path(env):
     """The broker's socket: the same rule as guardtui.core.config.Locations (a test checks)."""
     runtime = env.get("GUARDTUI_RUNTIME_DIR")
     if not runtime:
         base = env.get("XDG_RUNTIME_DIR")
-        if base and os.path.isdir(base) and os.access(base, os.W_OK):
-            runtime = os.path.join(base, "guardtui")
+        if base and _is_dir(base) and posix.access(base, posix.W_OK):
+            runtime = _join(base, "guardtui")
         else:
-            runtime = os.path.join(temp_dir(env), f"guardtui-{os.getuid()}")
-    return os.path.join(runtime, "broker.sock")
+            runtime = _join(temp_dir(env), f"guardtui-{posix.getuid()}")
+    return _join(runtime, "broker.sock")
 
 
 def temp_dir(env):
     """tempfile.gettempdir() without importing tempfile (it costs more than the rest of the hook)."""
     for candidate in (env.get("TMPDIR"), env.get("TEMP"), env.get("TMP"), "/tmp", "/var/tmp", "/usr/tmp"):
-        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
-            return os.path.abspath(candidate)
-    return os.getcwd()
+        if candidate and _is_dir(candidate) and posix.access(candidate, posix.W_OK | posix.X_OK):
+            if not candidate.startswith("/"):
+                import os
+
+                return os.path.abspath(candidate)
+            return candidate if candidate == "/" else candidate.rstrip("/")
+    return posix.getcwd()
+
+
+def _is_dir(path):
+    try:
+        return (posix.stat(path).st_mode & 0o170000) == 0o040000
+    except (OSError, ValueError):
+        return False
+
+
+def _join(directory, name):
+    return directory + name if directory.endswith("/") else f"{directory}/{name}"
 
 
 def ask_broker(path, agent, event, timeout, raw):
@@ -126,6 +150,8 @@ def parse_response(data):
 
 def judge_offline(opts, raw):
     """No broker: the engine here, asks answered by the --offline policy."""
+    import os
+
     if sys.flags.no_site:  # started with -S for speed: the engine needs site-packages
         import site
 
@@ -149,7 +175,7 @@ def main(argv=None):
         return BLOCK
     try:
         raw = sys.stdin.buffer.read()
-        result = ask_broker(socket_path(os.environ), opts["agent"], opts["event"], opts["timeout"], raw)
+        result = ask_broker(socket_path(Environ()), opts["agent"], opts["event"], opts["timeout"], raw)
         if result is not None and result[0] == "200":
             body, error = result[1], result[2]
         else:  # no console, or it refused us: judge here
@@ -172,7 +198,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     # run by path (`python -S .../guardtui/hook.py`): import guardtui from the directory above
-    here = os.path.dirname(os.path.abspath(__file__))
-    if sys.path and os.path.abspath(sys.path[0] or os.curdir) == here:
-        sys.path[0] = os.path.dirname(here)
+    if sys.path and sys.path[0].rstrip("/").endswith("/guardtui"):
+        sys.path[0] = sys.path[0].rstrip("/")[: -len("/guardtui")] or "/"
     sys.exit(main())

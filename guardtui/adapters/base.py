@@ -15,6 +15,7 @@ policy decides), an agent that cannot ask, or that runs with its approvals off, 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..core.model import ToolCall, Verdict
@@ -97,6 +98,25 @@ def event_of(data: Mapping[str, Any], hint: str | None, events: tuple[str, ...],
     if event not in events:
         raise UnsupportedEvent(f"guardtui does not decide {event} hooks (it decides {', '.join(events)})")
     return event
+
+
+@dataclass(frozen=True)
+class Fields:
+    """What most agents' payloads share, read and checked."""
+
+    data: Mapping[str, Any]
+    event: str
+    tool_name: str
+    tool_input: dict[str, Any]
+    cwd: str
+
+
+def read_fields(payload: Any, hint: str | None, events: tuple[str, ...], default: str) -> Fields:
+    """The payload as an object, its event, tool_name (required), tool_input and cwd."""
+    data = as_object(payload)
+    event = event_of(data, hint, events, default)
+    return Fields(data, event, text(data, "tool_name", required=True), mapping(data, "tool_input"),
+                  text(data, "cwd"))
 
 
 def guess_event(payload: Any, hint: str | None, default: str, key: str = "hook_event_name") -> str:

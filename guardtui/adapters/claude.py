@@ -20,11 +20,10 @@ HOOK_TIMEOUT_S = 600.0
 
 
 def parse(payload: Any, event: str | None = None) -> ToolCall:
-    data = base.as_object(payload)
-    event = base.event_of(data, event, EVENTS, DEFAULT_EVENT)
-    return ToolCall(normalise_tool(base.text(data, "tool_name", required=True)), base.mapping(data, "tool_input"),
-                    base.text(data, "cwd"), agent=AGENT, session=base.text(data, "session_id"), event=event,
-                    call_id=base.text(data, "tool_use_id"), mode=base.text(data, "permission_mode"))
+    f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
+    return ToolCall(normalise_tool(f.tool_name), f.tool_input, f.cwd, agent=AGENT,
+                    session=base.text(f.data, "session_id"), event=f.event,
+                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"))
 
 
 def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:

@@ -29,16 +29,12 @@ def patch_files(patch: str) -> list[tuple[str, str]]:
 
 
 def parse(payload: Any, event: str | None = None) -> ToolCall:
-    data = base.as_object(payload)
-    event = base.event_of(data, event, EVENTS, DEFAULT_EVENT)
-    name = base.text(data, "tool_name", required=True)
-    tool_input = base.mapping(data, "tool_input")
-    cwd = base.text(data, "cwd")
-    tool = normalise_tool(name)
-    if name == "apply_patch":
-        tool, tool_input = _patch_call(tool_input, cwd)
-    return ToolCall(tool, tool_input, cwd, agent=AGENT, session=base.text(data, "session_id"), event=event,
-                    call_id=base.text(data, "tool_use_id"), mode=base.text(data, "permission_mode"))
+    f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
+    tool, tool_input = normalise_tool(f.tool_name), f.tool_input
+    if f.tool_name == "apply_patch":
+        tool, tool_input = _patch_call(tool_input, f.cwd)
+    return ToolCall(tool, tool_input, f.cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
+                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"))
 
 
 def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:

@@ -19,12 +19,8 @@ HOOK_TIMEOUT_S = 60.0  # docker-agent's default; `guardtui install docker-agent`
 
 
 def parse(payload: Any, event: str | None = None) -> ToolCall:
-    data = base.as_object(payload)
-    event = base.event_of(data, event, EVENTS, DEFAULT_EVENT)
-    name = base.text(data, "tool_name", required=True)
-    tool_input = base.mapping(data, "tool_input")
-    cwd = base.text(data, "cwd")
-    tool = normalise_tool(name)
+    f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
+    tool, tool_input, cwd = normalise_tool(f.tool_name), f.tool_input, f.cwd
     if tool == "Bash":
         command = tool_input.pop("cmd", tool_input.get("command", ""))
         if not isinstance(command, str):
@@ -34,8 +30,8 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
     elif isinstance(tool_input.get("path"), str) and "file_path" not in tool_input:
         path = tool_input["path"]
         tool_input["file_path"] = base.join_cwd(cwd, path) if path else path
-    return ToolCall(tool, tool_input, cwd, agent=AGENT, session=base.text(data, "session_id"), event=event,
-                    call_id=base.text(data, "tool_use_id"))
+    return ToolCall(tool, tool_input, cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
+                    call_id=base.text(f.data, "tool_use_id"))
 
 
 def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:

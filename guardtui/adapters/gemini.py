@@ -17,21 +17,16 @@ HOOK_TIMEOUT_S = 60.0  # Gemini's default (60 000 ms); `guardtui install gemini`
 
 
 def parse(payload: Any, event: str | None = None) -> ToolCall:
-    data = base.as_object(payload)
-    event = base.event_of(data, event, EVENTS, DEFAULT_EVENT)
-    name = base.text(data, "tool_name", required=True)
-    tool_input = base.mapping(data, "tool_input")
-    cwd = base.text(data, "cwd")
-    context = base.mapping(data, "mcp_context")
+    f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
+    context = base.mapping(f.data, "mcp_context")
     server, mcp_name = context.get("server_name"), context.get("tool_name")
     if isinstance(server, str) and server and isinstance(mcp_name, str) and mcp_name:
         tool = mcp_tool(server, mcp_name)
     else:
-        tool = normalise_tool(name)
-    if tool == "Bash":
-        cwd = base.join_cwd(cwd, tool_input.get("dir_path"))
-    return ToolCall(tool, tool_input, cwd, agent=AGENT, session=base.text(data, "session_id"), event=event,
-                    mode=base.text(data, "approval_mode"))
+        tool = normalise_tool(f.tool_name)
+    cwd = base.join_cwd(f.cwd, f.tool_input.get("dir_path")) if tool == "Bash" else f.cwd
+    return ToolCall(tool, f.tool_input, cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
+                    mode=base.text(f.data, "approval_mode"))
 
 
 def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:

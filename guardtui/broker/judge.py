@@ -1,7 +1,7 @@
 """From a hook payload to the agent's answer: the parts the broker and the offline command hook
 share. No aiohttp here.
 
-    read_call      payload bytes -> ToolCall (PayloadError when it cannot be judged)
+    read_call      payload bytes -> ToolCall, or the answer when it cannot be judged
     fail_safe      the agent's answer when it cannot be judged: ask, or deny, never allow
     answer_offline the whole path with no console: engine verdict, asks answered by policy
 """
@@ -32,8 +32,14 @@ class HookAnswer:
         return b"" if self.body is None else json.dumps(self.body, ensure_ascii=False).encode("utf-8")
 
 
-def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall:
-    return adapter.parse(_load(raw), hint)
+def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | HookAnswer:
+    """The call in the payload, or, when it cannot be judged, the answer to give instead."""
+    try:
+        return adapter.parse(_load(raw), hint)
+    except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
+        return HookAnswer(None, one_line(str(exc)))
+    except PayloadError as exc:
+        return fail_safe(adapter, raw, hint, str(exc))
 
 
 def fail_safe(adapter: ModuleType, raw: bytes, hint: str | None, error: str) -> HookAnswer:
@@ -45,10 +51,6 @@ def fail_safe(adapter: ModuleType, raw: bytes, hint: str | None, error: str) -> 
     return HookAnswer(adapter.fail_safe(event, error), one_line(error), Verdict.ASK)
 
 
-def unsupported(error: UnsupportedEvent) -> HookAnswer:
-    return HookAnswer(None, one_line(str(error)))
-
-
 def rule_reason(decision: Decision) -> str:
     return f"{decision.reason} [{decision.rule}]" if decision.rule else decision.reason
 
@@ -57,12 +59,9 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
                    make_engine: Callable[[str], Engine]) -> HookAnswer:
     """No console is running: judge with the engine here; an ask is handed back to the agent's own
     prompt (`policy` "ask") or denied ("deny"). Recorded in the audit log like any decision."""
-    try:
-        call = read_call(adapter, raw, hint)
-    except UnsupportedEvent as exc:
-        return unsupported(exc)
-    except PayloadError as exc:
-        return fail_safe(adapter, raw, hint, str(exc))
+    call = read_call(adapter, raw, hint)
+    if isinstance(call, HookAnswer):
+        return call
     start = time.perf_counter()
     try:
         engine = make_engine(call.cwd)

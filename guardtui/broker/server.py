@@ -24,13 +24,12 @@ from typing import Callable
 from aiohttp import web
 
 from ..adapters import adapter_for
-from ..adapters.base import PayloadError, UnsupportedEvent
 from ..core.config import Locations, ensure_private_dir
 from ..core.engine import Engine
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
 from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
-from .judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason, unsupported
+from .judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
 from .queue import Outcome, PendingQueue, Resolution, policy_resolution
 
 DEFAULT_PORT = 8765  # documented in the README
@@ -136,12 +135,9 @@ class Broker:
         """One hook call, start to end: read the payload, judge it, wait for the person if asked."""
         adapter = adapter_for(agent) if isinstance(agent, str) else agent
         timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
-        try:
-            call = read_call(adapter, raw, event)
-        except UnsupportedEvent as exc:
-            return unsupported(exc)
-        except PayloadError as exc:
-            return fail_safe(adapter, raw, event, str(exc))
+        call = read_call(adapter, raw, event)
+        if isinstance(call, HookAnswer):
+            return call
         try:
             decision = await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.evaluate, call)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow

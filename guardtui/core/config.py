@@ -64,6 +64,23 @@ class Locations:
         return self.runtime_dir / "broker.sock"
 
 
+def account_home(home: Path | str) -> str:
+    """The home directory a command's `~` stands for when judging it.
+
+    $HOME, unless it points into a temp directory (a sandboxed or test run): then the
+    account's home from the password database, so `rm -rf ~` never reads as temp cleanup."""
+    home = os.path.normpath(str(home))
+    temp_roots = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm", os.path.normpath(tempfile.gettempdir()))
+    if home in ("", "/") or any(home == t or home.startswith(t + "/") for t in temp_roots):
+        try:
+            import pwd
+
+            return pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError):
+            return "/root" if os.getuid() == 0 else "/home/user"
+    return home
+
+
 def _runtime_dir(env: Mapping[str, str]) -> str:
     base = env.get("XDG_RUNTIME_DIR")
     if base and os.path.isdir(base) and os.access(base, os.W_OK):

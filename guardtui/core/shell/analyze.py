@@ -16,9 +16,11 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_exec, cmd_fs, cmd_git, cmd_net
+from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown, worst
-from .parse import MAX_DEPTH, SimpleCommand, parse_script, static_print
+from .cmd_fs import is_secret
+from .evaluate import MKTEMP_PREFIX, Output, static_output
+from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, write_finding
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class
 from .words import DYN, Scope, Word
@@ -83,7 +85,11 @@ class Analyzer:
         result = ShellAnalysis(command)
         run = _Run(self, result)
         cwd = posixpath.normpath(cwd) if cwd else None
-        run.script(command, Scope(cwd, home), via="", depth=0)
+        try:
+            run.script(command, Scope(cwd, home), via="", depth=0)
+        except RecursionError:  # nested beyond what we follow: fail closed, but say why
+            result.findings.append(ask("the command nests too deeply to follow", "dynamic-exec", BlastRadius.HIGH,
+                                       "shell.depth").located(command[:200], "", None))
         if not result.findings:
             result.findings.append(allow("nothing to run", "read-only", rule="shell.empty"))
         return result
@@ -97,6 +103,8 @@ class _Run:
         self.tax = analyzer.tax
         self.result = result
         self.downloaded: set[str] = set()  # files written by curl/wget earlier in the command
+        self.written: dict[str, str] = {}  # files written with known text earlier (a script, then `sh` it)
+        self.empty_dirs: set[str] = set()  # directories created empty earlier (mkdir, mktemp -d)
 
     # -- scripts ---------------------------------------------------------------------
     def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None) -> None:
@@ -116,12 +124,21 @@ class _Run:
         if parsed.fork_bomb:
             self.add(deny("a function that spawns itself endlessly (fork bomb) exhausts the machine", "fork-bomb",
                           "shell.fork-bomb"), parsed.fork_bomb, via, span)
+        self.result.data.extend(parsed.data_spans)
         for cmd in parsed.commands:
             cmd_span = cmd.span if not via and span is None else span
             before = len(self.result.findings)
             self.judge(cmd, depth)
+            if cmd.stdin_body is not None and not self._reads_code(cmd):
+                self.result.data.append(("heredoc", cmd.stdin_body))
             for i in range(before, len(self.result.findings)):
                 self.result.findings[i] = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
+
+    def _reads_code(self, cmd: SimpleCommand) -> bool:
+        """Does this command run what it reads on stdin (a shell, an interpreter, a database client)?"""
+        name = posixpath.basename(cmd.argv[0].value) if cmd.argv else ""
+        return name in self.tax.shells or self.tax.interpreter(name) is not None or name in self.tax.sql_clients \
+            or name in ("crontab", "xargs", "parallel", "source", ".", "eval", "at", "batch")
 
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> None:
         """Analyze a script that `inv` runs (bash -c, eval, ssh …)."""
@@ -149,12 +166,11 @@ class _Run:
         inv = self.unwrap(cmd)
         if inv is None:
             return
-        if inv.name in _FETCHERS:
-            for r in cmd.redirects:
-                if r.writes and r.target is not None:
-                    info = classify(r.target, cmd.scope, self.tax)
-                    if info.path:
-                        self.downloaded.add(info.path)
+        if inv.name == "mkdir":
+            for w in inv.words:
+                info = classify(w, inv.scope, self.tax) if not w.value.startswith("-") else None
+                if info is not None and info.path:
+                    self.empty_dirs.add(info.path)
         findings = self.judge_invocation(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,
@@ -169,21 +185,29 @@ class _Run:
             info = classify(r.target, cmd.scope, self.tax)
             if info.kind is PathKind.HARMLESS_DEVICE:
                 continue
+            if info.path and cmd.argv and r.fd in (None, 1):
+                out = self.output_of(cmd)
+                if out.kind == "text" and out.text is not None:
+                    self.written[info.path] = out.text if r.op != ">>" else self.written.get(info.path, "") + out.text
+                elif out.kind == "network":
+                    self.downloaded.add(info.path)
+                if info.path.endswith("/.ssh/authorized_keys") and out.kind == "network":
+                    self.add(deny(f"appends a downloaded key to {r.target.display()}: someone else gets in",
+                                  "privilege", "shell.authorized-keys"))
+            if info.kind is PathKind.NETWORK_DEVICE and cmd.argv and \
+                    posixpath.basename(cmd.argv[0].value) in self.tax.shells | {"exec"}:
+                self.add(deny(f"a shell wired to {r.target.display()} is a reverse shell: it hands this machine to "
+                              "a remote host", "network", "shell.reverse-shell"))
             self.effect(info.path, r.target.display(), "write", cmd, info.remote)
             finding = write_finding(info, f"redirect {r.op}")
             if finding is not None:
                 self.add(replace(finding, rule="shell.redirect"))
 
     def environment(self, name: str, value: Word, cmd: SimpleCommand, prefix: bool) -> None:
+        """Setting a variable that changes what later commands run asks."""
         if name in _ENV_DANGER:
-            if name == "PATH" and value.static and not prefix:
-                parts = value.value.split(":")
-                if all(p.startswith("/") and not p.startswith(("/tmp", "/var/tmp", "/dev/shm")) for p in parts) and \
-                        not any(p.startswith((".", "/tmp")) for p in parts):
-                    pass
-            self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state",
-                         BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW,
-                         "shell.environment"))
+            radius = BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW
+            self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state", radius, "shell.environment"))
 
     # -- unwrapping ------------------------------------------------------------------
     def unwrap(self, cmd: SimpleCommand) -> Invocation | None:
@@ -203,8 +227,8 @@ class _Run:
             spec_name = two if two in self.tax.wrappers else base if base in self.tax.wrappers else None
             if spec_name is None or (base == "exec" and len(words) == 1):
                 written = name
-                resolved = base if ("/" in name and not name.startswith((".", "~")) and _known_name(base, self.tax)) \
-                    else name
+                # /usr/bin/rm is rm; ./deploy.sh stays a local script
+                resolved = base if ("/" in name and not name.startswith((".", "~"))) else name
                 if base == "java" and "-jar" in [w.value for w in words[1:3]]:
                     jar = next((w.value for w in words[1:] if w.value.endswith(".jar")), "")
                     if jar:
@@ -222,98 +246,40 @@ class _Run:
         return None
 
     def _strip_wrapper(self, name: str, spec: dict, rest: list[Word], cmd: SimpleCommand, scope: Scope):
-        value_opts = set(spec.get("value_options", ()))
-        describe = set(spec.get("describe", ()))
-        chdir = set(spec.get("chdir", ()))
-        split_opts = set(spec.get("split", ()))
-        command_opts = set(spec.get("command_option", ()))
-        login = set(spec.get("shell_login", ()))
-        no_shell = set(spec.get("no_shell", ()))
+        """Skip a wrapper's options; return (the wrapped command's words, scope, privileged) or None
+        when nothing is left to judge (the wrapper only describes, or runs a -c string judged here)."""
         privileged = bool(spec.get("privilege"))
-        i = 0
-        saw_login = False
+        saw_login = exec_mode = False
         shell_string: str | None = None
-        exec_mode = False
-        while i < len(rest):
-            word = rest[i]
-            arg = word.value
-            if arg == "--":
-                i += 1
-                break
-            if not arg.startswith("-") or arg == "-" and name != "su":
-                break
-            if arg == "-" and name == "su":
-                saw_login = True
-                i += 1
-                continue
-            option, eq, attached = arg.partition("=")
-            if not arg.startswith("--") and len(arg) > 2:
-                # short cluster: -uroot, -C/tmp, -xc, -pvV
-                letters = arg[1:]
-                handled = False
-                for j, letter in enumerate(letters):
-                    flag = "-" + letter
-                    if flag in describe:
-                        self.add(allow(f"{name} {arg} only describes, nothing runs", "read-only", rule="shell.describe"))
-                        return None
-                    if flag in login:
-                        saw_login = True
-                    if flag in no_shell:
-                        exec_mode = True
-                    if flag in value_opts or flag in command_opts:
-                        value = letters[j + 1:]
-                        if not value and i + 1 < len(rest):
-                            i += 1
-                            value = rest[i].value
-                        if flag in chdir:
-                            scope = _chdir(scope, value)
-                        if flag in command_opts:
-                            shell_string = value
-                        if flag in split_opts:
-                            return self._split_string(value, rest[i + 1:], cmd, scope, privileged)
-                        handled = True
-                        break
-                if not handled and letters and not all(("-" + c) in spec.get("flags", ()) or True for c in letters):
-                    pass
-                i += 1
-                continue
-            if option in describe:
-                self.add(allow(f"{name} {option} only describes, nothing runs", "read-only", rule="shell.describe"))
+        options, remaining = _wrapper_options(name, spec, rest)
+        for flag, value in options:
+            if flag in spec.get("describe", ()):
+                if privileged:  # sudo -l still asks: sudo of anything is the person's call
+                    self.add(ask(f"{name} {flag} queries root privileges", "privilege", BlastRadius.LOW,
+                                 "shell.privilege"))
+                else:
+                    self.add(allow(f"{name} {flag} only describes, nothing runs", "read-only", rule="shell.describe"))
                 return None
-            if option in login:
-                saw_login = True
-            if option in no_shell:
-                exec_mode = True
-            if option in value_opts or option in command_opts:
-                value = attached if eq else (rest[i + 1].value if i + 1 < len(rest) else "")
-                if not eq:
-                    i += 1
-                if option in chdir:
-                    scope = _chdir(scope, value)
-                if option in command_opts:
-                    shell_string = value
-                if option in split_opts:
-                    return self._split_string(value, rest[i + 1:], cmd, scope, privileged)
-            i += 1
-        remaining = rest[i:]
+            saw_login |= flag in spec.get("shell_login", ())
+            exec_mode |= flag in spec.get("no_shell", ())
+            if flag in spec.get("chdir", ()):
+                scope = _chdir(scope, value or "")
+            if flag in spec.get("command_option", ()):
+                shell_string = value
+            if flag in spec.get("split", ()):
+                remaining = [Word.literal(part) for part in (value or "").split()] + remaining
         if spec.get("assignments"):
             while remaining and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", remaining[0].value, re.S):
                 var, _, value = remaining[0].value.partition("=")
                 self.environment(var, Word(value, remaining[0].raw), cmd, prefix=True)
                 remaining = remaining[1:]
         if spec.get("user_positional") and remaining and not remaining[0].value.startswith("-"):
-            remaining = remaining[1:]  # su USER
-            while remaining and remaining[0].value.startswith("-"):
-                opt = remaining[0].value
-                if opt in command_opts and len(remaining) > 1:
-                    shell_string = remaining[1].value
-                    remaining = remaining[2:]
-                    continue
-                if opt in login:
-                    saw_login = True
-                remaining = remaining[1:]
-        skip = int(spec.get("positionals", 0))
-        remaining = remaining[skip:]
+            more, remaining = _wrapper_options(name, spec, remaining[1:])  # su USER [-c CMD]
+            for flag, value in more:
+                saw_login |= flag in spec.get("shell_login", ())
+                if flag in spec.get("command_option", ()):
+                    shell_string = value
+        remaining = remaining[int(spec.get("positionals", 0)):]
         if shell_string is not None:
             inv = Invocation(name, rest, cmd, scope, privileged)
             self.nested(shell_string, inv, f"{name} -c", scope.copy())
@@ -338,10 +304,6 @@ class _Run:
             return None
         return remaining, scope, privileged
 
-    def _split_string(self, value: str, rest: list[Word], cmd: SimpleCommand, scope: Scope, privileged: bool):
-        words = [Word.literal(part) for part in value.split()] + rest
-        return words, scope, privileged
-
     # -- judging ---------------------------------------------------------------------
     def judge_invocation(self, inv: Invocation) -> list[Finding]:
         name = inv.name
@@ -352,6 +314,8 @@ class _Run:
         if any(a in _DESCRIBE_FLAGS for a in _options_before_end(inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         handler = _HANDLERS.get(name)
+        if handler is None and name.startswith("mkfs."):
+            handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
             handler = cmd_code.judge
         if handler is None and name in self.tax.sql_clients:
@@ -361,6 +325,9 @@ class _Run:
             findings = handler(self, inv)
         if not findings:
             findings = self.taxonomy(inv)
+        sync = self.sync_from_empty(inv)
+        if sync is not None:
+            findings.append(sync)
         if name in RUNNERS or any(f.rule in ("shell.unknown", "shell.script", "shell.not-installed") for f in findings):
             findings.extend(self.generic(inv))
         return findings
@@ -372,10 +339,9 @@ class _Run:
         canonical = spec["name"] if spec else name
         if spec and any(_has_option(args, flag) for flag in spec.get("dry_run", ())):
             return [allow(f"{name} dry run only reports what it would do", spec["category"], rule="taxonomy.dry-run")]
-        matches = [m for s in self.tax.shapes_for(name)
-                   if (m := match_shape(s, canonical, args, value_options)) is not None]
-        if matches:
-            best = max(matches, key=lambda m: (m.shape.verdict != "allow", m.shape.blast_radius.severity))
+        best = next((m for s in self.tax.shapes_for(name)
+                     if (m := match_shape(s, canonical, args, value_options)) is not None), None)
+        if best is not None:
             _, options = split_args(args, value_options)
             reason = best.reason(name, options)
             if best.shape.verdict == "allow":
@@ -390,6 +356,8 @@ class _Run:
             if cls == "delete":
                 return [ask(f"{name} {word} deletes or stops something", category, BlastRadius.HIGH, "taxonomy.verb")]
             return [ask(f"{name} {word} changes something", category, BlastRadius.MEDIUM, "taxonomy.verb")]
+        if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
+            return [allow(f"{name} --dry-run only reports what it would do", "read-only", rule="taxonomy.dry-run")]
         if spec is not None:
             return [unknown(f"{name} {' '.join(args[:2])} is not a subcommand guardtui knows".replace("  ", " "),
                             spec["category"], rule="shell.unknown")]
@@ -407,8 +375,29 @@ class _Run:
                           "read-only", rule="shell.not-installed")]
         return [unknown(f"{name} is not a command guardtui knows", rule="shell.unknown")]
 
+    def sync_from_empty(self, inv: Invocation) -> Finding | None:
+        """`mkdir -p /tmp/e && aws s3 sync /tmp/e s3://b --delete`: the destination is wiped."""
+        args = inv.args
+        deleting = any(a.startswith("--delete") or a in ("-d",) for a in args) or inv.name == "rclone"
+        if "sync" not in args or not deleting:
+            return None
+        sources = [w for w in inv.words[args.index("sync") + 1:] if not w.value.startswith("-")]
+        if sources and self.known_empty(sources[0], inv):
+            return deny(f"{inv.name} sync from the empty {sources[0].display()} deletes everything at the destination",
+                        "cloud", "shell.sync-from-empty")
+        return None
+
+    def known_empty(self, word: Word, inv: Invocation) -> bool:
+        """Was this directory created empty earlier in the command (mkdir, mktemp -d)?"""
+        info = classify(word, inv.scope, self.tax)
+        return bool(info.path) and (info.path.rstrip("/") in self.empty_dirs or info.path.startswith(MKTEMP_PREFIX))
+
     def script_run(self, inv: Invocation) -> Finding:
         info = classify(Word.literal(inv.written_name), inv.scope, self.tax)
+        if info.path and info.path in self.written:
+            self.nested(self.written[info.path], inv, f"{inv.written_name} (written above)")
+            return allow(f"runs {inv.written_name}, written above (its commands are judged)", "build-test",
+                         rule="shell.written-script")
         if info.path and info.path in self.downloaded:
             return ask(f"runs {inv.written_name}, which this command just downloaded", "remote-exec",
                        BlastRadius.HIGH, "shell.downloaded-script")
@@ -452,52 +441,115 @@ class _Run:
         self.effect(info.path, word.display(), "write", inv.cmd, info.remote)
         return write_finding(info, what)
 
-    def stdin_source(self, cmd: SimpleCommand) -> tuple[str, str | None]:
-        """Where a command's stdin comes from: ("text", t) | ("network", None) | ("file"|"unknown"|"none", None)."""
+    def stdin_source(self, cmd: SimpleCommand) -> Stream:
+        """Where a command's stdin comes from, and its text when that is known."""
         body = cmd.stdin_body
         if body is not None:
-            return ("text", body) if DYN not in body else ("unknown", None)
+            return Stream("text", body) if DYN not in body else Stream("unknown")
         if cmd.stdin_redirected:
-            return "file", None
-        producer = cmd.stdin_from
-        if producer is None:
-            return ("unknown", None) if cmd.piped else ("none", None)
-        return self.output_of(producer)
+            return Stream("file")
+        if cmd.stdin_group is not None:
+            return self.group_output(cmd.stdin_group)
+        if cmd.stdin_from is None:
+            return Stream("unknown") if cmd.piped else Stream("none")
+        return self.output_of(cmd.stdin_from)
 
-    def output_of(self, cmd: SimpleCommand) -> tuple[str, str | None]:
+    def group_output(self, commands: list[SimpleCommand]) -> Stream:
+        """The output of `( a; b )`: the known parts, with unknown ones marked."""
+        parts, kinds, obfuscated = [], set(), False
+        for c in commands:
+            out = self.output_of(c)
+            kinds.add(out.kind)
+            parts.append(out.text if out.kind == "text" and out.text is not None else DYN + "\n")
+            obfuscated |= out.obfuscated
+        for kind in ("secret", "network"):
+            if kind in kinds:
+                return Stream(kind)
+        return Stream("text", "".join(parts), obfuscated) if "text" in kinds else Stream("unknown")
+
+    def output_of(self, cmd: SimpleCommand) -> Stream:
         words = list(cmd.argv)
-        while words and posixpath.basename(words[0].value) in ("sudo", "env", "command", "nohup", "stdbuf", "time"):
+        while words and posixpath.basename(words[0].value) in ("sudo", "command", "nohup", "stdbuf", "time"):
             words = words[1:]
             while words and words[0].value.startswith("-"):
                 words = words[1:]
-        if not words or any(w.dynamic for w in words[:1]):
-            return "unknown", None
+        if not words or words[0].dynamic:
+            return Stream("unknown")
         name = posixpath.basename(words[0].value)
-        if name in ("echo", "printf"):
-            if any(w.dynamic for w in words):
-                return "unknown", None
-            text = static_print(words, cmd.scope)
-            return ("text", text + "\n") if text is not None else ("unknown", None)
-        if name == "cat" and len(words) == 1:
-            return self.stdin_source(cmd)
-        if name in ("curl", "wget", "fetch", "http", "https", "xh", "aria2c", "nc", "ncat", "socat", "lynx", "links",
-                    "w3m"):
-            return "network", None
-        if name in ("base64", "base32") and any(w.value in ("-d", "--decode", "-D") for w in words[1:]):
-            kind, text = self.stdin_source(cmd)
-            if kind == "text" and text is not None:
-                import base64
-                try:
-                    return "text", base64.b64decode(text.strip() + "===", validate=False).decode("utf-8", "replace")
-                except (ValueError, UnicodeDecodeError):
-                    return "unknown", None
-            return kind, None
-        if name in ("cat", "head", "tail", "tee", "sort", "tr", "sed", "awk", "grep", "cut", "xxd", "rev", "gunzip",
-                    "zcat", "gzip", "openssl", "jq"):
-            kind, _ = self.stdin_source(cmd)
-            if kind == "network":
-                return "network", None
-        return "unknown", None
+        args = [w.value for w in words[1:]]
+        if name in _FETCHERS or name in ("nc", "ncat", "socat", "lynx", "links", "w3m", "fetch"):
+            return Stream("network")
+        if name in ("env", "printenv", "set", "export", "declare", "compgen") and not \
+                [a for a in args if not a.startswith("-") and "=" not in a]:
+            return Stream("secret")  # the environment holds tokens
+        if name in ("cat", "head", "tail", "base64", "xxd", "tac", "strings") and any(
+                not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
+                and is_secret(info.path, cmd.scope.home, self.tax) for a, w in zip(args, words[1:])):
+            return Stream("secret")
+        upstream = self.stdin_source(cmd)
+        known = Output(upstream.text, upstream.obfuscated) if upstream.kind == "text" and upstream.text is not None \
+            else None
+        out = static_output([w.value for w in words], known, cmd.scope)
+        if out is not None:
+            return Stream("text", out.text + ("\n" if not out.text.endswith("\n") else ""),
+                          out.obfuscated or upstream.obfuscated)
+        if name in _PASS_THROUGH and upstream.kind in ("network", "secret"):
+            return Stream(upstream.kind)
+        return Stream("unknown")
+
+
+@dataclass(frozen=True)
+class Stream:
+    """What flows into a command's stdin: text we know, a download, secrets, a file, or unknown."""
+
+    kind: str  # text | network | secret | file | unknown | none
+    text: str | None = None
+    obfuscated: bool = False  # the text had to be decoded (base64, escapes, rev) to be read
+
+
+_PASS_THROUGH = frozenset({"cat", "head", "tail", "tee", "sort", "tr", "sed", "awk", "grep", "cut", "xxd", "rev",
+                           "gunzip", "zcat", "gzip", "bzip2", "xz", "openssl", "jq", "base64", "base32", "od",
+                           "uniq", "fold", "iconv", "gpg"})
+
+
+def _wrapper_options(name: str, spec: dict, words: list[Word]) -> tuple[list[tuple[str, str | None]], list[Word]]:
+    """A wrapper's leading options as (flag, value) pairs, and the words after them.
+
+    Handles clusters (-uroot, -C/tmp, -pvV), --long=value, --long value and `--`."""
+    takes_value = set(spec.get("value_options", ())) | set(spec.get("command_option", ()))
+    options: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        if arg == "--":
+            return options, words[i + 1:]
+        if arg == "-" and name == "su":  # `su -` is a login shell
+            options.append(("-", None))
+            i += 1
+            continue
+        if not arg.startswith("-") or arg == "-" or DYN in arg:
+            break
+        if arg.startswith("--"):
+            flag, eq, value = arg.partition("=")
+            if flag in takes_value and not eq:
+                i += 1
+                value = words[i].value if i < len(words) else ""
+            options.append((flag, value if (eq or flag in takes_value) else None))
+            i += 1
+            continue
+        letters = arg[1:]
+        for j, letter in enumerate(letters):
+            flag = "-" + letter
+            if flag in takes_value:
+                value = letters[j + 1:]
+                if not value:
+                    i += 1
+                    value = words[i].value if i < len(words) else ""
+                options.append((flag, value))
+                break
+            options.append((flag, None))
+        i += 1
+    return options, words[i:]
 
 
 def _depth_of(via: str) -> int:
@@ -511,10 +563,6 @@ def _chdir(scope: Scope, target: str) -> Scope:
     else:
         new.cwd = posixpath.normpath(posixpath.join(scope.cwd or "/", target)) if (scope.cwd or target.startswith("/")) else None
     return new
-
-
-def _known_name(base: str, tax: Taxonomy) -> bool:
-    return True
 
 
 def _options_before_end(args: list[str]) -> list[str]:
@@ -545,10 +593,17 @@ _HANDLERS = {
     "mv": cmd_fs.mv, "cp": cmd_fs.cp, "install": cmd_fs.cp, "ln": cmd_fs.ln, "rsync": cmd_fs.rsync,
     **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
-    "dd": cmd_fs.dd, "find": cmd_fs.find, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,
+    "dd": cmd_fs.dd, "find": cmd_fs.find,
+    **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
+                                "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
+                                "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
     "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
     "git": cmd_git.git,
+    **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
+    "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
+    "crontab": cmd_exec.crontab,
+    **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},

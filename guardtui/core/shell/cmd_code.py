@@ -7,6 +7,7 @@ policy) and writing files. Code with none of them reads or computes, and is allo
 from __future__ import annotations
 
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
@@ -32,7 +33,7 @@ _SHELL_CALLS = {
     "applescript": [r"\bdo shell script"],
     "tcl": [r"\bexec"],
 }
-_RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^)]*recursive\s*:\s*true)",
+_RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
                       r"\b(?:File::Path::)?(?:rmtree|remove_tree)", r"\bfs\.remove(?:Sync)?", r"\brimraf(?:\.sync)?",
                       r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^)]*recursive)"]
@@ -43,6 +44,9 @@ _WRITES = [r"\bopen(?=\s*\(\s*(?:[rbuRBU]{0,2})(?:'[^']*'|\"[^\"]*\")\s*,\s*['\"
            r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.writeTextFile"]
 _PERL_OPEN_WRITE = re.compile(r"""\bopen\s*\(?\s*[\w$]+\s*,\s*(?:['"]>>?['"]\s*,\s*""" + _STR + r"|['\"]>>?\s*(?P<p>[^'\"]+)['\"])")
 _PATH_UNLINK = re.compile(r"\bPath\(\s*" + _STR + r"\s*\)\s*\.(?P<m>unlink|rmdir|write_text|write_bytes|touch)")
+_FORK_LOOP = re.compile(r"\bfork\b\s*(?:\(\s*\))?\s*(?:while|until)\b|"
+                        r"\bwhile\s*\(?\s*(?:1|true|True)\s*\)?\s*(?::|\{|do)?\s*(?:os\.)?fork\b|"
+                        r"\bloop\s*(?:do|\{)\s*fork\b|\bfor\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\b")
 _DYNAMIC_CODE = {"python": r"\b(?:exec|eval|compile)\s*\((?!\s*['\"])", "js": r"\b(?:eval|Function|vm\.run\w*)\s*\((?!\s*['\"`])",
                  "ruby": r"\b(?:eval|instance_eval|class_eval)\s*\(?(?!\s*['\"])", "perl": r"\beval\s*(?!\s*['\"{])",
                  "php": r"\b(?:eval|assert|create_function)\s*\("}
@@ -80,6 +84,8 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
             letters = arg[1:]
             in_place |= "i" in letters and language in ("perl", "ruby")
             for j, letter in enumerate(letters):
+                if "-" + letter in value_opts:
+                    break  # -MFile::Path=remove_tree: the rest of the cluster is the option's value
                 if "-" + letter in code_opts:
                     attached = letters[j + 1:]
                     if attached:
@@ -108,9 +114,14 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
             return _run_process_input(run, inv, index, f"{inv.name} <(…)")
         from .cmd_exec import _as_script
         return [run.script_run(_as_script(inv, rest[0]))]
-    kind, text = run.stdin_source(inv.cmd)
-    if kind == "text" and text is not None:
-        return code_findings(run, inv, Word(text, text), language)
+    stream = run.stdin_source(inv.cmd)
+    kind = stream.kind
+    if kind == "text" and stream.text is not None:
+        findings = code_findings(run, inv, Word(stream.text, stream.text), language)
+        if stream.obfuscated:
+            findings.append(ask(f"pipes encoded code into {inv.name}: what runs is hidden until it is decoded",
+                                "dynamic-exec", BlastRadius.HIGH, "code.obfuscated"))
+        return findings
     if kind == "network":
         return [ask(f"{inv.name} runs code downloaded from the network", "remote-exec", BlastRadius.HIGH,
                     "code.remote")]
@@ -140,7 +151,7 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
     for pattern in _SHELL_CALLS.get(language, []):
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
             rest = m.group("rest")
-            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest)
+            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
             if literal is None:
                 findings.append(ask(f"{inv.name} runs a shell command built at run time", "dynamic-exec",
                                     BlastRadius.HIGH, "code.shell"))
@@ -152,17 +163,19 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
         run.nested(m.group("s"), inv, f"{inv.name} → shell")
     for pattern in _RECURSIVE_DELETES:
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
-            target = _first_argument(m.group("rest"))
-            findings.append(run.delete(_path_word(target), inv, True, f"{inv.name}: {_name(m.group(0))}"))
+            target = _first_argument(m.group("rest"), scope=inv.scope)
+            head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
+            findings.append(run.delete(_path_word(target, inv.scope.home), inv, True, f"{inv.name}: {_name(head)}"))
     for pattern in _FILE_DELETES:
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
             if pattern == r"\bPath\(":
                 continue
             head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
-            if re.search(r"(rmSync|rm)$", head) and re.match(r"\s*\([^)]*recursive\s*:\s*true", m.group("rest")):
+            if re.search(r"(rmSync|rm|rmdirSync|rmdir)$", head) and \
+                    re.match(r"\s*\([^;]*recursive\s*:\s*true", m.group("rest")):
                 continue
-            target = _first_argument(m.group("rest"), allow_glob_call=True)
-            word = _path_word(target)
+            target = _first_argument(m.group("rest"), allow_glob_call=True, scope=inv.scope)
+            word = _path_word(target, inv.scope.home)
             findings.append(run.delete(word, inv, False, f"{inv.name}: {_name(head)}"))
     for m in _PATH_UNLINK.finditer(code):
         word = Word.literal(_unescape(m.group("s")))
@@ -174,9 +187,9 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                 findings.append(f)
     for pattern in _WRITES:
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
-            target = _first_argument(m.group("rest"))
+            target = _first_argument(m.group("rest"), scope=inv.scope)
             if target:
-                f = run.write(Word.literal(target), inv, f"{inv.name} writes")
+                f = run.write(_path_word(target, inv.scope.home), inv, f"{inv.name} writes")
                 if f:
                     findings.append(f)
     if language == "perl":
@@ -186,6 +199,9 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                 f = run.write(Word.literal(target.strip()), inv, "perl open >")
                 if f:
                     findings.append(f)
+    if _FORK_LOOP.search(code):
+        findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
+                             "code.fork-bomb"))
     dynamic = _DYNAMIC_CODE.get(language)
     if dynamic and re.search(dynamic, code):
         findings.append(ask(f"{inv.name} evaluates code built at run time", "dynamic-exec", BlastRadius.MEDIUM,
@@ -203,39 +219,145 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                                            rule="code.inline")]
 
 
-def _first_argument(rest: str, allow_glob_call: bool = False) -> str | None:
-    """The first argument of a call as a string literal; "" when there is no call; None when not literal."""
-    m = re.match(r"\s*(?:\(\s*|\s+)(?:\[\s*)?" + _STR, rest, re.S)
-    if m is None and allow_glob_call:
-        m = re.match(r"\s*\(?\s*glob\s*\(?\s*" + _STR, rest, re.S)
-    if m is None:
-        if re.match(r"\s*(?:\(\s*|\s+)\[", rest):  # a list of literals: ["rm", "-rf", "/"]
-            items = re.findall(_STR, rest[: rest.find("]") + 1] if "]" in rest else rest)
-            if items:
-                return " ".join(_unescape(s) for _, s in items)
-        if re.match(r"\s*\(\s*\)", rest) or not re.match(r"\s*[\(\s]", rest):
-            return ""
+def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str | None:
+    """The first argument of a call as text: "" when there is no call, None when it is not knowable.
+
+    Literals, concatenations of literals and the usual spellings of the home and working
+    directories (os.path.expanduser('~'), process.env.HOME, os.getcwd(), Dir.home, …) are knowable."""
+    rest = rest.lstrip()
+    if rest.startswith("(") and re.match(r"\(\s*\[", rest):  # a list of literals: (["rm", "-rf", "/"])
+        body = rest[: rest.find("]") + 1] if "]" in rest else rest
+        items = [_unescape(s) for _, s in re.findall(_STR, body)]
+        bare = re.sub(_STR, "", body[body.find("[") + 1: -1])
+        if items and not re.search(r"[A-Za-z_]", bare):
+            return shlex.join(items)
         return None
-    if m.group("q") == "`" and "${" in m.group("s"):
-        return None
-    value = _unescape(m.group("s"))
-    after = rest[m.end():]
-    if re.match(r"\s*,\s*\[", after):  # spawn("rm", ["-rf", "/"])
-        items = re.findall(_STR, after[: after.find("]") + 1])
-        value = " ".join([value] + [_unescape(s) for _, s in items])
-    elif re.match(r"\s*(\+|%|\.format|\.\s*\$)", after):
-        return None
+    args = _call_arguments(rest)
+    if args is None:
+        return ""
+    if not args:
+        return ""
+    first = args[0]
+    if allow_glob_call:
+        first = re.sub(r"^glob\s*\(?\s*|\)$", "", first) if first.startswith("glob") else first
+    value = evaluate_expression(first, scope)
+    if value is not None and len(args) > 1 and re.match(r"\s*\[", args[1]):  # spawn("rm", ["-rf", "/"])
+        items = [_unescape(s) for _, s in re.findall(_STR, args[1])]
+        value = shlex.join([value] + items)
     return value
+
+
+def _scan(text: str):
+    """Yield (index, char, depth) for characters outside quotes; depth counts open brackets."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        else:
+            if ch in ")]}":
+                depth -= 1
+            yield i, ch, depth
+            if ch in "([{":
+                depth += 1
+        i += 1
+
+
+def _call_arguments(rest: str) -> list[str] | None:
+    """Top-level arguments of a call starting at `rest` (`(a, b)` or perl's bare `a, b;`); None: no call."""
+    if rest.startswith("("):
+        out, start = [], 1
+        for i, ch, depth in _scan(rest):
+            if ch == ")" and depth == 0:
+                out.append(rest[start:i].strip())
+                return [a for a in out if a]
+            if ch == "," and depth == 1:
+                out.append(rest[start:i].strip())
+                start = i + 1
+        return None
+    m = re.match(r"([^;\n]+)", rest)  # perl/ruby without parentheses: system "rm -rf /";
+    if m is None or not re.match(r"\s*(['\"`]|glob|\$ENV|ENV|Dir|File)", m.group(1)):
+        return None
+    return [m.group(1).split(",")[0].strip()]
+
+
+_HOME_EXPRESSIONS = re.compile(
+    r"^(?:(?:require\(\s*['\"]os['\"]\s*\)|os)\.homedir\(\)|process\.env\.HOME|process\.env\[['\"]HOME['\"]\]|"
+    r"os\.environ\[['\"]HOME['\"]\]|os\.environ\.get\(\s*['\"]HOME['\"]\s*\)|os\.getenv\(\s*['\"]HOME['\"]\s*\)|"
+    r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
+    r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\])$")
+_CWD_EXPRESSIONS = re.compile(r"^(?:os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|(?:pathlib\.)?Path\.cwd\(\)|"
+                              r"(?:Cwd::)?getcwd\(\)|Deno\.cwd\(\)|getcwd\(\))$")
+
+
+def evaluate_expression(expr: str, scope=None) -> str | None:
+    """A path or command string from code, when knowable: literals joined with + or . or
+    os.path.join, ~ expanded, home and cwd expressions resolved. None when not knowable."""
+    expr = expr.strip()
+    join = re.fullmatch(r"(?:os\.path\.join|path\.join|path\.resolve|File\.join|(?:pathlib\.)?Path)\((.*)\)", expr,
+                        re.S)
+    if join:
+        parts = _call_arguments("(" + join.group(1) + ")") or []
+        values = [evaluate_expression(p, scope) for p in parts]
+        if not values or any(v is None for v in values):
+            return None
+        out = values[0]
+        for v in values[1:]:
+            out = v if v.startswith("/") else out.rstrip("/") + "/" + v
+        return out
+    expand = re.fullmatch(r"(?:os\.path\.expanduser|File\.expand_path|Path\((.*)\)\.expanduser)\((.*)\)", expr, re.S)
+    if expand:
+        inner = evaluate_expression(expand.group(2) or expand.group(1) or "", scope)
+        return inner
+    pieces = _split_concatenation(expr)
+    if pieces is None:
+        return None
+    out = []
+    for piece in pieces:
+        m = re.fullmatch(_STR, piece, re.S)
+        if m:
+            if m.group("q") == "`" and "${" in m.group("s"):
+                return None
+            out.append(_unescape(m.group("s")))
+        elif _HOME_EXPRESSIONS.match(piece):
+            out.append("~")
+        elif _CWD_EXPRESSIONS.match(piece):
+            out.append(scope.cwd if scope is not None and scope.cwd else ".")
+        elif len(pieces) > 1 and (value := evaluate_expression(piece, scope)) is not None:
+            out.append(value)
+        else:
+            return None
+    text = "".join(out)
+    return text
+
+
+def _split_concatenation(expr: str) -> list[str] | None:
+    """a + 'b' + c  /  $x . "/y": the top-level operands, or None for anything else."""
+    parts, start = [], 0
+    for i, ch, depth in _scan(expr):
+        if depth == 0 and (ch == "+" or (ch == "." and expr[i - 1:i] in (" ", "") and expr[i + 1:i + 2] == " ")):
+            parts.append(expr[start:i].strip())
+            start = i + 1
+    parts.append(expr[start:].strip())
+    return [p for p in parts if p] or None
 
 
 def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
 
 
-def _path_word(target: str | None) -> Word:
+def _path_word(target: str | None, home: str) -> Word:
+    """A path from code as a word: unknown when not knowable, ~ meaning the home directory."""
     if target is None:
         return Word(DYN, "<a path computed at run time>")
-    return Word(target, target, quoted=False, glob=any(c in target for c in "*?["))
+    value = home + target[1:] if target == "~" or target.startswith("~/") else target
+    return Word(value, target, quoted=False, glob=any(c in target for c in "*?["))
 
 
 def _name(call: str) -> str:
@@ -262,6 +384,9 @@ _SQL_RULES = [
 def classify_sql(sql: str) -> tuple[str, str] | None:
     cleaned = re.sub(r"--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)
     cleaned = re.sub(r"'(?:''|[^'])*'", "''", cleaned)
+    # WHERE true / WHERE 1=1 filter nothing: read them as no WHERE at all
+    cleaned = re.sub(r"\bwhere\s+(?:true|1|1\s*=\s*1|''\s*=\s*''|not\s+false)\s*(?=;|$)", "", cleaned,
+                     flags=re.I | re.M)
     for pattern, radius, reason in _SQL_RULES:
         m = pattern.search(cleaned)
         if m:
@@ -306,9 +431,10 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
     if spec.get("positional_sql") and len(positionals) > 1:
         statements.extend(w.value for w in positionals[1:])
     if not statements:
-        kind, text = run.stdin_source(inv.cmd)
-        if kind == "text" and text is not None:
-            statements.append(text)
+        stream = run.stdin_source(inv.cmd)
+        kind = stream.kind
+        if kind == "text" and stream.text is not None:
+            statements.append(stream.text)
         elif kind in ("file", "unknown", "network") or runs_file:
             return [ask(f"{inv.name} runs SQL from a file or a pipe", "database", BlastRadius.MEDIUM, "sql.file")]
         else:

@@ -4,15 +4,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import posixpath
+
 from ..model import BlastRadius
-from .findings import Finding, allow, ask
+from .findings import Finding, allow, ask, deny
 from .parse import SimpleCommand
 from .words import DYN, Scope, Word, decode_ansi_c
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analyze import Invocation, _Run
 
-RUNNER_NAMES = frozenset({"xargs", "parallel", "ssh", "eval", "source", "."})
+RUNNER_NAMES = frozenset({"xargs", "parallel", "ssh", "eval", "source", ".", "trap"})
 MAX_ITEMS = 16  # xargs / parallel items we expand before treating the rest as unknown
 
 
@@ -28,7 +30,20 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
         return parallel(run, inv)
     if name == "ssh":
         return ssh(run, inv)
+    if name == "trap":
+        return trap(run, inv)
     return shell(run, inv)
+
+
+def trap(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """trap 'CMD' EXIT: CMD runs later, when the signal comes; judge it now."""
+    args = [w for w in inv.words if w.value != "--"]
+    if not args or args[0].value in ("-l", "-p", "-", "") or len(args) < 2:
+        return [allow("trap lists or resets handlers", "shell-state", rule="exec.trap")]
+    if args[0].dynamic:
+        return [_dynamic_script(args[0], "trap")]
+    run.nested(args[0].value, inv, "trap")
+    return [allow("trap sets a handler (judged on its own)", "shell-state", rule="exec.trap")]
 
 
 def _label(inv: "Invocation", what: str) -> str:
@@ -88,13 +103,22 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
     return stdin_script(run, inv, name)
 
 
+_SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "nc.traditional", "nc.openbsd"})
+
+
 def stdin_script(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
-    kind, text = run.stdin_source(inv.cmd)
-    if kind == "text" and text is not None:
-        run.nested(text, inv, f"stdin › {name}")
-        if inv.cmd.stdin_from is not None:
-            return [ask(f"pipes text into {name}: what runs is hidden in the data", "dynamic-exec",
-                        BlastRadius.MEDIUM, "exec.pipe-to-shell")]
+    stream = run.stdin_source(inv.cmd)
+    kind = stream.kind
+    producer = inv.cmd.stdin_from
+    consumer = inv.cmd.stdout_to
+    if any(c is not None and c.argv and posixpath.basename(c.argv[0].value) in _SOCKETS for c in (producer, consumer)):
+        return [deny(f"{name} wired to a network socket is a reverse shell: it hands this machine to a remote host",
+                     "network", "exec.reverse-shell")]
+    if kind == "text" and stream.text is not None:
+        run.nested(stream.text, inv, f"stdin › {name}")
+        if stream.obfuscated:
+            return [ask(f"pipes encoded text into {name}: what runs is hidden until it is decoded", "dynamic-exec",
+                        BlastRadius.HIGH, "exec.obfuscated-script")]
         return []
     if kind == "network":
         return [ask(f"runs a script downloaded from the network ({name} reads it from a pipe)", "remote-exec",
@@ -126,11 +150,11 @@ def _run_process_input(run: "_Run", inv: "Invocation", index: int, what: str) ->
     producer = next((c for c in reversed(commands) if c.via == commands[-1].via), None) if commands else None
     if producer is None:
         return [ask(f"{what} runs generated commands", "dynamic-exec", BlastRadius.HIGH, "exec.dynamic-script")]
-    kind, text = run.output_of(producer)
-    if kind == "text" and text is not None:
-        run.nested(text, inv, what)
+    stream = run.output_of(producer)
+    if stream.kind == "text" and stream.text is not None:
+        run.nested(stream.text, inv, what)
         return []
-    if kind == "network":
+    if stream.kind == "network":
         return [ask(f"{what} runs a script downloaded from the network", "remote-exec", BlastRadius.HIGH,
                     "exec.remote-script")]
     return [ask(f"{what} runs commands generated at run time", "dynamic-exec", BlastRadius.HIGH,
@@ -146,6 +170,10 @@ def eval_(run: "_Run", inv: "Invocation") -> list[Finding]:
     if not inv.words:
         return [allow("eval with nothing to run", "read-only", rule="exec.eval")]
     text = " ".join(w.value for w in inv.words)
+    generator = re.fullmatch(r'\$\(\s*([\w.-]+)((?:\s+[\w.=-]+)*)\s*\)', " ".join(w.raw for w in inv.words).strip('"'))
+    if generator and generator.group(1) in run.tax.env_generators:
+        return [allow(f"eval of {generator.group(1)}'s output only sets environment variables", "shell-state",
+                      rule="exec.eval")]
     if DYN in text:
         return [_dynamic_script(Word(text, " ".join(w.raw for w in inv.words)), "eval")]
     run.nested(text, inv, "eval")
@@ -226,8 +254,12 @@ def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
 def _input_items(run: "_Run", inv: "Invocation", from_file: bool, delimiter: str | None, null: bool) -> list[Word]:
     if from_file:
         return [Word(DYN, "<items from a file>")]
-    kind, text = run.stdin_source(inv.cmd)
-    if kind == "text" and text is not None:
+    listed = _listed_paths(inv.cmd.stdin_from)
+    if listed is not None:
+        return listed
+    stream = run.stdin_source(inv.cmd)
+    text = stream.text
+    if stream.kind == "text" and text is not None:
         if null:
             parts = text.split("\0")
         elif delimiter:
@@ -242,6 +274,17 @@ def _input_items(run: "_Run", inv: "Invocation", from_file: bool, delimiter: str
     if root is not None:
         return [Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/…")]
     return [Word(DYN, "<items from input>")]
+
+
+def _listed_paths(producer: SimpleCommand | None) -> list[Word] | None:
+    """`ls -d /* | xargs …`: ls -d prints the paths it was given (globs and all)."""
+    if producer is None or not producer.argv or posixpath.basename(producer.argv[0].value) != "ls":
+        return None
+    options = [w.value for w in producer.argv[1:] if w.value.startswith("-")]
+    if not any("d" in o[1:] for o in options if not o.startswith("--")) and "--directory" not in options:
+        return None
+    paths = [w for w in producer.argv[1:] if not w.value.startswith("-")]
+    return paths or [Word.literal(".")]
 
 
 def _find_root(producer: SimpleCommand) -> Word | None:
@@ -285,10 +328,12 @@ def parallel(run: "_Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     i = 0
     replace_str = "{}"
+    quoted = False  # -q: the command's words are not re-parsed by a shell
     while i < len(words):
         arg = words[i].value
         if arg in _PARALLEL_SEPARATORS or not arg.startswith("-"):
             break
+        quoted |= arg in ("-q", "--quote")
         if arg in ("--dry-run", "--dryrun"):
             return [allow("parallel --dry-run only prints the commands", "read-only", rule="exec.parallel")]
         name, eq, _ = arg.partition("=")
@@ -324,6 +369,17 @@ def parallel(run: "_Run", inv: "Invocation") -> list[Finding]:
             else:
                 run.nested(item.value, inv, "parallel")
         return [] if items else [allow("parallel with nothing to run", "read-only", rule="exec.parallel")]
+    if len(command) == 1 and not quoted and any(c.isspace() for c in command[0].value):
+        # one word with spaces: parallel hands the composed line to a shell
+        for item in items[:MAX_ITEMS] or [Word.literal("")]:
+            line = command[0].value
+            line = line.replace(replace_str, item.value) if replace_str in line else f"{line} {item.value}"
+            if DYN in line:
+                run.add(ask("parallel runs a command line built at run time", "dynamic-exec", BlastRadius.HIGH,
+                            "exec.parallel"))
+            else:
+                run.nested(line, inv, "parallel")
+        return []
     if any(replace_str in w.value or re.search(r"\{[./#%]*\d*\}", w.value) for w in command):
         for item in items[:MAX_ITEMS] or [Word.literal("")]:
             argv = [Word(re.sub(r"\{[./#%]*\d*\}", lambda _m: item.value, w.value.replace(replace_str, item.value)),
@@ -368,7 +424,7 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
     text = " ".join(w.value for w in remote)
     if DYN in text:
         return [ask(f"ssh runs a command built at run time on {host}", "remote-exec", BlastRadius.HIGH, "exec.ssh")]
-    scope = Scope(None, inv.scope.home, {}, set(), remote=True)
+    scope = Scope(None, "~", {}, set(), remote=True)  # the remote user's home: only ever "~"
     run.nested(text, inv, f"ssh {host}", scope)
     return [allow(f"ssh runs a command on {host} (judged on its own)", "remote-exec", rule="exec.ssh")]
 
@@ -376,3 +432,83 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
 # -- shell state ----------------------------------------------------------------------------
 def declaration(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} sets shell variables", "shell-state", rule="exec.declaration")]
+
+
+def crontab(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """crontab installing jobs: each job's command is judged as if it ran now."""
+    args = inv.args
+    if any(a in ("-l", "--list") for a in args):
+        return [allow("crontab -l only lists jobs", "process", rule="exec.crontab")]
+    if any(a in ("-r", "--remove") for a in args):
+        return [ask("crontab -r deletes every scheduled job", "process", BlastRadius.HIGH, "exec.crontab")]
+    if any(a in ("-e", "--edit") for a in args):
+        return [ask("crontab -e edits scheduled jobs", "process", BlastRadius.MEDIUM, "exec.crontab")]
+    files = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
+    if files and files[0].value != "-":
+        return [ask(f"crontab {files[0].display()} replaces the scheduled jobs with a file's", "process",
+                    BlastRadius.MEDIUM, "exec.crontab")]
+    stream = run.stdin_source(inv.cmd)
+    if stream.kind == "text" and stream.text is not None:
+        for line in stream.text.splitlines():
+            job = _cron_command(line)
+            if job and DYN not in job:
+                run.nested(job, inv, "crontab job")
+    return [ask("crontab installs scheduled jobs (they run later, unattended)", "process", BlastRadius.MEDIUM,
+                "exec.crontab")]
+
+
+def _cron_command(line: str) -> str | None:
+    line = line.strip()
+    if not line or line.startswith("#") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*\s*=", line):
+        return None
+    if line.startswith("@"):
+        parts = line.split(None, 1)
+        return parts[1] if len(parts) > 1 else None
+    parts = line.split(None, 5)
+    return parts[5] if len(parts) == 6 else None
+
+
+_KNOWN_PACKAGE_TOOLS = frozenset({"tsc", "prettier", "eslint", "jest", "vitest", "mocha", "ava", "playwright", "cypress",
+                                  "tsx", "ts-node", "esbuild", "vite", "webpack", "rollup", "parcel", "turbo", "nx",
+                                  "lerna", "biome", "stylelint", "standard", "xo", "c8", "nyc", "knip", "depcheck",
+                                  "madge", "typedoc", "jsdoc", "storybook", "next", "nuxt", "astro", "svelte-kit",
+                                  "create-react-app", "degit", "serve", "http-server", "concurrently", "npm-run-all",
+                                  "prisma", "drizzle-kit", "wrangler", "tailwindcss", "postcss", "sass", "node-gyp",
+                                  "rimraf", "mkdirp", "cross-env", "dotenv", "husky", "lint-staged", "commitlint",
+                                  "semantic-release", "changeset", "np", "release-it", "vercel", "netlify", "firebase",
+                                  "expo", "react-native", "ng", "vue-cli-service", "remix", "gatsby", "eleventy"})
+
+
+def npx(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """npx PKG ARGS: run PKG's command; a tool we know is judged as itself."""
+    words = inv.words
+    i = 0
+    fetches = False
+    while i < len(words):
+        arg = words[i].value
+        if arg in ("-c", "--call") and i + 1 < len(words):
+            run.nested(words[i + 1].value, inv, f"{inv.name} -c")
+            return []
+        if arg in ("-p", "--package") and i + 1 < len(words):
+            fetches = True
+            i += 2
+            continue
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-"):
+            break
+        fetches |= arg in ("-y", "--yes")
+        i += 1
+    if i >= len(words):
+        return [allow(f"{inv.name} with no package", "read-only", rule="exec.npx")]
+    package = words[i].value
+    name = package.rsplit("/", 1)[-1].split("@")[0] if not package.startswith("@") else \
+        package.split("/", 1)[-1].split("@")[0]
+    versioned = "@" in package.lstrip("@")
+    if name in _KNOWN_PACKAGE_TOOLS and not versioned and not fetches:
+        from .analyze import Invocation
+        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
+        return [f for f in findings if f.rule != "shell.unknown"] or \
+            [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
+    return [ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, deny, worst
 from .parse import SimpleCommand
-from .paths import PathKind
+from .paths import PathKind, write_finding
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -240,9 +240,11 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
             operands.append(w)
     findings: list[Finding] = []
     subject = mode or ""
+    tightening = name == "chmod" and bool(mode) and _only_removes(mode)
     for w in operands:
         info = run.path(w, inv)
-        run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
+        if not tightening:  # taking permissions away changes nothing the working-directory rule guards
+            run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
         if recursive and info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE) and not info.glob:
             findings.append(deny(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
                                  "permissions", f"fs.{name}"))
@@ -253,7 +255,7 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
                            PathKind.CRITICAL_FILE, PathKind.DEVICE):
             findings.append(ask(f"{name} {subject} {w.display()} changes a system path", "permissions",
                                 BlastRadius.HIGH, f"fs.{name}"))
-        elif info.kind in (PathKind.HOME_DOTFILE, PathKind.OTHER_USER):
+        elif info.kind in (PathKind.HOME_DOTFILE, PathKind.OTHER_USER) and not tightening:
             findings.append(ask(f"{name} {subject} {w.display()} changes {info.kind.value}", "permissions",
                                 BlastRadius.MEDIUM, f"fs.{name}"))
     if name == "chmod" and mode:
@@ -272,6 +274,31 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
     if findings:
         return [worst(findings)]
     return [allow(f"{name} changes permissions of project files", "permissions", rule=f"fs.{name}")]
+
+
+def mkfs(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """mkfs on a device erases it; on an image file in the project it only builds an image."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    findings = []
+    for w in operands[-1:] or [Word(DYN, "<device>")]:
+        info = run.path(w, inv)
+        if info.kind in (PathKind.DEVICE, PathKind.SYSTEM, PathKind.DYNAMIC, PathKind.ROOT) or w.dynamic:
+            findings.append(deny(f"{inv.name} {w.display()} formats a file system, erasing what was on it", "disk",
+                                 "fs.mkfs"))
+        else:
+            run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
+            f = write_finding(info, inv.name)
+            findings.append(f or allow(f"{inv.name} {w.display()} formats an image file, not a disk", "disk",
+                                       rule="fs.mkfs"))
+    return [worst(findings)]
+
+
+def _only_removes(mode: str) -> bool:
+    """600, 0400, go-rwx: the mode only takes permissions away from others (no setuid, no write for all)."""
+    if re.fullmatch(r"0?[0-7]{3}", mode):
+        owner, group, other = (int(c) for c in mode[-3:])
+        return group in (0, 4, 5) and other in (0, 4, 5) and group <= 5 and other <= 5 and not (group | other) & 2
+    return all(re.fullmatch(r"[ugoa]*-[rwxXst]+", part) for part in mode.split(","))
 
 
 def dd(run: "_Run", inv: "Invocation") -> list[Finding]:
@@ -437,14 +464,16 @@ def sed(run: "_Run", inv: "Invocation") -> list[Finding]:
         i += 1
     if not explicit_script and files:
         scripts.append(files.pop(0).value)
-    script = "\n".join(scripts)
     findings: list[Finding] = []
-    if re.search(r"(^|[;}\n]|\s)e(\s|$|;)", script) or re.search(r"s(.).*\1.*\1[gpIiMm0-9]*e", script):
-        findings.append(ask("sed's e command runs shell commands", "dynamic-exec", BlastRadius.HIGH, "fs.sed"))
-    for m in re.finditer(r"(?:^|[;}\n\s])[wW]\s*(\S+)|s(.).*?\2.*?\2[gpIiMm0-9]*w\s*(\S+)", script):
-        target = m.group(1) or m.group(3)
-        if target and target not in ("/dev/stdout", "/dev/stderr"):
-            f = run.write(Word.literal(target), inv, "sed w")
+    for command, argument in sed_commands("\n".join(scripts)):
+        if command == "e":
+            if argument:
+                run.nested(argument, inv, "sed e")
+            else:
+                findings.append(ask("sed's e command runs the text as a shell command", "dynamic-exec",
+                                    BlastRadius.HIGH, "fs.sed"))
+        elif command in ("w", "W") and argument and argument not in ("/dev/stdout", "/dev/stderr"):
+            f = run.write(Word.literal(argument), inv, "sed w")
             if f is not None:
                 findings.append(f)
     if in_place:
@@ -452,13 +481,32 @@ def sed(run: "_Run", inv: "Invocation") -> list[Finding]:
             f = run.write(w, inv, "sed -i")
             if f is not None:
                 findings.append(f)
-        if quiet and re.search(r"p", script):
+        if quiet and re.search(r"p", "\n".join(scripts)):
             findings.append(ask("sed -n … -i keeps only the printed lines: the rest of the file is lost",
                                 "fs-write", BlastRadius.MEDIUM, "fs.sed"))
     if findings:
         return [_with_rule(worst(findings), "fs.sed")]
     return [allow("sed edits text" + (" in place" if in_place else ""), "fs-write" if in_place else "read-only",
                   rule="fs.sed")]
+
+
+_SED_ADDRESS = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/\\])*/[IM]*|\\(.)(?:\\.|(?!\1).)*\1)"
+_SED_COMMAND = re.compile(
+    r"(?:^|[;\n{}])\s*(?:" + _SED_ADDRESS + r"(?:\s*,\s*(?:" + _SED_ADDRESS.replace("\\1", "\\2").replace("(.)", "(.)", 1)
+    + r"|[+~]\d+))?)?\s*!?\s*(?P<cmd>[ewW])(?:\s+(?P<arg>[^;\n}]*)|(?=[;\n}]|$))")
+_SED_SUBST = re.compile(r"(?:^|[;\n{}])\s*[^;\n{}]*?s(?P<d>[^\w\s\\])(?:\\.|(?!(?P=d)).)*(?P=d)(?:\\.|(?!(?P=d)).)*"
+                        r"(?P=d)(?P<flags>[gpiImMe0-9]*)(?:w\s*(?P<file>[^;\n}]*))?")
+
+
+def sed_commands(script: str) -> list[tuple[str, str]]:
+    """The e (execute) and w (write) commands of a sed script, with their arguments."""
+    found = [(m.group("cmd"), (m.group("arg") or "").strip()) for m in _SED_COMMAND.finditer(script)]
+    for m in _SED_SUBST.finditer(script):
+        if "e" in m.group("flags"):
+            found.append(("e", ""))
+        if m.group("file"):
+            found.append(("w", m.group("file").strip()))
+    return found
 
 
 def awk(run: "_Run", inv: "Invocation") -> list[Finding]:
@@ -484,9 +532,10 @@ def awk(run: "_Run", inv: "Invocation") -> list[Finding]:
         program = words[i].value
     findings: list[Finding] = []
     if program:
-        for m in re.finditer(r"""system\s*\(\s*(?:"((?:[^"\\]|\\.)*)"|([^)]*))\)""", program):
-            if m.group(1) is not None:
-                run.nested(m.group(1).encode().decode("unicode_escape", "replace"), inv, "awk system()")
+        for m in re.finditer(r"""system\s*\(((?:"(?:[^"\\]|\\.)*"|[^)"])*)\)""", program):
+            command = _awk_string(m.group(1), inv.scope)
+            if command is not None:
+                run.nested(command, inv, "awk system()")
             else:
                 findings.append(ask("awk system() runs a command built at run time", "dynamic-exec",
                                     BlastRadius.HIGH, "fs.awk"))
@@ -499,6 +548,22 @@ def awk(run: "_Run", inv: "Invocation") -> list[Finding]:
                     findings.append(f)
     return [_with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
+
+
+def _awk_string(expr: str, scope) -> str | None:
+    """An awk string expression: literals and ENVIRON["X"] side by side (awk joins them)."""
+    out = []
+    for m in re.finditer(r'\s*(?:"((?:[^"\\]|\\.)*)"|ENVIRON\[\s*"(\w+)"\s*\]|(\S))', expr):
+        if m.group(3):
+            return None
+        if m.group(2):
+            value = scope.lookup(m.group(2))
+            if DYN in value:
+                return None
+            out.append(value)
+        else:
+            out.append(m.group(1).encode().decode("unicode_escape", "replace"))
+    return "".join(out)
 
 
 def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
@@ -549,17 +614,32 @@ _REMOTE = re.compile(r"^(?:[\w.@-]+:(?!//)|rsync://|[\w.-]+::)")
 def rsync(run: "_Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
     operands = [w for w in inv.words if not w.value.startswith("-")]
+    if "--dry-run" in args or any(a.startswith("-") and not a.startswith("--") and "n" in a for a in args):
+        return [allow("rsync -n is a dry run: nothing is copied or deleted", "read-only", rule="fs.rsync")]
     findings: list[Finding] = []
-    if any(a.startswith("--delete") or a in ("--del",) for a in args):
-        findings.append(ask("rsync --delete removes destination files that are not in the source", "fs-delete",
-                            BlastRadius.HIGH, "fs.rsync"))
+    remote = any(_REMOTE.match(w.value) for w in operands)
+    dest = operands[-1] if len(operands) >= 2 else None
+    dest_info = run.path(dest, inv) if dest is not None and not _REMOTE.match(dest.value) else None
+    if any(a.startswith("--delete") or a == "--del" for a in args):
+        source = operands[0] if operands else None
+        if source is not None and run.known_empty(source, inv):
+            findings.append(deny(f"rsync --delete from the empty {source.display()} wipes the destination",
+                                 "fs-delete", "fs.rsync"))
+        elif dest_info is not None and dest_info.kind is PathKind.TEMP:
+            findings.append(allow("rsync --delete only removes files under the temp directory", "fs-delete",
+                                  rule="fs.rsync"))
+        else:
+            radius = BlastRadius.MEDIUM if dest_info is not None and dest_info.kind is PathKind.PROJECT_SUB \
+                else BlastRadius.HIGH
+            findings.append(ask("rsync --delete removes destination files that are not in the source", "fs-delete",
+                                radius, "fs.rsync"))
     if "--remove-source-files" in args:
         findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
                             BlastRadius.MEDIUM, "fs.rsync"))
-    if any(_REMOTE.match(w.value) for w in operands):
+    if remote:
         findings.append(ask("rsync copies files to or from another host", "network", BlastRadius.MEDIUM, "fs.rsync"))
-    elif len(operands) >= 2:
-        f = run.write(operands[-1], inv, "rsync into")
+    elif dest is not None:
+        f = run.write(dest, inv, "rsync into")
         if f is not None:
             findings.append(f)
     return [worst(findings)] if findings else [allow("rsync copies files locally", "fs-write", rule="fs.rsync")]
@@ -588,6 +668,8 @@ def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
 
 
 def is_secret(path: str, home: str, tax, home_only: bool = False) -> bool:
+    if path.endswith(".pub"):
+        return False  # a public key is meant to be shared
     for pattern in tax.secrets:
         if pattern.startswith("~/"):
             if fnmatch.fnmatchcase(path, home.rstrip("/") + pattern[1:]) or \

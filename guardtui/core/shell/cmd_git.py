@@ -82,17 +82,27 @@ def git(run: "_Run", inv: "Invocation") -> list[Finding]:
     rest = words[i + 1:]
     inv_scope = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     findings: list[Finding] = []
+    aliases = {}
     for entry in configs:
         key, _, value = entry.partition("=")
+        if key.lower().startswith("alias."):
+            aliases[key[6:]] = value
+            continue
         if _EXEC_CONFIG.match(key.strip()):
-            if key.lower().startswith("alias.") and not value.startswith("!"):
-                continue
             findings.append(ask(f"git -c {key}=… makes git run another program", "git", BlastRadius.HIGH,
                                 "git.config-exec"))
     if sub_word.dynamic:
         return findings + [ask("the git subcommand is only known at run time", "git", BlastRadius.HIGH,
                                "git.dynamic")]
     sub = sub_word.value
+    if sub in aliases:
+        body = aliases[sub]
+        if body.startswith("!"):  # a shell alias: git runs the rest through sh, with the arguments
+            run.nested(" ".join([body[1:]] + [w.value for w in rest]), inv_scope, f"git alias {sub}")
+            return findings + [ask(f"git alias {sub} runs a shell command", "git", BlastRadius.LOW, "git.alias")]
+        expanded = [Word.literal(p) for p in body.split()] + rest
+        return findings + git(run, inv.__class__(inv.name, expanded, inv.cmd, scope, inv.privileged,
+                                                 inv.written_name))
     if any(w.value in ("--help", "-h") for w in rest if not w.value.startswith("--") or w.value == "--help") and \
             any(w.value == "--help" for w in rest):
         return findings + [allow(f"git {sub} --help only prints help", "git", rule="git.describe")]
@@ -194,6 +204,9 @@ def checkout(run, inv, rest) -> list[Finding]:
         i += 1
     if _long(options, "--force") or _short(options, "f", "bB"):
         return [ask("git checkout -f throws away local changes", "git", BlastRadius.MEDIUM, "git.checkout")]
+    if _short(options, "B"):
+        return [ask("git checkout -B resets an existing branch to another commit", "git", BlastRadius.MEDIUM,
+                    "git.checkout")]
     if _long(options, "--ours", "--theirs", "--merge", "--patch") or _short(options, "m", "bB") or \
             _short(options, "p", "bB"):
         return [ask("git checkout --ours/--theirs/-m/-p overwrites working files", "git", BlastRadius.MEDIUM,

@@ -90,6 +90,9 @@ def _upload(run: "_Run", inv: "Invocation", value: Word, file_option: bool) -> F
     if file_option or text.startswith("@") or re.search(r"=@|<@|^@", text):
         path_text = text if file_option else re.split(r"@", text, maxsplit=1)[1].split(";")[0]
         if path_text in ("-", ""):
+            if run.stdin_source(inv.cmd).kind == "secret":
+                return deny(f"{inv.name} sends secrets (the environment or a secrets file) to a remote host",
+                            "secrets", "net.exfiltration")
             return ask(f"{inv.name} uploads what it reads on its input", "network", BlastRadius.MEDIUM, "net.upload")
         info = run.path(Word(path_text, value.raw), inv)
         if info.path and is_secret(info.path, inv.scope.home, run.tax):

@@ -75,6 +75,8 @@ class ShellAnalysis:
     findings: list[Finding] = field(default_factory=list)
     effects: list[FileEffect] = field(default_factory=list)
     parse_errors: list[str] = field(default_factory=list)
+    # text bash reads but never runs: comments, heredoc bodies fed to cat/tee/grep/…
+    data: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
 
     @property
     def decisive(self) -> Finding:

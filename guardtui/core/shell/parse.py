@@ -7,7 +7,6 @@ resolved. What each command *does* is the analyzer's business (analyze.py).
 """
 from __future__ import annotations
 
-import os
 import posixpath
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,6 +14,7 @@ from functools import lru_cache
 import tree_sitter as ts
 import tree_sitter_bash as tsb
 
+from .evaluate import Output, static_output
 from .words import DYN, Scope, Word, WordResolver
 
 MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and ask)
@@ -55,6 +55,8 @@ class SimpleCommand:
     redirects: list[Redirect] = field(default_factory=list)
     stdin_from: "SimpleCommand | None" = None  # previous pipeline stage, when it is simple
     piped: bool = False  # reads a pipe (even from a compound stage)
+    stdin_group: "list[SimpleCommand] | None" = None  # the commands of a compound previous stage: ( a; b ) | c
+    stdout_to: "SimpleCommand | None" = None  # the next pipeline stage, when it is simple
     process_inputs: dict[int, list["SimpleCommand"]] = field(default_factory=dict)  # argv index -> <(…)
     depth: int = 0
 
@@ -114,16 +116,19 @@ class Walker:
 
     def _statement(self, node, scope: Scope, stdin_from: SimpleCommand | None = None,
                    piped: bool = False, extra_redirects: list | None = None) -> SimpleCommand | None:
-        """Walk one statement; return it when it is a simple command (for pipelines)."""
+        """Walk one statement; return it when it is a simple command (for pipelines).
+        extra_redirects: redirect nodes that belong to this statement (see _flatten_pipeline)."""
         kind = node.type
+        extra = extra_redirects or []
         if kind == "command":
-            return self._command(node, scope, stdin_from, piped, extra_redirects or [])
+            redirects, args = self._redirect_nodes(extra, scope)
+            return self._command(node, scope, stdin_from, piped, redirects, args)
         if kind == "redirected_statement":
-            return self._redirected(node, scope, stdin_from, piped)
+            return self._redirected(node, scope, stdin_from, piped, extra)
         if kind == "pipeline":
             self._pipeline(node, scope, stdin_from, piped)
         elif kind == "list":
-            self._statements(node.children, scope)
+            self._statements(_flatten_list(node), scope)
         elif kind in ("subshell",):
             self._statements(node.children, scope.copy())
         elif kind in ("compound_statement", "do_group", "else_clause", "elif_clause", "program"):
@@ -173,26 +178,60 @@ class Walker:
             self._substitutions(node, scope)
         return None
 
-    def _pipeline(self, node, scope: Scope, stdin_from=None, piped=False) -> None:
+    def _pipeline(self, node, scope: Scope, stdin_from=None, piped=False, tail_redirects=()) -> None:
+        stages = self._flatten_pipeline(node)
+        if tail_redirects:
+            stages[-1] = (stages[-1][0], stages[-1][1] + list(tail_redirects))
         prev: SimpleCommand | None = stdin_from
-        first = True
-        for child in node.named_children:
-            stage_scope = scope.copy()  # every stage runs in a subshell
-            simple = self._statement(child, stage_scope, prev if not first or stdin_from else None,
-                                     piped=(not first) or piped)
+        group: list[SimpleCommand] | None = None
+        first = stdin_from is None
+        for child, redirect_nodes in stages:
+            before = len(self.script.commands)
+            # every stage runs in a subshell
+            simple = self._statement(child, scope.copy(), prev, piped=(not first) or piped,
+                                     extra_redirects=redirect_nodes)
+            if simple is not None:
+                if group is not None:
+                    simple.stdin_group = group
+                if prev is not None and prev.stdout_to is None:
+                    prev.stdout_to = simple
+            group = None if simple is not None else [c for c in self.script.commands[before:] if c.via == self.via]
             prev = simple
             first = False
 
-    def _redirected(self, node, scope: Scope, stdin_from, piped) -> SimpleCommand | None:
+    def _flatten_pipeline(self, node) -> list[tuple[object, list]]:
+        """tree-sitter reads `a | b 2>&1 | c` as ((a | b) 2>&1) | c; bash gives 2>&1 to b."""
+        stages: list[tuple[object, list]] = []
+        for child in node.named_children:
+            body = child.child_by_field_name("body") if child.type == "redirected_statement" else None
+            if body is not None and body.type == "pipeline":
+                inner = self._flatten_pipeline(body)
+                redirects = [c for i, c in enumerate(child.children) if child.field_name_for_child(i) == "redirect"]
+                inner[-1] = (inner[-1][0], inner[-1][1] + redirects)
+                stages.extend(inner)
+            else:
+                stages.append((child, []))
+        return stages
+
+    def _redirect_nodes(self, nodes: list, scope: Scope) -> tuple[list[Redirect], list]:
+        redirects: list[Redirect] = []
+        args: list = []
+        for child in nodes:
+            redirects.extend(self._redirect(child, scope, [], args))
+        return redirects, args
+
+    def _redirected(self, node, scope: Scope, stdin_from, piped, extra_nodes=()) -> SimpleCommand | None:
         body = node.child_by_field_name("body")
         redirects: list[Redirect] = []
         continuations = []  # tree-sitter nests `cat <<EOF | sh` and `<<EOF && x` inside the heredoc node
         extra_args: list = []  # `git >/dev/null reset --hard`: words after a redirect target are arguments
-        for i, child in enumerate(node.children):
-            if node.field_name_for_child(i) == "body":
-                continue
-            if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                redirects.extend(self._redirect(child, scope, continuations, extra_args))
+        redirect_nodes = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) != "body"
+                          and c.type in ("file_redirect", "heredoc_redirect", "herestring_redirect")]
+        if body is not None and body.type == "pipeline":
+            self._pipeline(body, scope, stdin_from, piped, tail_redirects=redirect_nodes + list(extra_nodes))
+            return None
+        for child in redirect_nodes + list(extra_nodes):
+            redirects.extend(self._redirect(child, scope, continuations, extra_args))
         if body is None:
             result = None
         elif body.type == "command":
@@ -206,10 +245,8 @@ class Walker:
                 self.script.commands.append(holder)
             result = None
         for kind, cont in continuations:
-            if kind == "pipeline":
-                prev = result
-                for stage in cont.named_children:
-                    prev = self._statement(stage, scope.copy(), prev, piped=True)
+            if kind == "pipeline":  # `cat <<EOF | sh`: the heredoc's command is the pipeline's first stage
+                self._pipeline(cont, scope, result, piped=True)
             else:
                 self._statement(cont, scope)
         return result
@@ -325,8 +362,15 @@ class Walker:
                 value = self.resolver.word(value_node, scope)
         else:
             value = Word("", "")
-        if name and "[" not in name:
+        if value_node is not None and value_node.type == "array" and name:
+            items: list[str] = []
+            for child in value_node.named_children:
+                items.extend(w.value for w in self.resolver.fields(child, scope))
+            scope.arrays[name] = items
+            scope.variables[name] = items[0] if items else ""
+        elif name and "[" not in name:
             scope.variables[name] = value.value
+            scope.arrays.pop(name, None)
         return name, value
 
     def _declaration(self, node, scope: Scope, stdin_from, piped) -> SimpleCommand:
@@ -395,6 +439,8 @@ class Walker:
             for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
                 scope.variables[name] = value.value
         self._follow_cd(argv, scope)
+        if argv and argv[0].value == "set" and len(argv) > 1 and argv[1].value == "--":
+            scope.arrays["@"] = [w.value for w in argv[2:]]  # set -- a b: the positional parameters
         self.script.commands.append(cmd)
         return cmd
 
@@ -451,23 +497,29 @@ class Walker:
         return commands
 
     def _static_output(self, node, scope: Scope) -> str | None:
-        """What `$(…)` prints when that is knowable: echo/printf of fixed words, pwd."""
+        """What `$(…)` prints when that is knowable (see evaluate.py), else None."""
         statements = [c for c in node.named_children if c.type != "comment"]
-        if len(statements) != 1 or statements[0].type != "command":
+        if len(statements) != 1:
             return None
-        inner = statements[0]
-        words: list[Word] = []
-        for i, child in enumerate(inner.children):
-            if inner.field_name_for_child(i) in ("name", "argument"):
-                target = child.named_children[0] if child.type == "command_name" and child.named_children else child
-                if target.type in ("command_substitution", "process_substitution"):
-                    return None
-                words.extend(self.resolver.fields(target, scope))
-            elif child.is_named:
+        stages = statements[0].named_children if statements[0].type == "pipeline" else [statements[0]]
+        output: Output | None = None
+        for stage in stages:
+            if stage.type != "command":
                 return None
-        if not words or any(w.dynamic for w in words):
-            return None
-        return static_print(words, scope)
+            words: list[Word] = []
+            for i, child in enumerate(stage.children):
+                if stage.field_name_for_child(i) in ("name", "argument"):
+                    target = child.named_children[0] if child.type == "command_name" and child.named_children \
+                        else child
+                    if target.type == "process_substitution":
+                        return None
+                    words.extend(self.resolver.fields(target, scope))
+                elif child.is_named:
+                    return None
+            output = static_output([w.value for w in words], output, scope)
+            if output is None:
+                return None
+        return output.text.rstrip("\n") if output is not None else None
 
     # -- checks ----------------------------------------------------------------------
     def _check_coverage(self, root) -> None:
@@ -498,39 +550,17 @@ class Walker:
         return (self.base + node.start_byte, self.base + node.end_byte)
 
 
-def static_print(words: list[Word], scope: Scope) -> str | None:
-    """Output of echo / printf / pwd with fixed arguments, or None."""
-    name = words[0].value
-    args = [w.value for w in words[1:]]
-    if name == "echo":
-        newline = True
-        interpret = False
-        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-            flag = args.pop(0)
-            newline = newline and "n" not in flag
-            interpret = "e" in flag
-        text = " ".join(args)
-        if interpret:
-            from .words import decode_ansi_c
-            text = decode_ansi_c(text)
-        return text
-    if name == "printf":
-        if args and args[0] == "--":
-            args = args[1:]
-        if not args:
-            return None
-        fmt, rest = args[0], args[1:]
-        from .words import decode_ansi_c
-        fmt = decode_ansi_c(fmt)
-        if "%" not in fmt:
-            return fmt
-        out = []
-        for token in rest or [""]:
-            out.append(fmt.replace("%s", token, 1).replace("%b", decode_ansi_c(token), 1))
-        return "".join(out) if all("%" not in o for o in out) else None
-    if name == "pwd" and not args and scope.cwd:
-        return scope.cwd
-    return None
+def _flatten_list(node) -> list:
+    """`a && b && c` is nested left-deep by tree-sitter; walk it as a flat sequence (no deep recursion)."""
+    out = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "list":
+            stack.extend(reversed(cur.children))
+        else:
+            out.append(cur)
+    return out
 
 
 def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:
@@ -547,4 +577,4 @@ def normalise_path(path: str, cwd: str | None) -> str | None:
     return posixpath.normpath(posixpath.join(cwd, path))
 
 
-__all__ = ["Redirect", "SimpleCommand", "Script", "parse_script", "normalise_path", "static_print", "os"]
+__all__ = ["Redirect", "SimpleCommand", "Script", "parse_script", "normalise_path"]

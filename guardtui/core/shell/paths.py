@@ -34,6 +34,7 @@ class PathKind(Enum):
     OTHER_USER = "another user's files"
     PROJECT_ROOT = "the whole working directory"
     PROJECT_ANCESTOR = "a directory that contains the project"
+    HOME_ANCESTOR = "a directory that contains your home directory"
     PROJECT_SUB = "a path inside the project"
     TEMP = "the temp directory"
     OUTSIDE = "a path outside the project"
@@ -48,14 +49,16 @@ class PathInfo:
     glob: bool = False  # matches some files (`*.o`, `dir/a*`): the path is the directory they are in
     remote: bool = False
     contents: bool = False  # `dir/*`: every file in the directory (the path is the directory)
+    hits_system: bool = False  # a glob right under / that matches system directories (/???)
 
 
 _HOME_ROOT_RE = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root|/var/root)$")
 _HOME_ANY_RE = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root|/var/root)(/|$)")
 
 
-def classify(word: Word, scope: Scope, tax: Taxonomy, project: str | None = None) -> PathInfo:
-    """Classify a path argument. `project` defaults to the cwd at the command."""
+def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
+    """Classify a path argument, resolved against the cwd bash would have there."""
+    project = scope.project
     shown = word.display()
     value = word.value
     if scope.remote:
@@ -85,7 +88,10 @@ def classify(word: Word, scope: Scope, tax: Taxonomy, project: str | None = None
             return info
         if everything:
             return PathInfo(info.kind, info.path, shown, glob=False, contents=True)
-        return PathInfo(_inside(info.kind), info.path, shown, glob=True)
+        component = rest.split("/", 1)[0]
+        hits = info.kind is PathKind.ROOT and any(
+            fnmatch.fnmatchcase(top.lstrip("/"), component) for top in tax.core_system_dirs | tax.system_dirs)
+        return PathInfo(_inside(info.kind), info.path, shown, glob=True, hits_system=hits)
     return _classify_abs(value, scope, tax, project, shown)
 
 
@@ -102,7 +108,6 @@ def _inside(kind: PathKind) -> PathKind:
 
 def _classify_abs(value: str, scope: Scope, tax: Taxonomy, project: str | None, shown: str) -> PathInfo:
     cwd = scope.cwd
-    project = project if project is not None else cwd
     if not value:
         return PathInfo(PathKind.DYNAMIC, None, shown)
     if value.startswith("/"):
@@ -137,6 +142,8 @@ def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKin
         return PathKind.PROJECT_ANCESTOR
     if project and _is_under(path, project):
         return PathKind.PROJECT_SUB
+    if _is_under(home, path) and path != home:
+        return PathKind.HOME_ANCESTOR
     if _is_under(path, home) or _HOME_ANY_RE.match(path):
         base = home if _is_under(path, home) else _HOME_ANY_RE.match(path).group(1)
         first = path[len(base):].lstrip("/").split("/", 1)[0]
@@ -167,8 +174,8 @@ def _classify_remote(value: str, shown: str, glob: bool, tax: Taxonomy) -> PathI
         if rest in ("", "*", ".*"):
             return PathInfo(PathKind.HOME_ROOT, None, shown, remote=True)
         return PathInfo(PathKind.HOME_SUB, None, shown, remote=True)
-    info = classify(Word(value, shown, glob=glob), Scope("/nonexistent-remote-cwd", "/nonexistent-remote-home"),
-                    tax, project=None)
+    info = classify(Word(value, shown, glob=glob), Scope("/nonexistent-remote-cwd", "/nonexistent-remote-home",
+                                                         project="/nonexistent-remote-cwd"), tax)
     return PathInfo(info.kind, info.path, shown, info.glob, remote=True)
 
 
@@ -178,7 +185,8 @@ def _is_under(path: str, base: str) -> bool:
 
 # -- policy ---------------------------------------------------------------------------
 _CRITICAL_DELETE = {PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, PathKind.HOME_ROOT,
-                    PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.CRITICAL_FILE, PathKind.DEVICE}
+                    PathKind.HOME_ANCESTOR, PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.CRITICAL_FILE,
+                    PathKind.DEVICE}
 
 
 def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "fs-delete") -> Finding:
@@ -187,6 +195,8 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
     suffix = " on the remote host" if info.remote else ""
     kind = info.kind
     if recursive:
+        if info.hits_system:
+            return deny(f"{what} {target} matches top-level system directories (/etc, /usr, …)", category)
         if kind in _CRITICAL_DELETE and not info.glob:
             return deny(f"{what} {target} deletes {_describe(info)}{suffix}", category)
         if kind is PathKind.TEMP:
@@ -204,7 +214,7 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
         return ask(f"{what} {target} deletes every file in {_describe(info)}{suffix}", category,
                    BlastRadius.HIGH if kind not in (PathKind.PROJECT_ROOT,) else BlastRadius.MEDIUM)
     if kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR,
-                PathKind.HOME_ROOT):
+                PathKind.HOME_ROOT, PathKind.HOME_ANCESTOR):
         return allow(f"{what} {target} without -r cannot delete a directory", "fs-delete")
     if kind in (PathKind.SYSTEM_CORE, PathKind.SYSTEM, PathKind.NETWORK_DEVICE):
         return ask(f"{what} {target} deletes a file in {_describe(info)}{suffix}", category, BlastRadius.HIGH)
@@ -244,10 +254,14 @@ def _describe(info: PathInfo) -> str:
         return "the whole working directory"
     if kind is PathKind.PROJECT_ANCESTOR:
         return f"{info.path}, which contains the project"
+    if kind is PathKind.HOME_ANCESTOR:
+        return f"{info.path}, which contains your home directory"
     if kind in (PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE):
         return f"the system directory {info.path}" if info.path else "a system directory"
     if kind is PathKind.CRITICAL_FILE:
         return f"the system file {info.path}"
+    if info.path and info.path != info.shown and not info.remote:
+        return f"{kind.value} ({info.path})"
     return kind.value
 
 

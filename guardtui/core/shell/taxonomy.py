@@ -49,6 +49,7 @@ _COMMAND = {
     "category": Field(str, required=True), "aliases": _LIST, "value_options": _LIST, "dry_run": _LIST,
     "verbs": Field(dict, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "flag_verbs": Field(bool), "default": Field(str, choices=("read", "change", "delete")),
+    "verb_position": Field(str, choices=("first", "last")),
 }
 _PATHS = {k: Field(list, required=True, items=str) for k in
           ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices")}
@@ -63,6 +64,7 @@ SCHEMA = {
     "sql_clients": Field(dict, required=True, values=_SQL),
     "safe": Field(list, required=True, items=(str,)),
     "builtins": Field(list, required=True, items=str),
+    "env_generators": Field(list, required=True, items=str),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
     "shapes": Field(list, required=True, items=_SHAPE),
@@ -103,20 +105,31 @@ class Taxonomy:
     sql_clients: dict[str, dict]
     safe: frozenset[str]
     builtins: frozenset[str]
+    env_generators: frozenset[str]
     verbs: dict[str, frozenset[str]]
     commands: dict[str, dict]  # name or alias -> spec (with "name")
     shapes: list[Shape]
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
+    _shapes_cache: dict[str, list[Shape]] = field(default_factory=dict, repr=False)
 
     def shapes_for(self, name: str) -> list[Shape]:
+        cached = self._shapes_cache.get(name)
+        if cached is None:
+            cached = self._shapes_cache[name] = self._find_shapes(name)
+        return cached
+
+    def _find_shapes(self, name: str) -> list[Shape]:
         own = self.shapes_by_command.get(name, [])
         canonical = self.commands.get(name, {}).get("name")
         if canonical and canonical != name:
             own = own + self.shapes_by_command.get(canonical, [])
         globbed = [s for s in self.glob_shapes if any(fnmatch.fnmatchcase(name, c) for c in s.commands)]
-        return own + globbed
+        if not globbed:
+            return own
+        order = {id(s): i for i, s in enumerate(self.shapes)}
+        return sorted(own + globbed, key=lambda s: order[id(s)])  # file order: first match wins
 
     def interpreter(self, name: str) -> dict | None:
         spec = self.interpreters.get(name)
@@ -166,6 +179,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         secrets=tuple(data["secrets"]), wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
+        env_generators=frozenset(data["env_generators"]),
         verbs={k: frozenset(str_or_list(v)) for k, v in data["verbs"].items()}, commands=commands, shapes=shapes)
     for shape in shapes:
         if shape.generic:
@@ -266,6 +280,19 @@ def match_shape(shape: Shape, name: str, args: list[str], value_options: frozens
     return ShapeMatch(shape, tuple(positionals))
 
 
+def _word_class(word: str, own: dict, tax: Taxonomy) -> str | None:
+    lowered = word.lower()
+    for cls in ("delete", "change", "read"):
+        if lowered in own.get(cls, ()):
+            return cls
+    bare = lowered.lstrip("-")
+    tokens = re.split(r"[-_.:]", bare)
+    for cls in ("delete", "change", "read"):
+        if bare in tax.verbs[cls] or tokens[0] in tax.verbs[cls] or (":" in bare and tokens[-1] in tax.verbs[cls]):
+            return cls
+    return None
+
+
 def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | None:
     """For CLIs listed under `commands`: (class, verb) from the first word that is a known verb."""
     spec = tax.commands.get(name)
@@ -277,15 +304,14 @@ def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | N
     candidates = positionals[:4]
     if spec.get("flag_verbs"):
         candidates = options + candidates
+    found: list[tuple[str, str]] = []
     for word in candidates:
-        lowered = word.lower()
-        for cls in ("delete", "change", "read"):
-            if lowered in own.get(cls, ()):
-                return cls, word
-        token = re.split(r"[-_.]", lowered.lstrip("-"), maxsplit=1)[0]
-        for cls in ("delete", "change", "read"):
-            if token in tax.verbs[cls] or lowered.lstrip("-") in tax.verbs[cls]:
-                return cls, word
+        cls = _word_class(word, own, tax)
+        if cls is not None:
+            found.append((cls, word))
+    if found:
+        # `gcloud run services describe`: for cloud CLIs the verb comes last, after the nouns
+        return found[-1] if spec.get("verb_position") == "last" else found[0]
     default = spec.get("default")
     if default:
         return default, positionals[0] if positionals else name

@@ -56,9 +56,20 @@ class Scope:
     variables: dict[str, str] = field(default_factory=dict)  # name -> value (may hold DYN)
     functions: set[str] = field(default_factory=set)
     remote: bool = False  # inside `ssh host '…'`: paths are on another machine
+    project: str | None = None  # the agent's working directory: `cd` moves cwd, never the project
+    arrays: dict[str, list[str]] = field(default_factory=dict)  # a=(x y); "@" holds `set --` parameters
+
+    def __post_init__(self) -> None:
+        if self.project is None and not self.remote:
+            self.project = self.cwd
 
     def copy(self) -> "Scope":
-        return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote)
+        return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
+                     {k: list(v) for k, v in self.arrays.items()})
+
+    def elements(self, name: str) -> list[str] | None:
+        """The elements of an array (or of "@", the positional parameters), when known."""
+        return self.arrays.get(name)
 
     def lookup(self, name: str) -> str:
         if name in self.variables:
@@ -87,7 +98,9 @@ def decode_ansi_c(body: str) -> str:
         esc = m.group(1)
         head = esc[0]
         if head in "xuU":
-            return chr(int(esc[1:], 16))
+            if len(esc) == 1:
+                return "\\" + esc  # \x with no hex digits stays as written
+            return chr(min(int(esc[1:], 16), 0x10FFFF))
         if head in "01234567":
             return chr(int(esc, 8) & 0xFF)
         if head == "c" and len(esc) == 2:
@@ -236,9 +249,20 @@ class WordResolver:
                 self._collect(child, scope, out, quoted)
         elif kind == "simple_expansion":
             name = self.text(node)[1:]
-            out.add_expansion(scope.lookup(name) if _is_name(name) else DYN, quoted)
+            if name in ("@", "*"):
+                out.add_list(scope.elements("@"), quoted, join=name == "*")
+            elif name.isdigit() and name != "0":
+                params = scope.elements("@")
+                index = int(name) - 1
+                out.add_expansion(params[index] if params is not None and index < len(params) else DYN, quoted)
+            else:
+                out.add_expansion(scope.lookup(name) if _is_name(name) else DYN, quoted)
         elif kind == "expansion":
-            out.add_expansion(self._expansion_value(node, scope), quoted)
+            value = expand_parameter(self.text(node), scope)
+            if isinstance(value, list) or value is None:
+                out.add_list(value, quoted, join="[*]" in self.text(node))
+            else:
+                out.add_expansion(value, quoted)
         elif kind == "command_substitution":
             value = self.subst_eval(node, scope) if self.subst_eval else None
             out.add_expansion(DYN if value is None else value, quoted)
@@ -251,16 +275,98 @@ class WordResolver:
         else:
             out.add_expansion(DYN, quoted)
 
-    def _expansion_value(self, node, scope: Scope) -> str:
-        names = [c for c in node.named_children if c.type in ("variable_name", "special_variable_name")]
-        text = self.text(node)
-        if len(node.named_children) == 1 and names and re.fullmatch(r"\$\{\w+\}", text):
-            return scope.lookup(self.text(names[0]))
-        m = re.fullmatch(r"\$\{(\w+):?[-=](.*)\}", text, re.S)
-        if m:  # ${X:-default}: X if we know it, else unknown (the default is only a guess)
-            value = scope.lookup(m.group(1))
-            return value if value and DYN not in value else DYN
+_PARAM_RE = re.compile(
+    r"^\$\{(?P<len>#)?(?P<name>[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[(?P<index>[^\]]*)\])?"
+    r"(?P<op>:?[-=+?]|%%|%|##|#|//|/#|/%|/|\^\^|\^|,,|,|:)?(?P<arg>.*)\}$", re.S)
+
+
+def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
+    """The value of ${…}: a string (DYN where unknown), or a list for ${a[@]} (None: unknown list)."""
+    m = _PARAM_RE.match(text)
+    if m is None:
         return DYN
+    name, index, op, arg = m.group("name"), m.group("index"), m.group("op"), m.group("arg")
+    if m.group("len"):
+        return DYN  # a length: a number
+    if index in ("@", "*") or (name in ("@", "*") and index is None):
+        items = scope.elements("@" if name in ("@", "*") else name)
+        return None if items is None else items if not op else DYN
+    if index is not None:
+        items = scope.elements(name)
+        value = items[int(index)] if items is not None and index.isdigit() and int(index) < len(items) else DYN
+    elif name.isdigit():
+        params = scope.elements("@")
+        value = params[int(name) - 1] if params is not None and 0 < int(name) <= len(params) else DYN
+    else:
+        value = scope.lookup(name) if _is_name(name) else DYN
+    known = DYN not in value
+    if op is None:
+        return value
+    if op in (":-", "-", ":=", "="):
+        return value if known and (value or op in ("-", "=")) else (DYN if not known else _literal(arg))
+    if op in (":+", "+"):
+        return (_literal(arg) if value else "") if known else DYN
+    if op in (":?", "?"):
+        return value
+    if not known:
+        return DYN
+    if op in ("%", "%%", "#", "##"):
+        return _remove_pattern(value, _literal(arg), op)
+    if op in ("/", "//", "/#", "/%"):
+        pattern, _, replacement = arg.partition("/")
+        return _replace_pattern(value, _literal(pattern), _literal(replacement), op)
+    if op in ("^^", "^"):
+        return value.upper() if op == "^^" else value[:1].upper() + value[1:]
+    if op in (",,", ","):
+        return value.lower() if op == ",," else value[:1].lower() + value[1:]
+    if op == ":":
+        parts = arg.split(":")
+        try:
+            start = int(parts[0] or 0)
+            length = int(parts[1]) if len(parts) > 1 else None
+        except ValueError:
+            return DYN
+        return value[start:] if length is None else value[start:start + length]
+    return DYN
+
+
+def _literal(text: str) -> str:
+    value, _ = unescape_unquoted(text.strip("'\""))
+    return value if "$" not in value and "`" not in value else DYN
+
+
+def _glob_regex(pattern: str, greedy: bool) -> str:
+    out = []
+    for ch in pattern:
+        out.append((".*" if greedy else ".*?") if ch == "*" else "." if ch == "?" else re.escape(ch))
+    return "".join(out)
+
+
+def _remove_pattern(value: str, pattern: str, op: str) -> str:
+    if DYN in pattern:
+        return DYN
+    greedy = op in ("%%", "##")
+    body = _glob_regex(pattern, greedy)
+    if op.startswith("#"):
+        m = re.match(body, value, re.S)
+        return value[m.end():] if m else value
+    # suffix: try the shortest (or longest) suffix that matches
+    starts = range(len(value) + 1) if greedy else range(len(value), -1, -1)
+    for i in starts:
+        if re.fullmatch(_glob_regex(pattern, True), value[i:], re.S):
+            return value[:i]
+    return value
+
+
+def _replace_pattern(value: str, pattern: str, replacement: str, op: str) -> str:
+    if DYN in pattern or DYN in replacement:
+        return DYN
+    body = _glob_regex(pattern, True)
+    if op == "/#":
+        return re.sub("^" + body, lambda _m: replacement, value, count=1, flags=re.S)
+    if op == "/%":
+        return re.sub(body + "$", lambda _m: replacement, value, count=1, flags=re.S)
+    return re.sub(body, lambda _m: replacement, value, count=0 if op == "//" else 1, flags=re.S)
 
 
 def _is_name(name: str) -> bool:
@@ -324,6 +430,23 @@ class _FieldBuilder:
             self.add(piece, quoted=False, glob=any(c in piece for c in "*?["))
         if value[-1:].isspace():
             self._flush()
+
+    def add_list(self, items: list[str] | None, quoted: bool, join: bool = False) -> None:
+        """"${a[@]}": one field per element (the first joins what came before); None: unknown."""
+        if items is None:
+            self.add(DYN, quoted=quoted)
+            return
+        if join or not items:
+            if items:
+                self.add_expansion(" ".join(items), quoted)
+            return
+        for i, item in enumerate(items):
+            if i:
+                self._flush()
+            if quoted:
+                self.add(item, quoted=True)
+            else:
+                self.add_expansion(item, quoted=False)
 
     def _flush(self) -> None:
         if self.has_cur:

@@ -1,0 +1,123 @@
+"""Commands that run a command somewhere else on this machine: containers and pods.
+
+`docker run -v /:/host alpine rm -rf /host` deletes the host's root: the container's
+command is judged like any other, with bind-mounted paths mapped back to the host. Paths
+that are not mounted live inside the container; they are judged as on another machine.
+"""
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
+
+from .findings import Finding
+from .parse import SimpleCommand
+from .words import Scope, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import Invocation, _Run
+
+_DOCKER_RUN_VALUES = {
+    "-a", "--attach", "--add-host", "--blkio-weight", "-c", "--cpu-shares", "--cap-add", "--cap-drop", "--cgroupns",
+    "--cidfile", "--cpus", "--cpuset-cpus", "--device", "--dns", "-e", "--env", "--env-file", "--entrypoint",
+    "--expose", "--gpus", "--group-add", "-h", "--hostname", "--health-cmd", "--ip", "--ipc", "-l", "--label",
+    "--label-file", "--link", "--log-driver", "--log-opt", "-m", "--memory", "--mount", "--name", "--network",
+    "--net", "--network-alias", "--pid", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--tmpfs", "-u", "--user", "--ulimit",
+    "--userns", "--uts", "-v", "--volume", "--volumes-from", "-w", "--workdir", "--mac-address", "--memory-swap",
+    "--init-path", "--isolation", "--kernel-memory", "--detach-keys", "--storage-opt", "--sysctl"}
+_DOCKER_EXEC_VALUES = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
+
+
+def docker(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """docker/podman run|exec|create: judge the command the container runs."""
+    args = inv.words
+    positionals = [w for w in args if not w.value.startswith("-")]
+    if not positionals or positionals[0].value not in ("run", "exec", "create") and \
+            not (positionals[0].value == "container" and len(positionals) > 1
+                 and positionals[1].value in ("run", "exec", "create")):
+        return []
+    start = args.index(positionals[0]) + (2 if positionals[0].value == "container" else 1)
+    action = positionals[1].value if positionals[0].value == "container" else positionals[0].value
+    values = _DOCKER_EXEC_VALUES if action == "exec" else _DOCKER_RUN_VALUES
+    mounts: list[tuple[str, str]] = []  # (container path, host path)
+    workdir: str | None = None
+    i = start
+    while i < len(args):
+        arg = args[i].value
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-"):
+            break
+        name, eq, attached = arg.partition("=")
+        value = attached if eq else (args[i + 1].value if name in values and i + 1 < len(args) else "")
+        if name in ("-v", "--volume"):
+            _add_volume(value, mounts, inv)
+        elif name == "--mount":
+            _add_mount(value, mounts, inv)
+        elif name in ("-w", "--workdir"):
+            workdir = value
+        i += 1 if (eq or name not in values) else 2
+    rest = args[i:]
+    if len(rest) < 2:  # no command after the image/container
+        return []
+    command = [_map(w, mounts) for w in rest[1:]]
+    mapped = any(m is not w for m, w in zip(command, rest[1:]))
+    scope = inv.scope.copy() if mapped else Scope(workdir, "/root", {}, set(), remote=True)
+    child = SimpleCommand(command, " ".join(w.display() for w in rest[1:]), inv.cmd.span, scope,
+                          _label(inv, f"{inv.name} {action}"), depth=inv.cmd.depth + 1)
+    run.judge(child, inv.cmd.depth + 1)
+    return []
+
+
+def kubectl(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """kubectl exec POD -- CMD: judge CMD as on another machine."""
+    words = [w.value for w in inv.words]
+    if "exec" not in words or "--" not in words:
+        return []
+    command = inv.words[words.index("--") + 1:]
+    if not command:
+        return []
+    child = SimpleCommand(command, " ".join(w.display() for w in command), inv.cmd.span,
+                          Scope(None, "/root", {}, set(), remote=True), _label(inv, "kubectl exec"),
+                          depth=inv.cmd.depth + 1)
+    run.judge(child, inv.cmd.depth + 1)
+    return []
+
+
+def _add_volume(spec: str, mounts: list, inv: "Invocation") -> None:
+    host, sep, rest = spec.partition(":")
+    if not sep or not host:
+        return
+    target = rest.split(":", 1)[0]
+    if host.startswith(("/", ".", "~")) and target.startswith("/"):
+        mounts.append((target, _host_path(host, inv)))
+
+
+def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
+    fields = dict(part.partition("=")[::2] for part in spec.split(","))
+    source = fields.get("source") or fields.get("src")
+    target = fields.get("target") or fields.get("destination") or fields.get("dst")
+    if fields.get("type", "volume") == "bind" and source and target:
+        mounts.append((target, _host_path(source, inv)))
+
+
+def _host_path(path: str, inv: "Invocation") -> str:
+    if path.startswith("~"):
+        path = inv.scope.home + path[1:]
+    if not path.startswith("/"):
+        path = posixpath.join(inv.scope.cwd or "/", path)
+    return posixpath.normpath(path)
+
+
+def _map(word: Word, mounts: list[tuple[str, str]]) -> Word:
+    for target, host in sorted(mounts, key=lambda m: -len(m[0])):
+        value = word.value
+        if value == target or value.startswith(target.rstrip("/") + "/"):
+            mapped = host.rstrip("/") + value[len(target.rstrip("/")):] or "/"
+            return Word(posixpath.normpath(mapped), word.raw, word.quoted, word.glob)
+    return word
+
+
+def _label(inv: "Invocation", what: str) -> str:
+    return f"{inv.cmd.via} › {what}" if inv.cmd.via else what

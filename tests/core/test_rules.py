@@ -1,0 +1,115 @@
+"""Each built-in rule on its own: what it judges and when it abstains."""
+from __future__ import annotations
+
+import pytest
+
+from guardtui.core.model import ToolCall, Verdict
+from guardtui.core.rules import DangerousShellRule, DefaultPolicyRule, SensitiveFileRule, WorkingDirRule
+from guardtui.core.rules.base import EvalContext
+from guardtui.core.session import SessionState
+from guardtui.core.shell.analyze import Analyzer
+
+from ..conftest import HOME, PROJECT, TYPICAL
+
+ANALYZER = Analyzer(command_exists=lambda n: n in TYPICAL)
+
+
+def ctx(protected=()) -> EvalContext:
+    return EvalContext(SessionState("a", "s"), HOME, lambda c, cwd: ANALYZER.analyze(c, cwd, HOME),
+                       protected_paths=tuple(protected))
+
+
+def call(tool: str, **tool_input) -> ToolCall:
+    return ToolCall(tool, tool_input, PROJECT)
+
+
+# -- working directory ----------------------------------------------------------------------
+@pytest.mark.parametrize("tool,tool_input,verdict", [
+    ("Write", {"file_path": "/tmp/evil.txt"}, None),  # temp is fine
+    ("Write", {"file_path": "/etc/hosts"}, Verdict.ASK),
+    ("Edit", {"file_path": f"{HOME}/.bashrc"}, Verdict.ASK),
+    ("Write", {"file_path": f"{PROJECT}/src/main.go"}, None),
+    ("Write", {"file_path": "src/relative.py"}, None),
+    ("Write", {"file_path": "../sibling/x.py"}, Verdict.ASK),
+    ("NotebookEdit", {"notebook_path": "/srv/nb.ipynb"}, Verdict.ASK),
+    ("Read", {"file_path": "/etc/passwd"}, None),  # reads outside do not ask
+    ("Grep", {"pattern": "x", "path": "/var/log"}, None),
+])
+def test_workdir_file_tools(tool, tool_input, verdict):
+    decision = WorkingDirRule().evaluate(call(tool, **tool_input), ctx())
+    assert (decision.verdict if decision else None) is verdict
+
+
+@pytest.mark.parametrize("command,verdict", [
+    ("cp build/app /opt/app/bin", Verdict.ASK),
+    ("echo hi > ../other/notes.txt", Verdict.ASK),
+    ("echo x > \"$OUT\"", Verdict.ASK),  # a path known only at run time
+    ("cp a b && mv b c", None),
+    ("git log > /tmp/log.txt", None),
+    ("cat /etc/hosts", None),
+    ("ssh host 'echo x > /etc/motd'", None),  # on another machine: not this project's working directory
+])
+def test_workdir_shell_writes(command, verdict):
+    decision = WorkingDirRule().evaluate(call("Bash", command=command), ctx())
+    assert (decision.verdict if decision else None) is verdict
+
+
+# -- sensitive files -----------------------------------------------------------------------------
+@pytest.mark.parametrize("path,why", [
+    (f"{PROJECT}/.env", "environment"), (f"{PROJECT}/.env.production", "environment"),
+    (f"{PROJECT}/config/credentials.json", "credentials"), (f"{PROJECT}/deploy/server.pem", "key"),
+    (f"{PROJECT}/.git/config", "git configuration"), (f"{PROJECT}/.git/hooks/pre-commit", "hook"),
+    (f"{HOME}/.ssh/config", "SSH"), (f"{PROJECT}/.claude/settings.json", "Claude Code"),
+    (f"{PROJECT}/.claude/settings.local.json", "Claude Code"), (f"{HOME}/.codex/config.toml", "Codex"),
+    (f"{PROJECT}/.gemini/settings.json", "Gemini"), (f"{PROJECT}/.guardtui/guards/x.yaml", "guardtui"),
+])
+def test_sensitive_writes_ask(path, why):
+    decision = SensitiveFileRule().evaluate(call("Write", file_path=path, content=""), ctx())
+    assert decision is not None and decision.verdict is Verdict.ASK and why in decision.reason
+
+
+def test_sensitive_covers_the_guards_own_config_and_shell_writes():
+    protected = f"{HOME}/.config/guardtui"
+    rule = SensitiveFileRule()
+    assert rule.evaluate(call("Edit", file_path=f"{protected}/policy.yaml"), ctx([protected])).verdict is Verdict.ASK
+    for command in ("echo '{}' > .claude/settings.json", "rm .claude/settings.local.json",
+                    f"sed -i 's/x/y/' {protected}/guards/mine.yaml", "cp /dev/null .env"):
+        decision = rule.evaluate(call("Bash", command=command), ctx([protected]))
+        assert decision is not None and decision.verdict is Verdict.ASK, command
+
+
+def test_sensitive_abstains_on_reads_and_ordinary_files():
+    rule = SensitiveFileRule()
+    assert rule.evaluate(call("Read", file_path=f"{PROJECT}/.env"), ctx()) is None
+    assert rule.evaluate(call("Write", file_path=f"{PROJECT}/src/app.py"), ctx()) is None
+    assert rule.evaluate(call("Bash", command="cat .env"), ctx()) is None
+
+
+# -- dangerous shell and the default policy ---------------------------------------------------
+def test_dangerous_shell_denies_critical_asks_risky_and_abstains_otherwise():
+    rule = DangerousShellRule()
+    deny = rule.evaluate(call("Bash", command="ls && rm -rf ~"), ctx())
+    assert deny.verdict is Verdict.DENY and deny.metadata["segment"] == "rm -rf ~"
+    assert [s["verdict"] for s in deny.metadata["segments"]] == ["allow", "deny"]
+    assert rule.evaluate(call("Bash", command="git push --force"), ctx()).verdict is Verdict.ASK
+    assert rule.evaluate(call("Bash", command="ls -la"), ctx()) is None
+    assert rule.evaluate(call("Bash", command="frobnicate"), ctx()) is None  # unknown is for the default rule
+    assert rule.evaluate(call("Write", file_path="/x"), ctx()) is None
+
+
+@pytest.mark.parametrize("tool,tool_input,verdict", [
+    ("Read", {"file_path": "x"}, Verdict.ALLOW), ("Glob", {"pattern": "*"}, Verdict.ALLOW),
+    ("Write", {"file_path": "x"}, Verdict.ALLOW), ("Bash", {"command": "git status"}, Verdict.ALLOW),
+    ("Bash", {"command": ""}, Verdict.ALLOW), ("mcp__db__query", {"sql": "select 1"}, Verdict.LLM),
+    ("SomethingNew", {}, Verdict.LLM),
+])
+def test_default_policy_allows_known_reads_and_escalates_the_unknown(tool, tool_input, verdict):
+    decision = DefaultPolicyRule().evaluate(call(tool, **tool_input), ctx())
+    assert decision.verdict is verdict
+
+
+def test_default_policy_never_abstains_and_escalates_unknown_shell():
+    analyzer_all_installed = Analyzer(command_exists=lambda n: True)
+    c = EvalContext(SessionState("a", "s"), HOME, lambda cmd, cwd: analyzer_all_installed.analyze(cmd, cwd, HOME))
+    decision = DefaultPolicyRule().evaluate(call("Bash", command="frobnicate --all"), c)
+    assert decision.verdict is Verdict.LLM and "not classified as safe" in decision.reason

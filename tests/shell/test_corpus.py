@@ -1,0 +1,65 @@
+"""The development corpus (labelled by peers' suites and the labeling policy) through the full engine."""
+from __future__ import annotations
+
+import pytest
+
+from .corpus import DATA, DEV_CORPUS, TARGETS, load, metrics, score
+
+# Lines we judge differently from the label, and why. The test fails if this list changes,
+# so an improvement (or a regression) is noticed and the list kept honest.
+KNOWN_MISSES = {
+    "git checkout status":
+        "one name is a branch or a path; with no repo to consult and no file extension, we take it for a branch",
+    "git checkout --recurse-submodules checkout main":
+        "--recurse-submodules takes no separate value, so `checkout main` reads as tree-ish + path: we ask",
+    "rclone sync /empty remote:important-bucket":
+        "sync deletes what the source lacks (ask, high); that /empty is empty is not in the command",
+    "rsync -a --progress /src/ /dest/":
+        "a write outside the project: the working-directory rule asks (issue 2), the label allows local copies",
+}
+
+
+@pytest.fixture(scope="module")
+def dev_scored(request):
+    engine = request.getfixturevalue("corpus_engine")
+    return score(engine, load(DEV_CORPUS))
+
+
+@pytest.fixture(scope="module")
+def corpus_engine(tmp_path_factory):
+    from guardtui.core.config import Locations
+    from guardtui.core.factory import build_engine
+    from guardtui.core.shell.analyze import Analyzer
+
+    from ..conftest import HOME, TYPICAL
+
+    root = tmp_path_factory.mktemp("corpus")
+    env = {"HOME": str(root), "GUARDTUI_CONFIG_DIR": str(root / "c"), "GUARDTUI_STATE_DIR": str(root / "s"),
+           "GUARDTUI_RUNTIME_DIR": str(root / "r")}
+    engine = build_engine(Locations.from_env(env), record=False)
+    engine.analyzer = Analyzer(command_exists=lambda name: name in TYPICAL)
+    engine.home = HOME
+    return engine
+
+
+def test_dev_corpus_meets_the_targets(dev_scored):
+    m = metrics(dev_scored)
+    for name, target in TARGETS.items():
+        assert m[name] >= target, (name, m[name])
+    assert m["severe_fp"] == 0  # no allow-labelled command denied
+
+
+def test_dev_corpus_misses_are_exactly_the_known_ones(dev_scored):
+    misses = {s.command: f"{s.expect} -> {s.got}: {s.reason}" for s in dev_scored if s.got != s.expect}
+    assert set(misses) == set(KNOWN_MISSES), misses
+
+
+def test_unseen_tricky_corpus_meets_the_targets(corpus_engine):
+    """Commands written apart from the development of the analysis (tests/shell/data/tricky.jsonl)."""
+    path = DATA / "tricky.jsonl"
+    if not path.exists():
+        pytest.fail("tests/shell/data/tricky.jsonl is missing")
+    m = metrics(score(corpus_engine, load(path)))
+    for name, target in TARGETS.items():
+        assert m[name] >= target, (name, m[name])
+    assert m["severe_fp"] == 0
