@@ -36,17 +36,19 @@ _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
                "DYLD_INSERT_LIBRARIES": "injects a library into every program",
                "PATH": "changes which programs command names run",
-               "PROMPT_COMMAND": "runs a command before every prompt",
                "BASH_ENV": "runs a file at the start of every script",
                "ENV": "runs a file at the start of every shell",
-               "IFS": "changes how the shell splits words",
-               "GIT_SSH_COMMAND": "runs a program for every git network call",
-               "GIT_EXTERNAL_DIFF": "runs a program for every git diff",
-               "PAGER": "runs a program to show output", "GIT_PAGER": "runs a program to show git output",
-               "EDITOR": "runs a program to edit", "VISUAL": "runs a program to edit",
                "HISTFILE": "changes where (or whether) history is kept",
                "NODE_OPTIONS": "changes how every node program starts",
                "PYTHONSTARTUP": "runs a file when python starts", "PERL5OPT": "changes how perl starts"}
+# variables whose value a program runs as a shell command: judge the value itself
+_ENV_COMMANDS = {"GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+                 "GIT_SEQUENCE_EDITOR", "SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS", "PROMPT_COMMAND", "BROWSER",
+                 "LESSOPEN", "LESSCLOSE", "MANPAGER", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT"}
+# PATH entries that are ordinary: the project's own bins and the usual install locations
+_USUAL_PATH = re.compile(r"^(\.{0,2}/?(node_modules/\.bin|\.venv/bin|venv/bin|bin|vendor/bin|target/\w+|\.bin)|"
+                         r"/(usr/local|usr|opt/homebrew|opt/local)/s?bin|/bin|/sbin|~?/?[^:]*/(\.local|\.cargo|go|"
+                         r"\.bun|\.deno|\.npm-global|\.pyenv/shims|\.rbenv/shims|\.nvm/[^:]*)/bin)/?$")
 
 
 @dataclass
@@ -204,7 +206,28 @@ class _Run:
                 self.add(replace(finding, rule="shell.redirect"))
 
     def environment(self, name: str, value: Word, cmd: SimpleCommand, prefix: bool) -> None:
-        """Setting a variable that changes what later commands run asks."""
+        """Setting a variable that changes what later commands run asks; one that holds a
+        command has that command judged."""
+        if name in _ENV_COMMANDS and value.value:
+            if value.dynamic:
+                self.add(ask(f"{name} holds a command known only at run time", "dynamic-exec", BlastRadius.HIGH,
+                             "shell.environment"))
+            else:
+                self.script(value.value, cmd.scope.copy(), f"{cmd.via} › ${name}" if cmd.via else f"${name}",
+                            cmd.depth + 1)
+            return
+        if name in ("BASH_ENV", "ENV") and cmd.argv and cmd.assignment_inputs.get(name):
+            # BASH_ENV=<(echo …) bash -c …: bash runs that output first
+            out = self.output_of(cmd.assignment_inputs[name][-1])
+            if out.kind == "text" and out.text is not None:
+                self.script(out.text, cmd.scope.copy(), f"${name}", cmd.depth + 1)
+                return
+        exported = bool(cmd.argv) and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")
+        if name == "PATH" and prefix and not exported:  # a one-command prefix, as `npm run` sets it
+            raw = value.raw.strip("'\"").replace("${HOME}", "~").replace("$HOME", "~")
+            entries = [e for e in raw.split(":") if e and e not in ("$PATH", "${PATH}")]
+            if all(_USUAL_PATH.match(e) and "$" not in e and "`" not in e for e in entries):
+                return
         if name in _ENV_DANGER:
             radius = BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW
             self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state", radius, "shell.environment"))
@@ -219,8 +242,9 @@ class _Run:
                 self.add(allow("nothing left to run after the wrapper", "read-only", rule="shell.wrapper"))
                 return None
             head = words[0]
-            if head.dynamic:
-                return Invocation(head.value, words[1:], cmd, scope, privileged, head.display())
+            if head.dynamic or head.assumed:  # ${CC:-cc}: the environment may name another program
+                return Invocation(DYN + head.value if head.assumed else head.value, words[1:], cmd, scope,
+                                  privileged, head.display())
             name = head.value
             base = posixpath.basename(name) if "/" in name else name
             two = f"{base} {words[1].value}" if len(words) > 1 else ""
@@ -603,6 +627,7 @@ _HANDLERS = {
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab,
+    **{n: cmd_exec.make for n in ("make", "gmake")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},

@@ -338,10 +338,14 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
         roots = [Word.literal(".")]
     findings: list[Finding] = []
     filtered = False
+    negated = False
     while i < len(words):
         arg = words[i].value
-        if arg in _FIND_FILTERS or arg.startswith("-newer"):
-            filtered = True
+        if (arg in _FIND_FILTERS or arg.startswith("-newer")) and not negated:
+            filtered = True  # `! -name .git` excludes a few files: it does not narrow the delete
+        negated = arg in ("!", "-not")
+        if arg == "-prune":
+            filtered = False  # `-path x -prune -o …`: the pruned branch does not narrow the rest
         if arg == "-delete":
             findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
         elif arg in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -364,6 +368,42 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
     if findings:
         return [_with_rule(worst(findings), "fs.find")]
     return [allow("find only lists files", "read-only", rule="fs.find")]
+
+
+def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
+    """What `find ROOTS …` or `ls [DIRS]` lists, for commands fed by it: (roots, narrowed by filters)."""
+    if not producer.argv:
+        return None
+    name = producer.argv[0].value.rsplit("/", 1)[-1]
+    words = producer.argv[1:]
+    if name in ("find", "fd", "fdfind"):
+        roots = [w for w in words if not w.value.startswith("-") and w.value not in ("(", "!", ")", ",")]
+        roots = roots[:1] if name != "find" else _leading_roots(words)
+        filters = {w.value for w in words} & (_FIND_FILTERS - {"-empty"})
+        negated = any(w.value in ("!", "-not") for w in words)
+        pruned = any(w.value == "-prune" for w in words)
+        narrowed = bool(filters) and not (negated and len(filters) == 1) and not (pruned and len(filters) <= 1)
+        if name != "find":
+            narrowed = len([w for w in words if not w.value.startswith("-")]) > 1 or bool(filters)
+        return roots or [Word.literal(".")], narrowed
+    if name == "ls":
+        options = [w.value for w in words if w.value.startswith("-")]
+        if any("d" in o[1:] for o in options if not o.startswith("--")):
+            return None  # ls -d prints the paths themselves: handled as items
+        dirs = [w for w in words if not w.value.startswith("-")]
+        return dirs or [Word.literal(".")], False
+    return None
+
+
+def _leading_roots(words: list[Word]) -> list[Word]:
+    roots = []
+    for w in words:
+        if w.value in ("-H", "-L", "-P"):
+            continue
+        if w.value.startswith("-") or w.value in ("(", "!", ","):
+            break
+        roots.append(w)
+    return roots
 
 
 def _find_delete(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool, what: str) -> list[Finding]:

@@ -58,6 +58,7 @@ class SimpleCommand:
     stdin_group: "list[SimpleCommand] | None" = None  # the commands of a compound previous stage: ( a; b ) | c
     stdout_to: "SimpleCommand | None" = None  # the next pipeline stage, when it is simple
     process_inputs: dict[int, list["SimpleCommand"]] = field(default_factory=dict)  # argv index -> <(…)
+    assignment_inputs: dict[str, list["SimpleCommand"]] = field(default_factory=dict)  # VAR=<(…) prefixes
     depth: int = 0
 
     @property
@@ -398,6 +399,7 @@ class Walker:
         argv: list[Word] = []
         assignments: list[tuple[str, Word]] = []
         process_nodes: dict[int, object] = {}
+        assignment_procs: dict[str, object] = {}
         prefix_scope = scope.copy()  # VAR=x cmd: x is set for cmd, but $VAR in cmd's words is the old value
         for i, child in enumerate(node.children):
             field_name = node.field_name_for_child(i)
@@ -407,6 +409,8 @@ class Walker:
                 if value_node is not None:
                     self._substitutions(value_node, scope)
                 value = self.resolver.word(value_node, scope) if value_node is not None else Word("", "")
+                if value_node is not None and value_node.type == "process_substitution" and name_node is not None:
+                    assignment_procs[self.text(name_node)] = value_node
                 if name_node is not None:
                     assignments.append((self.text(name_node), value))
                     prefix_scope.variables[self.text(name_node)] = value.value
@@ -435,6 +439,8 @@ class Walker:
                             redirects, stdin_from, piped, depth=self.depth)
         for index, proc in process_nodes.items():
             cmd.process_inputs[index] = self._walk_nested(proc, scope, "<(…)", collect=True)
+        for name, proc in assignment_procs.items():
+            cmd.assignment_inputs[name] = self._walk_nested(proc, scope, "<(…)", collect=True)
         if not argv and assignments:
             for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
                 scope.variables[name] = value.value

@@ -124,7 +124,7 @@ def _classify_abs(value: str, scope: Scope, tax: Taxonomy, project: str | None, 
 def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKind:
     if path == "/":
         return PathKind.ROOT
-    if path in tax.critical_files:
+    if path in tax.critical_files or any(path.startswith(d) for d in tax.critical_dirs):
         return PathKind.CRITICAL_FILE
     if path.startswith("/dev/"):
         if any(fnmatch.fnmatchcase(path, g) for g in tax.harmless_devices):
