@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--event", default=None, help="the hook event, when the payload does not say")
     p.add_argument("--offline", choices=("ask", "deny"), default="ask",
                    help="with no console running: hand asks to the agent's prompt (ask) or deny them")
+    p.add_argument("--timeout", type=float, default=None, help="the agent's hook timeout in seconds")
 
     p = sub.add_parser("check", help="judge a shell command or a tool call, without running it")
     p.add_argument("--cwd", default=None, help="working directory of the call (default: the current one)")
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         where.add_argument("--user", action="store_true", help="the user's settings")
         how = p.add_mutually_exclusive_group()
         how.add_argument("--http", action="store_true", help="an HTTP hook to the running console")
-        how.add_argument("--command", action="store_true", help="a command hook (the default)")
+        how.add_argument("--command", action="store_true", dest="command_hook", help="a command hook (the default)")
         p.add_argument("--port", type=int, default=None, help="the console's HTTP port")
     return parser
 

@@ -55,6 +55,15 @@ class PendingCall:
         return max(0.0, self.deadline - (time.time() if now is None else now))
 
 
+def policy_resolution(policy: Outcome, why: str, by: DecidedBy = DecidedBy.POLICY) -> Resolution:
+    """An answer by policy (deny, or defer to the agent's own prompt), saying why."""
+    if policy is Outcome.DENY:
+        return Resolution(Outcome.DENY, by, f"{why}: denied by policy")
+    if policy is Outcome.DEFER:
+        return Resolution(Outcome.DEFER, by, f"{why}: handed back to the agent's own prompt")
+    raise ValueError("a policy answers deny or defer, never allow")
+
+
 Listener = Callable[[str, PendingCall], None]  # ("added" | "resolved", call)
 
 TIMEOUT_MARGIN_S = 5.0  # answer this long before the agent's own hook timeout fires
@@ -92,8 +101,10 @@ class PendingQueue:
     # -- the agent side --------------------------------------------------------------
     async def submit(self, call: ToolCall, decision: Decision, hook_timeout_s: float) -> Resolution:
         """Queue an asked call and wait for its one answer (person, timeout or shutdown)."""
-        if self.closed:
-            return self._policy_resolution("the console is shutting down")
+        if self.closed:  # still an answered call: audited like any other
+            resolution = self._policy_resolution("the console is shutting down")
+            self.record(call, decision, resolution, 0.0)
+            return resolution
         loop = asyncio.get_running_loop()
         now = self.clock()
         wait = max(0.5, hook_timeout_s - TIMEOUT_MARGIN_S) if hook_timeout_s > 2 * TIMEOUT_MARGIN_S \
@@ -104,8 +115,9 @@ class PendingQueue:
         try:
             return await asyncio.wait_for(asyncio.shield(pending.future), timeout=wait)
         except asyncio.TimeoutError:
-            self.resolve(pending.id, self._policy_resolution(f"no answer within {wait:.0f}s", DecidedBy.TIMEOUT))
-            self._emit("timeout", f"{call.summary(80)}: no answer in time, {self.timeout_policy.value}", call)
+            # the person may have answered in the same instant: then theirs is the one answer
+            if self.resolve(pending.id, self._policy_resolution(f"no answer within {wait:.0f}s", DecidedBy.TIMEOUT)):
+                self._emit("timeout", f"{call.summary(80)}: no answer in time, {self.timeout_policy.value}", call)
             return pending.resolution  # type: ignore[return-value]
         except asyncio.CancelledError:
             # the agent went away (connection closed): end the call so it leaves the queue
@@ -122,12 +134,7 @@ class PendingQueue:
         del self._pending[call_id]
         if not pending.future.done():
             pending.future.set_result(resolution)
-        final = self._final_decision(pending, resolution)
-        latency_ms = (self.clock() - pending.received) * 1000
-        if resolution.outcome is not Outcome.DEFER:
-            self.engine.settle(pending.call, final, resolution.decided_by, latency_ms)
-        elif self.engine.audit is not None:
-            self.engine.audit.record(pending.call, final, resolution.decided_by, latency_ms)
+        self.record(pending.call, pending.decision, resolution, (self.clock() - pending.received) * 1000)
         self._notify("resolved", pending)
         if resolution.approval is not None and resolution.outcome is Outcome.ALLOW:
             if self.engine.approve(pending.call, pending.decision, resolution.approval):
@@ -156,6 +163,15 @@ class PendingQueue:
         await asyncio.sleep(0)
         return count
 
+    def record(self, call: ToolCall, decision: Decision, resolution: Resolution, latency_ms: float) -> Decision:
+        """Audit how an asked call ended (also for asks answered without queueing, e.g. headless)."""
+        final = self.final_decision(decision, resolution)
+        if resolution.outcome is not Outcome.DEFER:
+            self.engine.settle(call, final, resolution.decided_by, latency_ms)
+        elif self.engine.audit is not None:
+            self.engine.audit.record(call, final, resolution.decided_by, latency_ms)
+        return final
+
     # -- internals -------------------------------------------------------------------
     def _apply_approval(self, approved: PendingCall) -> None:
         """An "always allow" also answers the other waiting calls it covers."""
@@ -170,15 +186,13 @@ class PendingQueue:
                                                   f"previously approved ({approval.label})"))
 
     def _policy_resolution(self, why: str, by: DecidedBy = DecidedBy.POLICY) -> Resolution:
-        if self.timeout_policy is Outcome.DENY:
-            return Resolution(Outcome.DENY, by, f"{why}: denied by policy")
-        return Resolution(Outcome.DEFER, by, f"{why}: handed back to the agent's own prompt")
+        return policy_resolution(self.timeout_policy, why, by)
 
     @staticmethod
-    def _final_decision(pending: PendingCall, resolution: Resolution) -> Decision:
+    def final_decision(decision: Decision, resolution: Resolution) -> Decision:
+        """The engine's ask turned into how it ended (a deferred call stays an ask)."""
         verdict = {Outcome.ALLOW: Verdict.ALLOW, Outcome.DENY: Verdict.DENY, Outcome.DEFER: Verdict.ASK}
-        return pending.decision.with_(verdict=verdict[resolution.outcome],
-                                      reason=f"{resolution.reason} — {pending.decision.reason}")
+        return decision.with_(verdict=verdict[resolution.outcome], reason=f"{resolution.reason} — {decision.reason}")
 
     def _notify(self, kind: str, pending: PendingCall) -> None:
         for listener in list(self._listeners):

@@ -70,6 +70,7 @@ class ToolCall:
     session: str = ""
     event: str = ""  # the agent's hook event, e.g. PreToolUse
     call_id: str = ""
+    mode: str = ""  # the agent's own permission mode when it says (default, bypassPermissions, ...)
 
     def __post_init__(self) -> None:
         if not isinstance(self.input, MappingProxyType):

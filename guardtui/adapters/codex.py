@@ -1,0 +1,74 @@
+"""OpenAI Codex CLI: PermissionRequest (allow / deny / no decision) and PreToolUse, which can
+only deny (a bare allow or ask is "unsupported" and fails open, so silence stands for both).
+
+Shell calls arrive as `Bash` with `{"command": ...}`; file edits as `apply_patch` whose
+`command` is the patch envelope: a patch touching one file becomes Write (a new file) or Edit
+of that path, so the path rules see it; a patch touching several files stays `apply_patch`,
+a tool the engine does not know, and asks."""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from ..core.model import ToolCall, Verdict
+from . import base
+from .tools import normalise_tool
+
+AGENT = "codex"
+EVENTS = ("PreToolUse", "PermissionRequest")
+DEFAULT_EVENT = "PreToolUse"
+HOOK_TIMEOUT_S = 600.0
+
+_PATCH_LINE = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
+
+
+def patch_files(patch: str) -> list[tuple[str, str]]:
+    """The files an apply_patch envelope touches: [(operation, path), ...] in order."""
+    return [(m.group(1), m.group(2)) for m in _PATCH_LINE.finditer(patch)]
+
+
+def parse(payload: Any, event: str | None = None) -> ToolCall:
+    f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
+    tool, tool_input = normalise_tool(f.tool_name), f.tool_input
+    if f.tool_name == "apply_patch":
+        tool, tool_input = _patch_call(tool_input, f.cwd)
+    return ToolCall(tool, tool_input, f.cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
+                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"))
+
+
+def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
+    patch = tool_input.get("command", tool_input.get("patch", ""))
+    if not isinstance(patch, str):
+        raise base.PayloadError("apply_patch's command must be a string")
+    files = patch_files(patch)
+    paths = {path for _, path in files}
+    if len(paths) != 1:
+        return "apply_patch", {**tool_input, "files": sorted(paths)}
+    operation, path = files[0]
+    path = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+    tool = "Write" if operation == "Add File" and len(files) == 1 else "Edit"
+    return tool, {**tool_input, "file_path": path}
+
+
+def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+    if call.event == "PermissionRequest":
+        if verdict is Verdict.ALLOW:
+            decision: dict[str, Any] = {"behavior": "allow"}
+        elif verdict is Verdict.DENY:
+            decision = {"behavior": "deny", "message": base.denial_message(call, reason)}
+        else:  # no decision: Codex's own approval (the person or its reviewer)
+            return None
+        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+    if verdict is Verdict.ASK and not base.agent_asks(call):
+        verdict = Verdict.DENY
+        why = "" if call.mode == base.UNKNOWN_MODE else f" and Codex runs with its approvals off ({call.mode})"
+        reason = f"{reason}; Codex's PreToolUse hook cannot ask{why}, so guardtui denies"
+    if verdict is not Verdict.DENY:
+        return None  # PreToolUse cannot allow or ask: silence lets Codex's own approval go on
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": base.denial_message(call, reason)}}
+
+
+def fail_safe(event: str, error: str) -> dict | None:
+    return base.fail_safe(render, EVENTS, DEFAULT_EVENT, event, error)

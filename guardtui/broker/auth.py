@@ -1,0 +1,73 @@
+"""Who may talk to the broker: a bearer token over loopback TCP (with a loopback Host header, so
+a web page cannot reach it through DNS rebinding), the same user over the Unix socket.
+
+The token is created once, kept 0600 in the user's config dir, and written only into
+user-local agent settings (the HTTP hook entry carries it)."""
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import secrets
+import socket
+import struct
+
+from ..core.config import Locations, ensure_private_dir
+
+
+def load_or_create_token(locations: Locations) -> str:
+    """The broker's token: read it, or create it (0600) the first time."""
+    path = locations.token_file
+    ensure_private_dir(path.parent)
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            if (path.stat().st_mode & 0o077) != 0:
+                os.chmod(path, 0o600)
+            token = path.read_text(encoding="ascii", errors="replace").strip()
+            if len(token) >= 32:
+                return token
+            path.unlink(missing_ok=True)  # empty or cut short (a crash while writing): make a new one
+            continue
+        token = secrets.token_urlsafe(32)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(token + "\n")
+        return token
+    raise OSError(f"cannot create the token file {path}")
+
+
+def token_matches(authorization: str | None, token: str) -> bool:
+    scheme, _, given = (authorization or "").partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def is_loopback_host(host: str | None) -> bool:
+    """A Host header naming this machine's loopback: localhost, 127.x.y.z or [::1], any port."""
+    if not host:
+        return False
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, _ = host[1:].partition("]")
+    else:
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    if name in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a Unix socket (None when the OS does not say)."""
+    try:
+        if hasattr(socket, "SO_PEERCRED"):  # Linux: struct ucred {pid, uid, gid}
+            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            return struct.unpack("3i", raw)[1]
+        if hasattr(socket, "LOCAL_PEERCRED"):  # macOS / BSD: struct xucred {version, uid, ...}
+            raw = sock.getsockopt(0, socket.LOCAL_PEERCRED, 76)
+            return struct.unpack_from("=I I", raw)[1]
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,100 @@
+"""From a hook payload to the agent's answer: the parts the broker and the offline command hook
+share. No aiohttp here.
+
+    read_call      payload bytes -> ToolCall, or the answer when it cannot be judged
+    fail_safe      the agent's answer when it cannot be judged: ask, or deny, never allow
+    answer_offline the whole path with no console: engine verdict, asks answered by policy
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+from ..adapters.base import PayloadError, UnsupportedEvent, guess_event
+from ..core.engine import Engine
+from ..core.model import Decision, DecidedBy, ToolCall, Verdict
+
+MAX_BODY = 8 * 1024 * 1024  # a Write of a big file is legal; more than this is not judged (fail-safe)
+
+
+@dataclass(frozen=True)
+class HookAnswer:
+    """What the hook prints (or the HTTP hook returns): the agent's JSON, or nothing."""
+
+    body: dict | None
+    error: str = ""  # one line for stderr (the command hook) / the X-Guardtui-Error header
+    verdict: Verdict | None = None  # how the call ended, for the console and the tests
+
+    def encode(self) -> bytes:
+        return b"" if self.body is None else json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+
+
+def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | HookAnswer:
+    """The call in the payload, or, when it cannot be judged, the answer to give instead."""
+    try:
+        return adapter.parse(_load(raw), hint)
+    except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
+        return HookAnswer(None, one_line(str(exc)))
+    except PayloadError as exc:
+        return fail_safe(adapter, raw, hint, str(exc))
+
+
+def fail_safe(adapter: ModuleType, raw: bytes, hint: str | None, error: str) -> HookAnswer:
+    try:
+        payload = _load(raw)
+    except PayloadError:
+        payload = None
+    event = guess_event(payload, hint, adapter.DEFAULT_EVENT)
+    return HookAnswer(adapter.fail_safe(event, error), one_line(error), Verdict.ASK)
+
+
+def rule_reason(decision: Decision) -> str:
+    return f"{decision.reason} [{decision.rule}]" if decision.rule else decision.reason
+
+
+def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: str,
+                   make_engine: Callable[[str], Engine]) -> HookAnswer:
+    """No console is running: judge with the engine here; an ask is handed back to the agent's own
+    prompt (`policy` "ask") or denied ("deny"). Recorded in the audit log like any decision."""
+    call = read_call(adapter, raw, hint)
+    if isinstance(call, HookAnswer):
+        return call
+    start = time.perf_counter()
+    try:
+        engine = make_engine(call.cwd)
+        decision = engine.evaluate(call)
+    except Exception as exc:  # the guard cannot judge: fail safe, never allow
+        return fail_safe(adapter, raw, hint, f"the engine failed: {type(exc).__name__}: {exc}")
+    if decision.verdict in (Verdict.ALLOW, Verdict.DENY):
+        reason = decision.reason if decision.verdict is Verdict.ALLOW else rule_reason(decision)
+        return HookAnswer(adapter.render(call, decision.verdict, reason), verdict=decision.verdict)
+    verdict = Verdict.DENY if policy == "deny" else Verdict.ASK
+    why = ("no guardtui console is running: denied by policy (--offline deny)" if verdict is Verdict.DENY
+           else "no guardtui console is running: handed back to the agent's own prompt")
+    final = decision.with_(verdict=verdict, reason=f"{why} — {decision.reason}")
+    latency_ms = (time.perf_counter() - start) * 1000
+    if verdict is Verdict.DENY:
+        engine.settle(call, final, DecidedBy.POLICY, latency_ms)
+    elif engine.audit is not None:
+        engine.audit.record(call, final, DecidedBy.POLICY, latency_ms)
+    return HookAnswer(adapter.render(call, verdict, f"{why} — {rule_reason(decision)}"), verdict=verdict)
+
+
+def one_line(text: str, width: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _load(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise PayloadError("the hook payload is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        if not raw.strip():
+            raise PayloadError("the hook payload is empty (expected a JSON object)") from None
+        raise PayloadError(f"the hook payload is not valid JSON: {exc.msg} at line {exc.lineno} column "
+                           f"{exc.colno}") from None

@@ -1,0 +1,271 @@
+"""The broker: an aiohttp application in the console's asyncio loop (or alone in `guardtui serve`).
+
+    POST /hooks/<agent>   the agent's own hook payload in, the agent's own decision JSON out
+                          (claude, codex, gemini, cursor, docker-agent); `?event=` names the
+                          event when the payload does not, `?timeout=` the agent's hook timeout (s)
+
+It listens on loopback TCP (HTTP hooks: bearer token + loopback Host header) and on a Unix
+socket in the user's runtime dir (command hooks: 0600 in a 0700 dir, peer uid checked). There
+is no endpoint that decides a pending call: only code holding the PendingQueue (the person at
+the console, or the headless policy) answers an ask, so an agent that reaches the broker cannot
+approve its own calls.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+from aiohttp import web
+
+from ..adapters import adapter_for
+from ..core.config import Locations, ensure_private_dir
+from ..core.engine import Engine
+from ..core.model import Decision, DecidedBy, ToolCall, Verdict
+from ..core.session import exact_approval
+from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
+from .judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
+from .queue import Outcome, PendingQueue, Resolution, policy_resolution
+
+DEFAULT_PORT = 8765  # documented in the README
+ERROR_HEADER = "X-Guardtui-Error"
+RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second hook (Codex: PreToolUse, then
+#                         PermissionRequest) for this long, once
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 24 * 3600.0
+
+Decided = Callable[[ToolCall, Decision, DecidedBy], None]
+
+
+class BrokerError(RuntimeError):
+    """The broker cannot start (another console runs, the port is taken, ...)."""
+
+
+class Broker:
+    def __init__(self, engine: Engine, queue: PendingQueue, locations: Locations, *, port: int | None = DEFAULT_PORT,
+                 host: str = "127.0.0.1", unix_socket: bool = True, ask_policy: Outcome | None = None):
+        if ask_policy not in (None, Outcome.DENY, Outcome.DEFER):
+            raise ValueError("ask_policy is None (the person answers), deny or defer")
+        self.engine = engine
+        self.queue = queue
+        self.locations = locations
+        self.host = host
+        self.ask_policy = ask_policy
+        self.max_body = MAX_BODY
+        self.listeners: list[Decided] = []  # told of every answered call: (call, final decision, decided by)
+        self._want_port = port
+        self._want_socket = unix_socket
+        self._token: str | None = None
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+        self._socket_inode: int | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._recent: dict[tuple[str, str, str, str], float] = {}
+
+    # -- the contract --------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the broker is not listening on TCP")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def socket_path(self) -> Path:
+        return self.locations.socket_path
+
+    @property
+    def token(self) -> str:
+        if self._token is None:
+            self._token = load_or_create_token(self.locations)
+        return self._token
+
+    async def start(self) -> None:
+        if self._runner is not None:
+            raise RuntimeError("the broker is already running")
+        token = self.token  # create it before the first request needs it
+        assert token
+        app = web.Application(client_max_size=self.max_body, middlewares=[self._guard])
+        app.router.add_post("/hooks/{agent}", self._hook)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
+                                  shutdown_timeout=2.0)
+        await runner.setup()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardtui-engine")
+        self._runner = runner
+        try:
+            if self._want_socket:
+                await self._listen_unix(runner)
+            if self._want_port is not None:
+                site = web.TCPSite(runner, self.host, self._want_port)
+                try:
+                    await site.start()
+                except OSError as exc:
+                    raise BrokerError(f"cannot listen on {self.host}:{self._want_port}: {exc.strerror or exc}") \
+                        from None
+                self._port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Stop listening. Calls still pending are the owner's to close (queue.close()); if it has
+        not, they are answered by the queue's policy here, so no agent is left hanging."""
+        if len(self.queue):
+            await self.queue.close("the broker stopped")
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+        self._unlink_socket()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+        self._port = None
+
+    # -- judging ---------------------------------------------------------------------
+    async def answer(self, agent: str | ModuleType, raw: bytes, event: str | None = None,
+                     hook_timeout_s: float | None = None) -> HookAnswer:
+        """One hook call, start to end: read the payload, judge it, wait for the person if asked."""
+        adapter = adapter_for(agent) if isinstance(agent, str) else agent
+        timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
+        call = read_call(adapter, raw, event)
+        if isinstance(call, HookAnswer):
+            return call
+        try:
+            decision = await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.evaluate, call)
+        except Exception as exc:  # the guard cannot judge: fail safe, never allow
+            return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
+        verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
+        for listener in list(self.listeners):
+            try:
+                listener(call, final, decided_by)
+            except Exception:  # a broken view must not lose the answer
+                pass
+        return HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+
+    async def _decide(self, call: ToolCall, decision: Decision,
+                      timeout: float) -> tuple[Verdict, str, Decision, DecidedBy]:
+        decided_by = DecidedBy(decision.metadata.get("decided_by", DecidedBy.RULE.value))
+        if decision.verdict is Verdict.ALLOW:
+            return Verdict.ALLOW, decision.reason, decision, decided_by
+        if decision.verdict is Verdict.DENY:
+            return Verdict.DENY, rule_reason(decision), decision, decided_by
+        if self._take_recent(call):
+            resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now")
+            final = self.queue.record(call, decision, resolution, 0.0)
+        elif self.ask_policy is not None:  # headless: no person to wait for
+            resolution = policy_resolution(self.ask_policy, "no person is watching (guardtui serve)")
+            final = self.queue.record(call, decision, resolution, 0.0)
+        else:
+            resolution = await self.queue.submit(call, decision, timeout)
+            final = self.queue.final_decision(decision, resolution)
+            if resolution.outcome is Outcome.ALLOW and resolution.decided_by is DecidedBy.PERSON:
+                self._remember(call)
+        if resolution.outcome is Outcome.ALLOW:
+            return Verdict.ALLOW, resolution.reason, final, resolution.decided_by
+        verdict = Verdict.DENY if resolution.outcome is Outcome.DENY else Verdict.ASK
+        return verdict, f"{resolution.reason} — {rule_reason(decision)}", final, resolution.decided_by
+
+    def _key(self, call: ToolCall) -> tuple[str, str, str, str]:
+        return call.agent, call.session, call.tool, exact_approval(call).value
+
+    def _remember(self, call: ToolCall) -> None:
+        now = time.monotonic()
+        self._recent = {k: t for k, t in self._recent.items() if t > now}
+        self._recent[self._key(call)] = now + RECENT_ALLOW_S
+
+    def _take_recent(self, call: ToolCall) -> bool:
+        expires = self._recent.pop(self._key(call), None)
+        return expires is not None and expires > time.monotonic()
+
+    # -- HTTP ------------------------------------------------------------------------
+    @web.middleware
+    async def _guard(self, request: web.Request, handler):
+        sock = request.transport.get_extra_info("socket") if request.transport is not None else None
+        if sock is not None and sock.family == socket.AF_UNIX:
+            if peer_uid(sock) != os.getuid():
+                return _refuse(403, "the broker's socket answers only its own user")
+        else:
+            if not is_loopback_host(request.headers.get("Host")):
+                return _refuse(403, "the Host header must name the loopback address (127.0.0.1 or localhost)")
+            if not token_matches(request.headers.get("Authorization"), self.token):
+                return _refuse(401, "missing or wrong bearer token (see the token file in guardtui's config dir)")
+        return await handler(request)
+
+    async def _hook(self, request: web.Request) -> web.Response:
+        agent = request.match_info["agent"]
+        try:
+            adapter = adapter_for(agent)
+        except KeyError:
+            return _refuse(404, f"no such agent: {agent}")
+        event = request.query.get("event") or None
+        timeout = _timeout(request.query.get("timeout"), adapter.HOOK_TIMEOUT_S)
+        if request.content_length is not None and request.content_length > self.max_body:
+            return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
+        try:
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
+        return _reply(await self.answer(adapter, raw, event, timeout))
+
+    # -- the Unix socket -------------------------------------------------------------
+    async def _listen_unix(self, runner: web.AppRunner) -> None:
+        path = self.socket_path
+        ensure_private_dir(path.parent)
+        if path.exists() or path.is_symlink():
+            if await _answers(path):
+                raise BrokerError(f"another guardtui broker is running (its socket {path} answers)")
+            path.unlink()  # left behind by a broker that died
+        site = web.UnixSite(runner, str(path))
+        await site.start()
+        os.chmod(path, 0o600)
+        self._socket_inode = path.stat().st_ino
+
+    def _unlink_socket(self) -> None:
+        if self._socket_inode is None:
+            return
+        try:
+            if self.socket_path.stat().st_ino == self._socket_inode:
+                self.socket_path.unlink()
+        except OSError:
+            pass
+        self._socket_inode = None
+
+
+async def _answers(path: Path) -> bool:
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path)), 2.0)
+    except (OSError, asyncio.TimeoutError):
+        return False
+    writer.close()
+    return True
+
+
+def _timeout(text: str | None, default: float) -> float:
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        value = default
+    if value != value:  # NaN
+        value = default
+    return min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, value))
+
+
+def _reply(answer: HookAnswer) -> web.Response:
+    headers = {ERROR_HEADER: _header_safe(answer.error)} if answer.error else None
+    return web.Response(body=answer.encode(), content_type="application/json", headers=headers)
+
+
+def _refuse(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status, headers={ERROR_HEADER: message})
+
+
+def _header_safe(text: str) -> str:
+    return one_line(text).encode("ascii", "backslashreplace").decode("ascii")

@@ -1,0 +1,279 @@
+"""guardtui install / uninstall AGENT: put guardtui's hook entries into an agent's settings, or
+take exactly them out again.
+
+Install merges into what is there (other hooks and settings are kept), is idempotent (a second
+run changes nothing), and keeps a backup of the file it changes (`<file>.guardtui.bak`). Its
+entries are recognised by what they run: guardtui's hook script, or the broker's /hooks/ URL on
+loopback.
+
+    agent         file (--user)                            file (--project DIR)
+    claude        ~/.claude/settings.json                  DIR/.claude/settings.local.json
+    codex         $CODEX_HOME/hooks.json (~/.codex)        DIR/.codex/hooks.json
+    gemini        ~/.gemini/settings.json                  DIR/.gemini/settings.json
+    cursor        ~/.cursor/hooks.json                     DIR/.cursor/hooks.json
+    docker-agent  <config>/cagent/hooks.d/50-guardtui.yaml (user only)
+
+The command hook runs this installation's own interpreter on its guardtui/hook.py with `-S` (no
+site-packages scan: it starts faster than a pip console script). The HTTP hook (Claude Code
+only) carries the broker's token, so it is written only to user-local files: Claude's
+settings.local.json is never committed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+HOOK_TIMEOUT_S = 600  # what the entries ask of the agent; the broker answers a little before
+BACKUP_SUFFIX = ".guardtui.bak"
+DROP_IN = "50-guardtui.yaml"
+
+_OUR_COMMAND = re.compile(r"guardtui[/\\]hook\.py\b|\bguardtui['\"]?\s+hook\s")
+_OUR_URL = re.compile(r"^https?://(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?/hooks/")
+
+
+class InstallError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Target:
+    agent: str
+    path: Path
+    http: bool
+    port: int
+
+
+def run(args, command: str) -> int:
+    from ..core.config import Locations
+
+    try:
+        target = resolve_target(args.agent, project=args.project, user=args.user, http=args.http,
+                                port=args.port, env=os.environ)
+        if command == "install":
+            changed, backup = install(target, Locations.from_env())
+            verb = "installed" if changed else "already installed"
+        else:
+            changed, backup = uninstall(target)
+            verb = "removed" if changed else "nothing to remove"
+    except InstallError as exc:
+        print(f"guardtui {command}: {exc}", file=sys.stderr)
+        return 1
+    kind = "HTTP hook" if target.http else "command hook"
+    print(f"guardtui {command} {target.agent}: {verb} ({kind}) in {target.path}")
+    if backup is not None:
+        print(f"  the previous file is kept in {backup}")
+    if changed and command == "install":
+        for line in NOTES.get(target.agent, ()):
+            print(f"  note: {line}")
+    return 0
+
+
+NOTES = {
+    "codex": ("Codex runs only hooks it trusts: review them once with /hooks in the Codex TUI.",),
+    "gemini": ("Gemini hooks cannot approve a call: to make guardtui the approver, add a user policy "
+               "(~/.gemini/policies/*.toml) that allows the tools guardtui guards.",),
+}
+
+
+# -- where ---------------------------------------------------------------------------------
+def resolve_target(agent: str, *, project: str | None, user: bool, http: bool, port: int | None,
+                   env: dict | os._Environ) -> Target:
+    from ..broker.server import DEFAULT_PORT
+
+    if http and agent != "claude":
+        raise InstallError(f"{agent} has no HTTP hooks; use the command hook (--command)")
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if agent == "docker-agent":
+        if project is not None:
+            raise InstallError("docker-agent reads hooks from the user's hooks.d directory; use --user")
+        base = env.get("DOCKER_AGENT_CONFIG_DIR") or env.get("CAGENT_CONFIG_DIR")
+        config = Path(base) if base else Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "cagent"
+        return Target(agent, config / "hooks.d" / DROP_IN, False, 0)
+    if user:
+        path = {"claude": home / ".claude" / "settings.json",
+                "codex": Path(env.get("CODEX_HOME") or home / ".codex") / "hooks.json",
+                "gemini": home / ".gemini" / "settings.json",
+                "cursor": home / ".cursor" / "hooks.json"}[agent]
+    else:
+        root = Path(project or ".").resolve()
+        if not root.is_dir():
+            raise InstallError(f"{root} is not a directory")
+        path = {"claude": root / ".claude" / "settings.local.json", "codex": root / ".codex" / "hooks.json",
+                "gemini": root / ".gemini" / "settings.json", "cursor": root / ".cursor" / "hooks.json"}[agent]
+    return Target(agent, path, http, DEFAULT_PORT if port is None else port)
+
+
+# -- what ----------------------------------------------------------------------------------
+def hook_command(agent: str, timeout: int = HOOK_TIMEOUT_S) -> str:
+    """The command an agent runs for each call: this interpreter, -S, guardtui's hook script."""
+    from .. import hook
+
+    script = Path(hook.__file__).resolve()
+    return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(script))} {agent} --timeout {timeout}"
+
+
+def entries(target: Target, token: Callable[[], str]) -> dict[str, list[tuple[str | None, dict]]]:
+    """Per event: (matcher, handler) pairs guardtui adds."""
+    command = hook_command(target.agent)
+    if target.agent == "claude":
+        if target.http:
+            handler = {"type": "http", "url": f"http://127.0.0.1:{target.port}/hooks/claude?timeout={HOOK_TIMEOUT_S}",
+                       "timeout": HOOK_TIMEOUT_S, "headers": {"Authorization": f"Bearer {token()}"}}
+        else:
+            handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+        return {"PreToolUse": [("*", handler)]}
+    if target.agent == "codex":
+        handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S,
+                   "statusMessage": "Waiting for guardtui"}
+        matcher = "Bash|apply_patch|mcp__.*"
+        return {"PreToolUse": [(matcher, handler)], "PermissionRequest": [(matcher, dict(handler))]}
+    if target.agent == "gemini":
+        return {"BeforeTool": [(".*", {"name": "guardtui", "type": "command", "command": command,
+                                       "timeout": HOOK_TIMEOUT_S * 1000,
+                                       "description": "guardtui approval console"})]}
+    if target.agent == "cursor":
+        handler = {"command": command, "timeout": HOOK_TIMEOUT_S, "failClosed": True}
+        return {"beforeShellExecution": [(None, handler)], "beforeMCPExecution": [(None, dict(handler))],
+                "preToolUse": [(None, {**handler, "matcher": "Write|Edit|StrReplace|Delete|NotebookEdit"})]}
+    raise InstallError(f"no JSON settings for {target.agent}")
+
+
+def is_ours(handler: Any) -> bool:
+    if not isinstance(handler, dict):
+        return False
+    command, url = handler.get("command"), handler.get("url")
+    return (isinstance(command, str) and bool(_OUR_COMMAND.search(command + " "))) or \
+        (isinstance(url, str) and bool(_OUR_URL.match(url)))
+
+
+# -- doing it ------------------------------------------------------------------------------
+def install(target: Target, locations) -> tuple[bool, Path | None]:
+    if target.agent == "docker-agent":
+        return _write(target.path, docker_agent_drop_in(hook_command("docker-agent")), private=False)
+    from ..broker.auth import load_or_create_token
+
+    settings = _read_json(target.path)
+    merged = remove_ours(settings, target.agent)
+    hooks = merged.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError(f'{target.path}: "hooks" is not an object; fix it by hand first')
+    for event, pairs in entries(target, lambda: load_or_create_token(locations)).items():
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InstallError(f'{target.path}: hooks.{event} is not a list; fix it by hand first')
+        for matcher, handler in pairs:
+            if target.agent == "cursor":
+                groups.append(handler)
+            else:
+                groups.append({"matcher": matcher, "hooks": [handler]})
+    if target.agent == "cursor":
+        merged.setdefault("version", 1)
+    return _write(target.path, json.dumps(merged, indent=2) + "\n", private=target.http)
+
+
+def uninstall(target: Target) -> tuple[bool, Path | None]:
+    if target.agent == "docker-agent":
+        if not target.path.exists():
+            return False, None
+        target.path.unlink()
+        return True, None
+    if not target.path.exists():
+        return False, None
+    settings = _read_json(target.path)
+    cleaned = remove_ours(settings, target.agent)
+    if cleaned == settings:
+        return False, None
+    return _write(target.path, json.dumps(cleaned, indent=2) + "\n", private=False)
+
+
+def remove_ours(settings: dict, agent: str) -> dict:
+    """A copy of the settings without guardtui's hook entries (and without what they alone filled)."""
+    settings = json.loads(json.dumps(settings))
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict) or not hooks:
+        return settings
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if agent == "cursor":
+                if not is_ours(group):
+                    kept.append(group)
+                continue
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+                kept.append(group)
+                continue
+            rest = [h for h in handlers if not is_ours(h)]
+            if rest:
+                kept.append({**group, "hooks": rest})
+        if kept:
+            hooks[event] = kept
+        elif groups:
+            del hooks[event]
+    if not hooks:
+        del settings["hooks"]
+    return settings
+
+
+def docker_agent_drop_in(command: str) -> str:
+    return (
+        "# Written by `guardtui install docker-agent`; `guardtui uninstall docker-agent` removes this file.\n"
+        "# pre_tool_use with preempt_yolo runs even under --yolo; its deny and ask stop the call, and a\n"
+        "# failed pre_tool_use hook denies (fail closed).\n"
+        "pre_tool_use:\n"
+        "  - matcher: \"*\"\n"
+        "    preempt_yolo: true\n"
+        "    hooks:\n"
+        "      - name: guardtui\n"
+        "        type: command\n"
+        f"        command: {json.dumps(command)}\n"
+        f"        timeout: {HOOK_TIMEOUT_S}\n"
+    )
+
+
+def _read_json(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if text.strip() else {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix it by hand first") \
+            from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; fix it by hand first")
+    return data
+
+
+def _write(path: Path, text: str, *, private: bool) -> tuple[bool, Path | None]:
+    """Write if the content changes; keep the previous file as a backup. (changed, backup path)"""
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if old == text:
+        if private:
+            os.chmod(path, 0o600)
+        return False, None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if old is not None:
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        backup.write_text(old, encoding="utf-8")
+        os.chmod(backup, path.stat().st_mode & 0o777)
+    mode = 0o600 if private else (path.stat().st_mode & 0o777 if old is not None else 0o644)
+    tmp = path.with_name(f".{path.name}.guardtui-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return True, backup

@@ -1,0 +1,44 @@
+"""guardtui serve: the broker without a console. Asks are answered at once by `--ask` (deny, or
+defer = the agent's own prompt): there is no person to wait for."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+
+from ..broker.queue import Outcome, PendingQueue
+from ..core.config import Locations
+from .common import cli_engine
+
+
+def run(args, _command: str) -> int:
+    return asyncio.run(serve(args))
+
+
+async def serve(args) -> int:
+    from ..broker.server import DEFAULT_PORT, Broker, BrokerError
+
+    policy = Outcome(args.ask)
+    engine = cli_engine(os.getcwd(), record=True)
+    queue = PendingQueue(engine, timeout_policy=policy)
+    broker = Broker(engine, queue, Locations.from_env(), port=DEFAULT_PORT if args.port is None else args.port,
+                    ask_policy=policy)
+    try:
+        await broker.start()
+    except BrokerError as exc:
+        print(f"guardtui serve: {exc}", file=sys.stderr)
+        return 1
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    print(f"guardtui serve: listening on {broker.url} and {broker.socket_path}; asks are answered "
+          f"{'deny' if policy is Outcome.DENY else 'defer (the agent asks)'}", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        count = await queue.close("guardtui serve stopped")
+        await broker.stop()
+        print(f"guardtui serve: stopped ({count} pending call(s) answered by policy)", flush=True)
+    return 0

@@ -1,0 +1,257 @@
+"""Adapters, both directions, for every agent and event: real captured payloads (payloads/) and
+the documented examples; answers in the exact shapes the agents read."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from guardtui import hook
+from guardtui.adapters import AGENTS, adapter_for, base, claude, codex, cursor, docker_agent, gemini
+from guardtui.adapters.tools import normalise_tool
+from guardtui.core.model import ToolCall, Verdict
+
+PAYLOADS = Path(__file__).parent / "payloads"
+ALLOW, DENY, ASK = Verdict.ALLOW, Verdict.DENY, Verdict.ASK
+
+
+def captured(name: str) -> list[dict]:
+    return [json.loads(line) for line in (PAYLOADS / name).read_text().splitlines() if line.strip()]
+
+
+def call_of(adapter, event: str, tool: str = "Bash", mode: str = "default") -> ToolCall:
+    return ToolCall(tool, {"command": "x"}, "/w", agent=adapter.AGENT, event=event, mode=mode)
+
+
+# -- Claude Code -----------------------------------------------------------------------------
+def test_claude_pre_tool_use_captured_from_the_real_cli():
+    payload = captured("claude-captured.jsonl")[1]
+    call = claude.parse(payload)
+    assert call == ToolCall("Bash", {"command": "echo hello > hello.txt", "description": "write file"}, "/tmp/w",
+                            agent="claude", session="6b58", event="PreToolUse", call_id="toolu_00000",
+                            mode="default")
+
+
+def test_claude_permission_request_captured_from_the_real_cli():
+    call = claude.parse(captured("claude-captured.jsonl")[2])
+    assert (call.tool, call.command, call.cwd, call.event, call.call_id) == \
+        ("Bash", "echo hi > made.txt", "/w/p", "PermissionRequest", "")
+
+
+def test_claude_documented_edit_and_mcp_and_legacy_multiedit():
+    edit = claude.parse({"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "toolu_01X",
+                         "tool_input": {"file_path": "/home/user/my-project/src/app.ts", "old_string": "const a = 1",
+                                        "new_string": "const a = 2", "replace_all": False},
+                         "session_id": "abc123", "cwd": "/home/user/my-project", "permission_mode": "default"})
+    assert edit.tool == "Edit" and edit.file_path == "/home/user/my-project/src/app.ts"
+    assert claude.parse({"tool_name": "mcp__memory__create_entities", "tool_input": {}}).tool == \
+        "mcp__memory__create_entities"
+    assert claude.parse({"tool_name": "MultiEdit", "tool_input": {"file_path": "/p/a", "edits": []}}).tool == "MultiEdit"
+    assert claude.parse({"tool_name": "PowerShell", "tool_input": {"command": "dir"}}).tool == "Bash"
+
+
+def test_claude_pre_tool_use_answers():
+    call = call_of(claude, "PreToolUse")
+    assert claude.render(call, ALLOW, "safe") == {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "guardtui: safe"}}
+    assert claude.render(call, ASK, "why")["hookSpecificOutput"]["permissionDecision"] == "ask"
+    denied = claude.render(call, DENY, "rm -rf ~ deletes your home directory")["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny"
+    assert "rm -rf ~ deletes your home directory" in denied["permissionDecisionReason"]
+    assert base.DENIAL_NOTE in denied["permissionDecisionReason"]
+
+
+def test_claude_permission_request_answers():
+    call = call_of(claude, "PermissionRequest")
+    assert claude.render(call, ALLOW, "ok") == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                                                       "decision": {"behavior": "allow"}}}
+    deny = claude.render(call, DENY, "no")["hookSpecificOutput"]["decision"]
+    assert deny["behavior"] == "deny" and deny["interrupt"] is False and "Do not retry" in deny["message"]
+    assert claude.render(call, ASK, "person decides") is None  # no decision: Claude's own dialog
+
+
+def test_the_denial_tells_the_agent_what_why_and_not_to_retry():
+    call = ToolCall("Bash", {"command": "rm -rf ~"}, "/w", event="PreToolUse")
+    text = base.denial_message(call, "rm -rf ~ deletes your home directory")
+    assert text.startswith("guardtui blocked this Bash call `rm -rf ~`: rm -rf ~ deletes your home directory.")
+    assert "Do not retry" in text and "explain to the person".lower() in text.lower() and "alternative" in text
+
+
+# -- Codex -----------------------------------------------------------------------------------
+def test_codex_captured_pre_tool_use_and_permission_request():
+    lines = captured("codex-captured.jsonl")
+    pre, perm = codex.parse(lines[1]), codex.parse(lines[3])
+    assert (pre.tool, pre.command, pre.event, pre.call_id, pre.cwd) == \
+        ("Bash", "echo two > two.txt # deny-PreToolUse", "PreToolUse", "call_00003", "/w/proj")
+    assert pre.session == "01a20413-9290-7b13-b649-cc70dd4034cf" and pre.mode == "default"
+    assert (perm.event, perm.command, perm.call_id) == ("PermissionRequest", "echo three > three.txt", "")
+
+
+def test_codex_pre_tool_use_can_only_deny():
+    call = call_of(codex, "PreToolUse")
+    assert codex.render(call, ALLOW, "ok") is None  # a bare allow is "unsupported" in Codex
+    assert codex.render(call, ASK, "?") is None  # so is ask: silence lets Codex's approval go on
+    out = codex.render(call, DENY, "bad")
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert out["hookSpecificOutput"]["permissionDecisionReason"]  # Codex requires a non-empty reason
+
+
+def test_codex_with_approvals_off_an_ask_is_a_deny():
+    call = call_of(codex, "PreToolUse", mode="bypassPermissions")
+    out = codex.render(call, ASK, "force push")["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "approvals off" in out["permissionDecisionReason"]
+
+
+def test_codex_permission_request_answers():
+    call = call_of(codex, "PermissionRequest")
+    assert codex.render(call, ALLOW, "ok") == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                                                      "decision": {"behavior": "allow"}}}
+    deny = codex.render(call, DENY, "no")["hookSpecificOutput"]["decision"]
+    assert deny["behavior"] == "deny" and "interrupt" not in deny  # Codex rejects interrupt
+    assert codex.render(call, ASK, "?") is None
+
+
+def test_codex_apply_patch_becomes_a_path_call():
+    add = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": "*** Begin Patch\n*** Add File: src/new.py\n+print(1)\n*** End Patch\n"}})
+    assert add.tool == "Write" and add.file_path == "/w/proj/src/new.py"
+    upd = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": "*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\n"}})
+    assert upd.tool == "Edit" and upd.file_path == "/etc/hosts"
+    many = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": "*** Begin Patch\n*** Update File: a.py\n*** Delete File: b.py\n*** End Patch\n"}})
+    assert many.tool == "apply_patch" and many.input["files"] == ["a.py", "b.py"]  # unknown tool: asks
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------
+def test_gemini_captured_before_tool():
+    call = gemini.parse(captured("gemini-captured.jsonl")[1])
+    assert (call.tool, call.command, call.cwd, call.event, call.session) == \
+        ("Bash", "echo two > two.txt # deny-BeforeTool", "/w/proj", "BeforeTool",
+         "f74323df-ee8c-490b-a759-a95da6ed9af8")
+
+
+def test_gemini_documented_examples():
+    shell = gemini.parse({"session_id": "f3c1", "cwd": "/home/u/proj", "hook_event_name": "BeforeTool",
+                          "tool_name": "run_shell_command",
+                          "tool_input": {"command": "npm test", "description": "run tests", "dir_path": "web",
+                                         "is_background": False}})
+    assert shell.tool == "Bash" and shell.cwd == "/home/u/proj/web"
+    mcp = gemini.parse({"hook_event_name": "BeforeTool", "tool_name": "mcp_github_create_issue",
+                        "tool_input": {"owner": "o"}, "cwd": "/p",
+                        "mcp_context": {"server_name": "github", "tool_name": "create_issue", "command": "docker"}})
+    assert mcp.tool == "mcp__github__create_issue"
+    assert gemini.parse({"tool_name": "write_file", "tool_input": {"file_path": "/p/a"}}).tool == "Write"
+    assert gemini.parse({"tool_name": "replace", "tool_input": {"file_path": "/p/a"}}).tool == "Edit"
+
+
+def test_gemini_answers_cannot_allow():
+    call = call_of(gemini, "BeforeTool")
+    assert gemini.render(call, ALLOW, "ok") == {}  # no objection: Gemini's policy engine decides
+    assert gemini.render(call, DENY, "bad")["decision"] == "deny"
+    assert "Do not retry" in gemini.render(call, DENY, "bad")["reason"]
+    assert gemini.render(call, ASK, "?") == {"decision": "ask", "systemMessage": "guardtui: ?"}
+
+
+# -- Cursor ----------------------------------------------------------------------------------
+def test_cursor_documented_shell_and_mcp_and_pre_tool_use():
+    shell = cursor.parse({"conversation_id": "c-1", "generation_id": "g-7", "model": "gpt-5",
+                          "hook_event_name": "beforeShellExecution", "cursor_version": "2.0.77",
+                          "workspace_roots": ["/home/u/proj"], "user_email": None,
+                          "command": "npm install express", "cwd": "/home/u/proj"})
+    assert (shell.tool, shell.command, shell.session, shell.cwd) == ("Bash", "npm install express", "c-1", "/home/u/proj")
+    mcp = cursor.parse({"hook_event_name": "beforeMCPExecution", "conversation_id": "c-1", "generation_id": "g-7",
+                        "workspace_roots": ["/home/u/proj"], "tool_name": "create_issue",
+                        "tool_input": "{\"title\":\"x\"}", "url": "https://mcp.example.com/sse"})
+    assert mcp.tool.startswith("mcp__") and mcp.tool.endswith("__create_issue") and mcp.input["title"] == "x"
+    assert mcp.cwd == "/home/u/proj"  # no cwd: the first workspace root
+    pre = cursor.parse({"hook_event_name": "preToolUse", "tool_name": "StrReplace", "tool_use_id": "t1",
+                        "tool_input": {"file_path": "/p/a.py"}, "cwd": "/p"})
+    assert (pre.tool, pre.call_id) == ("Edit", "t1")
+    assert cursor.parse({"hook_event_name": "preToolUse", "tool_name": "Shell",
+                         "tool_input": {"command": "ls"}}).tool == "Bash"
+    assert cursor.parse({"hook_event_name": "preToolUse", "tool_name": "MCP:linear",
+                         "tool_input": {}}).tool == "mcp__linear"
+    read = cursor.parse({"hook_event_name": "beforeReadFile", "file_path": "/p/.env"})
+    assert (read.tool, read.file_path) == ("Read", "/p/.env")
+
+
+def test_cursor_answers():
+    call = call_of(cursor, "beforeShellExecution")
+    assert cursor.render(call, ALLOW, "ok") == {"permission": "allow"}
+    deny = cursor.render(call, DENY, "bad")
+    assert deny["permission"] == "deny" and "Do not retry" in deny["agent_message"] and deny["user_message"]
+    assert cursor.render(call, ASK, "?")["permission"] == "ask"
+    assert cursor.render(call_of(cursor, "beforeReadFile", "Read"), ASK, "?")["permission"] == "deny"
+
+
+# -- docker-agent ----------------------------------------------------------------------------
+def test_docker_agent_documented_payloads():
+    call = docker_agent.parse({"session_id": "abc123", "cwd": "/path/to/project", "hook_event_name": "permission_request",
+                               "agent_name": "root", "tool_name": "shell", "tool_use_id": "call_xyz",
+                               "tool_input": {"cmd": "rm -rf /tmp/cache", "cwd": "."}})
+    assert (call.tool, call.command, call.cwd, call.event, call.call_id) == \
+        ("Bash", "rm -rf /tmp/cache", "/path/to/project", "permission_request", "call_xyz")
+    pre = docker_agent.parse({"session_id": "abc123", "cwd": "/p", "hook_event_name": "pre_tool_use",
+                              "tool_name": "shell", "tool_use_id": "call_xyz",
+                              "tool_input": {"cmd": "make", "cwd": "sub"}})
+    assert pre.cwd == "/p/sub" and pre.event == "pre_tool_use"
+    write = docker_agent.parse({"hook_event_name": "tool_guard", "tool_name": "write_file", "cwd": "/p",
+                                "tool_input": {"path": "notes.txt", "content": "x"}})
+    assert (write.tool, write.file_path) == ("Write", "/p/notes.txt")
+    edit = docker_agent.parse({"hook_event_name": "pre_tool_use", "tool_name": "edit_file", "cwd": "/p",
+                               "tool_input": {"path": "/p/a.go", "edits": [{"oldText": "a", "newText": "b"}]}})
+    assert (edit.tool, edit.file_path) == ("Edit", "/p/a.go")
+
+
+def test_docker_agent_answers():
+    pre = call_of(docker_agent, "pre_tool_use")
+    out = docker_agent.render(pre, DENY, "bad")["hook_specific_output"]
+    assert out["hook_event_name"] == "pre_tool_use" and out["permission_decision"] == "deny"
+    assert "Do not retry" in out["permission_decision_reason"]
+    assert docker_agent.render(pre, ALLOW, "ok")["hook_specific_output"]["permission_decision"] == "allow"
+    assert docker_agent.render(pre, ASK, "?")["hook_specific_output"]["permission_decision"] == "ask"
+    perm = call_of(docker_agent, "permission_request")
+    assert docker_agent.render(perm, ASK, "?") is None  # fall through to docker-agent's own prompt
+    assert docker_agent.render(perm, ALLOW, "ok")["hook_specific_output"]["hook_event_name"] == "permission_request"
+
+
+# -- every agent -----------------------------------------------------------------------------
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("payload", [[], "text", {"tool_name": 3}, {"tool_input": {}},
+                                     {"tool_name": "Bash", "tool_input": "rm -rf /"}])
+def test_malformed_payloads_raise_payload_errors(agent, payload):
+    adapter = adapter_for(agent)
+    with pytest.raises(base.PayloadError):
+        adapter.parse(payload, "beforeMCPExecution" if agent == "cursor" else None)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_an_event_guardtui_does_not_decide_is_unsupported(agent):
+    with pytest.raises(base.UnsupportedEvent):
+        adapter_for(agent).parse({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {}})
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_fail_safe_answers_never_allow(agent):
+    adapter = adapter_for(agent)
+    for event in (*adapter.EVENTS, "Nonsense"):
+        answer = json.dumps(adapter.fail_safe(event, "broken"))
+        assert '"allow"' not in answer and "approve" not in answer
+    expected = {"claude": "ask", "codex": "deny", "gemini": "ask", "cursor": "ask", "docker-agent": "ask"}[agent]
+    assert expected in json.dumps(adapter.fail_safe(adapter.DEFAULT_EVENT, "broken"))
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_hook_client_knows_each_agents_default_timeout(agent):
+    assert hook.TIMEOUTS[agent] == adapter_for(agent).HOOK_TIMEOUT_S
+
+
+def test_tool_names_normalise_to_one_spelling():
+    assert {normalise_tool(n) for n in ("Bash", "shell", "run_shell_command", "exec_command", "Shell")} == {"Bash"}
+    assert normalise_tool("write_file") == "Write" and normalise_tool("StrReplace") == "Edit"
+    assert normalise_tool("MultiEdit") == "MultiEdit" and normalise_tool("grep_search") == "Grep"
+    assert normalise_tool("mcp__github__create_issue") == "mcp__github__create_issue"
+    assert normalise_tool("mcp:github:create_issue") == "mcp__github__create_issue"
+    assert normalise_tool("MCP:linear") == "mcp__linear"
