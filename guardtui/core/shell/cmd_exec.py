@@ -435,8 +435,12 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
     host = words[i].display()
     remote = words[i + 1:]
     if not remote:
+        if any(w.value.startswith("-R") or (w.value.startswith("-") and not w.value.startswith("--")
+                                            and "R" in w.value[1:2]) for w in words[:i]):
+            return [ask(f"ssh -R opens this machine to {host} (a reverse tunnel)", "network", BlastRadius.MEDIUM,
+                        "exec.ssh")]
         if tunnel:
-            return [ask(f"ssh -N opens a tunnel to {host}", "network", BlastRadius.LOW, "exec.ssh")]
+            return [allow(f"ssh -N only opens a tunnel to {host}", "network", rule="exec.ssh")]
         return [ask(f"ssh opens a remote shell on {host}", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
     text = " ".join(w.value for w in remote)
     if DYN in text:
@@ -584,3 +588,21 @@ def make(run: "_Run", inv: "Invocation") -> list[Finding]:
                 run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
         return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
     return []
+
+
+def gcloud_ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """gcloud compute ssh VM --command CMD: CMD runs on the VM (judged as on another machine)."""
+    args = inv.args
+    if args[:2] != ["compute", "ssh"]:
+        return []
+    for i, a in enumerate(args):
+        command = a.partition("=")[2] if a.startswith("--command=") else \
+            (args[i + 1] if a == "--command" and i + 1 < len(args) else None)
+        if command is not None:
+            if DYN in command:
+                return [ask("gcloud compute ssh runs a command built at run time", "remote-exec", BlastRadius.HIGH,
+                            "exec.ssh")]
+            run.nested(command, inv, "gcloud compute ssh", Scope(None, "~", {}, set(), remote=True))
+            return [allow("gcloud compute ssh runs a command on a VM (judged on its own)", "remote-exec",
+                          rule="exec.ssh")]
+    return [ask("gcloud compute ssh opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]

@@ -97,6 +97,14 @@ def rm(run: "_Run", inv: "Invocation", record: bool = True) -> list[Finding]:
     return [_with_rule(best, "fs.rm")]
 
 
+def rimraf(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """rimraf / del / trash-like tools: rm -rf by another name."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    if not operands:
+        return [allow(f"{inv.name} names nothing to delete", "fs-delete", rule="fs.rimraf")]
+    return [_with_rule(worst([run.delete(w, inv, True, inv.name) for w in operands]), "fs.rimraf")]
+
+
 def unlink(run: "_Run", inv: "Invocation") -> list[Finding]:
     operands = [w for w in inv.words if not w.value.startswith("--")]
     if not operands:
@@ -175,6 +183,17 @@ def cp(run: "_Run", inv: "Invocation") -> list[Finding]:
     else:
         dests = [dest] if dest is not None else []
     findings = [f for d in dests if (f := run.write(d, inv, f"{inv.name} into")) is not None]
+    sources = operands if target else operands[:-1]
+    for w in sources:
+        info = run.path(w, inv)
+        if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
+            findings.append(ask(f"{inv.name} copies {w.display()}, a secret (keys or credentials)", "secrets",
+                                BlastRadius.MEDIUM, "fs.cp"))
+            for d in dests:
+                dest_info = run.path(d, inv)
+                if dest_info.path:
+                    run.secret_copies.add(dest_info.path)
+                    run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
     return [_with_rule(worst(findings), "fs.cp")] if findings else \
         [allow(f"{inv.name} copies files", "fs-write", rule="fs.cp")]
 
@@ -245,10 +264,13 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
         info = run.path(w, inv)
         if not tightening:  # taking permissions away changes nothing the working-directory rule guards
             run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
-        if recursive and info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE) and not info.glob:
+        shallow = info.path is not None and info.path.count("/") <= 2  # /etc, /usr/lib: not /usr/local/lib/x
+        if recursive and (info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP) or
+                          info.kind is PathKind.SYSTEM_CORE and shallow) and not info.glob:
             findings.append(deny(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
                                  "permissions", f"fs.{name}"))
-        elif recursive and info.kind in (PathKind.HOME_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.SYSTEM):
+        elif recursive and info.kind in (PathKind.HOME_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.SYSTEM,
+                                         PathKind.SYSTEM_CORE):
             findings.append(ask(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
                                 "permissions", BlastRadius.HIGH, f"fs.{name}"))
         elif info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, PathKind.SYSTEM,
@@ -343,9 +365,9 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
         arg = words[i].value
         if (arg in _FIND_FILTERS or arg.startswith("-newer")) and not negated:
             filtered = True  # `! -name .git` excludes a few files: it does not narrow the delete
-        negated = arg in ("!", "-not")
-        if arg == "-prune":
+        if arg in ("-o", "-or") and words[i - 1].value == "-prune":
             filtered = False  # `-path x -prune -o …`: the pruned branch does not narrow the rest
+        negated = arg in ("!", "-not")
         if arg == "-delete":
             findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
         elif arg in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -614,10 +636,15 @@ def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
         any(a.startswith("-") and not a.startswith("--") and "x" in a for a in args)
     findings: list[Finding] = []
     for i, a in enumerate(args):
-        if a.startswith(("--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
-                         "--new-volume-script", "--rsh-command")) or a in ("-I", "-F"):
-            findings.append(ask(f"tar {a.split('=')[0]} runs another program", "dynamic-exec", BlastRadius.MEDIUM,
-                                "fs.tar"))
+        name, eq, value = a.partition("=")
+        if name in ("--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+                    "--new-volume-script", "--rsh-command", "-I", "-F"):
+            program = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            if name == "--checkpoint-action":
+                program = program.partition("=")[2] if program.startswith("exec=") else ""
+            if program and DYN not in program:
+                run.nested(program, inv, f"tar {name}")
+            findings.append(ask(f"tar {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM, "fs.tar"))
     directory = None
     for i, a in enumerate(args):
         if a in ("-C", "--directory") and i + 1 < len(args):

@@ -77,7 +77,7 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
         head = certain.rsplit("/", 1)[0] + "/" if "/" in certain else ""
         rest = value[len(head):]
         # `dir/*`, `dir/.*`, `dir/*/`: everything in dir; treat as dir itself
-        everything = rest.rstrip("/") in ("*", ".*", "*/*", "{*,.*}", ".[!.]*", DYN) and DYN not in head
+        everything = rest.rstrip("/") in ("*", ".*", "*/*", "{*,.*}", ".[!.]*") and DYN not in head
         certain = head.rstrip("/") or ("/" if head == "/" else "")
         if not certain:
             certain = "."

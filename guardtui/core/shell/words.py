@@ -24,6 +24,7 @@ class Word:
     quoted: bool = False  # some part was quoted (so not a glob, not an assignment, ...)
     glob: bool = False  # an unquoted *, ? or [ that bash would expand
     assumed: bool = False  # part of the value is a ${X:-default} taken because X looked unset
+    origin: str = ""  # where expanded variables got their values (`$(base64 .env)`), for exfiltration checks
 
     @property
     def dynamic(self) -> bool:
@@ -59,6 +60,8 @@ class Scope:
     remote: bool = False  # inside `ssh host '…'`: paths are on another machine
     project: str | None = None  # the agent's working directory: `cd` moves cwd, never the project
     arrays: dict[str, list[str]] = field(default_factory=dict)  # a=(x y); "@" holds `set --` parameters
+    aliases: dict[str, str] = field(default_factory=dict)  # alias ls='…' earlier in the script
+    origins: dict[str, str] = field(default_factory=dict)  # variable -> the text its value came from
 
     def __post_init__(self) -> None:
         if self.project is None and not self.remote:
@@ -66,7 +69,7 @@ class Scope:
 
     def copy(self) -> "Scope":
         return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
-                     {k: list(v) for k, v in self.arrays.items()})
+                     {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins))
 
     def elements(self, name: str) -> list[str] | None:
         """The elements of an array (or of "@", the positional parameters), when known."""
@@ -251,6 +254,7 @@ class WordResolver:
                 self._collect(child, scope, out, quoted)
         elif kind == "simple_expansion":
             name = self.text(node)[1:]
+            out.origin += scope.origins.get(name, "")
             if name in ("@", "*"):
                 out.add_list(scope.elements("@"), quoted, join=name == "*")
             elif name.isdigit() and name != "0":
@@ -260,6 +264,9 @@ class WordResolver:
             else:
                 out.add_expansion(scope.lookup(name) if _is_name(name) else DYN, quoted)
         elif kind == "expansion":
+            m = re.match(r"\$\{[#!]?(\w+)", self.text(node))
+            if m:
+                out.origin += scope.origins.get(m.group(1), "")
             value = expand_parameter(self.text(node), scope)
             if isinstance(value, list) or value is None:
                 out.add_list(value, quoted, join="[*]" in self.text(node))
@@ -422,6 +429,7 @@ class _FieldBuilder:
         self.cur_glob = False
         self.cur_assumed = False
         self.has_cur = False
+        self.origin = ""
 
     @property
     def at_start(self) -> bool:
@@ -475,7 +483,8 @@ class _FieldBuilder:
 
     def _flush(self) -> None:
         if self.has_cur:
-            self.fields.append(Word("".join(self.cur), self.raw, self.cur_quoted, self.cur_glob, self.cur_assumed))
+            self.fields.append(Word("".join(self.cur), self.raw, self.cur_quoted, self.cur_glob, self.cur_assumed,
+                                    self.origin))
         self.cur, self.cur_quoted, self.cur_glob, self.cur_assumed, self.has_cur = [], False, False, False, False
 
     def finish(self) -> list[Word]:
