@@ -735,20 +735,36 @@ def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
 
 
 def is_secret(path: str, home: str, tax, home_only: bool = False) -> bool:
+    """Is path a secret (keys, credentials)? home_only: only the ones in a home directory or the system."""
     if path.endswith(".pub"):
         return False  # a public key is meant to be shared
-    for pattern in tax.secrets:
-        if pattern.startswith("~/"):
-            if fnmatch.fnmatchcase(path, home.rstrip("/") + pattern[1:]) or \
-                    re.match(r"^/(home/[^/]+|Users/[^/]+|root)" + re.escape(pattern[1:]).replace(r"\*", "[^/]*") + "$",
-                             path):
-                return True
-        elif pattern.startswith("/"):
-            if fnmatch.fnmatchcase(path, pattern):
-                return True
-        elif not home_only and fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern):
-            return True
-    return False
+    in_home, anywhere = _secret_matchers(tax, home)
+    if in_home.match(path):
+        return True
+    return not home_only and bool(anywhere.match(path.rsplit("/", 1)[-1]))
+
+
+def _secret_matchers(tax, home: str) -> tuple[re.Pattern, re.Pattern]:
+    """The taxonomy's secret globs compiled once per home: (home and absolute paths, file names)."""
+    cache = tax.__dict__.setdefault("_secret_cache", {})
+    found = cache.get(home)
+    if found is None:
+        homes = "(?:" + "|".join([re.escape(home.rstrip("/")), r"/home/[^/]+", r"/Users/[^/]+", "/root"]) + ")"
+        paths, names = [], []
+        for pattern in tax.secrets:
+            if pattern.startswith("~/"):
+                paths.append(homes + _glob(pattern[1:]))
+            elif pattern.startswith("/"):
+                paths.append(_glob(pattern))
+            else:
+                names.append(_glob(pattern))
+        found = cache[home] = (re.compile("^(?:" + "|".join(paths) + ")$", re.S),
+                               re.compile("^(?:" + "|".join(names) + ")$", re.S))
+    return found
+
+
+def _glob(pattern: str) -> str:
+    return "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
 
 
 def _what(info) -> str:
