@@ -130,6 +130,12 @@ class Engine:
                 message = f"rule {rule.id} returned {type(decision).__name__}, not a decision"
                 self._emit("rule-error", message, rule.id, call)
                 return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error"), flags
+            raised = decision.metadata.get("flags_raised")
+            if raised:  # flags a rule raised beside its verdict (plugins): recorded like its own
+                decision = decision.with_(metadata={k: v for k, v in decision.metadata.items() if k != "flags_raised"})
+                for flag in raised:
+                    flags.append(flag)
+                    self._emit("flag", flag.reason, flag.rule or rule.id, call)
             if decision.verdict is Verdict.FLAG:
                 flags.append(decision)
                 self._emit("flag", decision.reason, decision.rule or rule.id, call)

@@ -10,6 +10,7 @@ from .audit import AuditLog
 from .config import Locations, account_home
 from .engine import Engine, EventSink, LLMGuard
 from .model import BlastRadius, Decision, ToolCall, Verdict
+from .plugins.rule import PluginRule
 from .policy import Policy, load_policy
 from .rules import DangerousShellRule, DefaultPolicyRule, GuardianRule, SensitiveFileRule, WorkingDirRule
 from .rules.base import EvalContext, Rule
@@ -50,8 +51,8 @@ def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | N
                  policy: Policy | None = None) -> Engine:
     rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations),
                          DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
-    if plugin_rule is not None:
-        rules.append(plugin_rule)
+    # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
+    rules.append(plugin_rule if plugin_rule is not None else PluginRule())
     rules.append(DefaultPolicyRule())
     audit = AuditLog(locations.audit_db) if record else None
     protected = [str(locations.config_dir), *extra_protected]

@@ -1,0 +1,154 @@
+"""Find every plugin file, load it, and put the plugins in their fixed order.
+
+Directories, lowest to highest precedence (a later file with the same id replaces an
+earlier one; within a directory files are taken in sorted name order, never the file
+system's):
+
+    user     ~/.agents/guards  ~/.claude/guards  <guardtui config>/guards
+    project  <cwd>/.agents/guards  <cwd>/.claude/guards  <cwd>/.guardtui/guards
+
+Nothing fails open: a file that does not load keeps its last good version when there is
+one (`last_good`), and otherwise stands in as a broken plugin that makes every call ask.
+A plugin may replace one of the same id only if it is trusted as much: an untrusted
+project plugin cannot switch off a user's (or a trusted) plugin by reusing its id.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..config import Locations
+from ..yamlfile import DataError
+from .model import PROJECT, USER, Plugin
+from .parse import digest, is_plugin_name, parse_plugin
+from .trust import read_trust, trust_key
+
+
+@dataclass(frozen=True)
+class PluginDir:
+    path: Path
+    level: str
+
+
+@dataclass(frozen=True)
+class PluginSet:
+    plugins: tuple[Plugin, ...]  # in force, in evaluation order
+    errors: tuple[DataError, ...] = ()  # each: file, line, message; str() is one line
+    notes: tuple[str, ...] = ()  # replacements by id and refused replacements
+    loaded_at: float = field(default_factory=time.time)
+
+
+def plugin_dirs(locations: Locations, cwd: str) -> list[PluginDir]:
+    home, project = Path(locations.home), Path(os.path.abspath(cwd or "."))
+    dirs = [PluginDir(home / ".agents" / "guards", USER), PluginDir(home / ".claude" / "guards", USER),
+            PluginDir(Path(locations.user_plugins_dir), USER)]
+    seen = {d.path for d in dirs}
+    for sub in (".agents", ".claude", ".guardtui"):
+        path = project / sub / "guards"
+        if path not in seen:  # the project is the home directory: those are the user's own
+            dirs.append(PluginDir(path, PROJECT))
+    return dirs
+
+
+def plugin_files(directory: Path) -> list[Path]:
+    try:
+        names = sorted(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [directory / name for name in names if is_plugin_name(name) and (directory / name).is_file()]
+
+
+def load_plugin_set(locations: Locations, cwd: str, last_good: Iterable[Plugin] = ()) -> PluginSet:
+    """Every plugin in force for a project, in evaluation order."""
+    files = [(path, d.level) for d in plugin_dirs(locations, cwd) for path in plugin_files(d.path)]
+    return _assemble(files, locations, last_good, replace_by_id=True)
+
+
+def load_plugin_paths(paths: Sequence[str], locations: Locations, cwd: str) -> PluginSet:
+    """Plugins from files or directories given by hand (`guardtui test PATH…`), in the order given.
+
+    Each keeps the level of the directory it sits in (a project's guard dirs: project;
+    anywhere else: user, as if copied into the user's guards dir)."""
+    project_dirs = {d.path.resolve() for d in plugin_dirs(locations, cwd) if d.level == PROJECT}
+    files: list[tuple[Path, str]] = []
+    missing: list[DataError] = []
+    for given in paths:
+        path = Path(given)
+        found = plugin_files(path) if path.is_dir() else [path] if path.exists() else []
+        if not found:
+            what = "no plugin files (*.yaml, *.yml, *.md) in it" if path.is_dir() else "no such file"
+            missing.append(DataError(given, None, "", what))
+        for file in found:
+            files.append((file, PROJECT if file.resolve().parent in project_dirs else USER))
+    loaded = _assemble(files, locations, (), replace_by_id=False)
+    return dataclasses.replace(loaded, errors=tuple(missing) + loaded.errors)
+
+
+def read_plugin(path: Path, level: str, trusted_hashes: dict[str, str]) -> Plugin:
+    """One file, with its trust decided by its exact bytes. Raises DataError."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(str(path), None, "", f"cannot read: {exc.strerror}") from None
+    return parse_plugin(data, str(path), level, trusted=is_trusted(path, level, digest(data), trusted_hashes))
+
+
+def is_trusted(path: Path, level: str, sha256: str, trusted_hashes: dict[str, str]) -> bool:
+    return level == USER or trusted_hashes.get(trust_key(path)) == sha256
+
+
+def _assemble(files: list[tuple[Path, str]], locations: Locations, last_good: Iterable[Plugin],
+              replace_by_id: bool) -> PluginSet:
+    errors: list[DataError] = []
+    try:
+        trusted_hashes = read_trust(locations.trust_file)
+    except DataError as exc:  # a damaged trust store trusts nothing
+        errors.append(exc)
+        trusted_hashes = {}
+    previous = {p.file: p for p in last_good if not p.broken}
+    order = _Order(replace_by_id)
+    for path, level in files:
+        try:
+            plugin = read_plugin(path, level, trusted_hashes)
+        except DataError as exc:
+            errors.append(exc)
+            plugin = _fallback(previous.get(str(path)), path, level, exc, trusted_hashes)
+        order.add(plugin)
+    return PluginSet(tuple(order.plugins()), tuple(errors), tuple(order.notes))
+
+
+def _fallback(good: Plugin | None, path: Path, level: str, error: DataError,
+              trusted_hashes: dict[str, str]) -> Plugin:
+    if good is None:
+        return Plugin(id=path.stem, file=str(path), level=level, broken=str(error))
+    return dataclasses.replace(good, trusted=is_trusted(path, level, good.sha256, trusted_hashes), error=str(error))
+
+
+class _Order:
+    """Plugins keyed by id in precedence order; a replacement takes the replacer's place."""
+
+    def __init__(self, replace_by_id: bool):
+        self.replace_by_id = replace_by_id
+        self.by_key: dict[str, Plugin] = {}
+        self.notes: list[str] = []
+
+    def add(self, plugin: Plugin) -> None:
+        key = plugin.id
+        if plugin.broken or not self.replace_by_id:
+            key = f"{plugin.id}\0{plugin.file}"  # stands alone: replaces nothing
+        existing = self.by_key.get(key)
+        if existing is not None and existing.trusted and not plugin.trusted:
+            self.notes.append(f"{plugin.file}: id {plugin.id!r} is also {existing.file}, which this untrusted "
+                              f"project plugin cannot replace: both apply (guardtui trust {plugin.file})")
+            key = f"{plugin.id}\0{plugin.file}"
+        elif existing is not None:
+            self.notes.append(f"{plugin.file} replaces {existing.file} (same id {plugin.id!r})")
+            del self.by_key[key]
+        self.by_key[key] = plugin
+
+    def plugins(self) -> list[Plugin]:
+        return list(self.by_key.values())
