@@ -4,9 +4,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from guardtui.core.engine import Engine
 from guardtui.core.model import Decision, ToolCall
 from guardtui.core.plugins import Plugin, PluginRule
 from guardtui.core.plugins.parse import parse_plugin
+from guardtui.core.shell.analyze import Analyzer
 
 from ..conftest import PROJECT
 
@@ -32,6 +34,13 @@ def tool(name: str, cwd: str = PROJECT, **tool_input) -> ToolCall:
     return ToolCall(name, tool_input, cwd, agent="claude", session="s1")
 
 
+def engine_with(make_engine, plugins: list[Plugin], every_command_installed: bool = False) -> Engine:
+    """The full engine with these plugins in the plugins slot."""
+    engine = make_engine(record=False, plugin_rule=PluginRule(plugins))
+    if every_command_installed:  # made-up commands then escalate instead of being "not installed"
+        engine.analyzer = Analyzer(command_exists=lambda name: True)
+    return engine
+
+
 def judge(make_engine, plugins: list[Plugin], call: ToolCall) -> Decision:
-    """The full engine's decision with these plugins in the plugins slot."""
-    return make_engine(record=False, plugin_rule=PluginRule(plugins)).evaluate(call, record=False)
+    return engine_with(make_engine, plugins).evaluate(call, record=False)

@@ -6,10 +6,9 @@ import time
 from guardtui.core.engine import GuardEvent
 from guardtui.core.model import Verdict
 from guardtui.core.plugins import PluginRule
-from guardtui.core.shell.analyze import Analyzer
 
 from ..conftest import PROJECT
-from .helpers import bash, judge, plugin, tool
+from .helpers import bash, engine_with, judge, plugin, tool
 
 DOCKER_ASK = """
 id: docker
@@ -90,8 +89,8 @@ def test_across_plugins_the_most_restrictive_verdict_wins_whatever_the_order(mak
 
 
 def test_an_allow_must_cover_every_part_of_the_command_the_analysis_did_not_allow(make_engine):
-    engine = make_engine(record=False, plugin_rule=PluginRule([plugin('patterns: [{match: "^frob", verdict: allow}]')]))
-    engine.analyzer = Analyzer(command_exists=lambda name: True)  # frob and defrob are installed, and unknown
+    p = plugin('patterns: [{match: "^frob", verdict: allow}]')
+    engine = engine_with(make_engine, [p], every_command_installed=True)  # frob, defrob: installed, unknown
     assert engine.evaluate(bash("frob --all"), record=False).verdict is Verdict.ALLOW
     chained = engine.evaluate(bash("frob --all && defrob"), record=False)
     assert chained.verdict is Verdict.ASK and chained.rule.startswith("default")

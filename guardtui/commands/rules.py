@@ -1,0 +1,89 @@
+"""guardtui rules [--json]: the plugins in force, in evaluation order, and what failed to load.
+guardtui trust FILE: let a project plugin's `allow` patterns apply (this exact content only).
+
+`rules` exits 1 when a plugin file does not load, so a script can check a setup.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from ..core.config import Locations
+from ..core.plugins import PROJECT, USER, Plugin, PluginSet, load_plugin_set, plugin_dirs
+from ..core.plugins.loader import read_plugin
+from ..core.plugins.trust import read_trust, store_trust
+from ..core.yamlfile import DataError
+
+
+def run(args, command: str) -> int:
+    locations = Locations.from_env()
+    if command == "trust":
+        return trust(args.file, locations, os.getcwd(), sys.stdout)
+    cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
+    loaded = load_plugin_set(locations, cwd)
+    if args.json:
+        sys.stdout.write(json.dumps(as_json(loaded), indent=2) + "\n")
+    else:
+        print_rules(loaded, sys.stdout)
+    return 1 if loaded.errors else 0
+
+
+def as_json(loaded: PluginSet) -> dict:
+    return {"loaded_at": loaded.loaded_at, "plugins": [p.to_dict() for p in loaded.plugins],
+            "errors": [{"file": e.file, "line": e.line, "field": e.field, "message": e.message, "text": str(e)}
+                       for e in loaded.errors],
+            "notes": list(loaded.notes)}
+
+
+def print_rules(loaded: PluginSet, out: IO[str]) -> None:
+    if not loaded.plugins:
+        out.write("no plugins in force\n")
+    for number, plugin in enumerate(loaded.plugins, 1):
+        out.write(f"{number}. {plugin.id}  {_standing(plugin)}  {plugin.file}\n")
+        if plugin.broken:
+            out.write(f"     BROKEN (every call asks): {plugin.broken}\n")
+            continue
+        if plugin.description:
+            out.write(f"     {plugin.description}\n")
+        out.write(f"     tools: {', '.join(plugin.tools) or 'all'}\n")
+        for pattern in plugin.declared:
+            ignored = "  (ignored until trusted)" if pattern in plugin.ignored else ""
+            out.write(f"     - {pattern.describe()}  {pattern.reason}{ignored}\n")
+        for note in [*plugin.notes, plugin.ignored_note]:
+            if note:
+                out.write(f"     note: {note}\n")
+        if plugin.error:
+            out.write(f"     last load error (this is the last good version): {plugin.error}\n")
+    for note in loaded.notes:
+        out.write(f"note: {note}\n")
+    for error in loaded.errors:
+        out.write(f"error: {error}\n")
+
+
+def _standing(plugin: Plugin) -> str:
+    if plugin.level == USER:
+        return "[user]"
+    return "[project, trusted]" if plugin.trusted else "[project, untrusted: may only tighten]"
+
+
+def trust(file: str, locations: Locations, cwd: str, out: IO[str]) -> int:
+    path = Path(file).absolute()
+    if not path.is_file():
+        raise DataError(file, None, "", "no such file")
+    user_dirs = {d.path.resolve() for d in plugin_dirs(locations, cwd) if d.level == USER}
+    if path.resolve().parent in user_dirs:
+        out.write(f"{file} is a user-level plugin: its allow patterns already apply; nothing to trust\n")
+        return 0
+    read_trust(locations.trust_file)  # a damaged store is reported before anything is parsed or written
+    plugin = read_plugin(path, PROJECT, {})  # raises DataError: a broken file cannot be trusted
+    store_trust(locations.trust_file, path, plugin.sha256)
+    allows = [p for p in plugin.declared if p in plugin.ignored]
+    out.write(f"trusted {plugin.id} ({file}), sha256 {plugin.sha256[:16]}…; any edit revokes the trust\n")
+    for pattern in allows:
+        out.write(f"  now applies: {pattern.describe()}  {pattern.reason}\n")
+    if not allows:
+        out.write("  (it has no allow patterns: trusting it changes nothing but lets it replace a user plugin's id)\n")
+    return 0
