@@ -140,3 +140,11 @@ def test_rules_with_nothing_to_show(isolated_env, project, capsys, monkeypatch):
     assert main(["rules"]) == 0
     assert capsys.readouterr().out == "no plugins in force\n"
 
+
+
+def test_the_readme_example_plugin_loads_and_passes_its_tests():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Plugin rules", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    results = run_plugin_tests(plugin(example, file="docker-approval.yaml"))
+    assert len(results) == 3 and [r.explain() for r in results if not r.passed] == []
