@@ -204,3 +204,28 @@ async def test_an_edit_the_os_watcher_misses_is_still_picked_up(make_engine, loc
         for text, verdict in ((ASK_DOCKER, Verdict.ASK), (DENY_DOCKER, Verdict.DENY), (ASK_DOCKER, Verdict.ASK)):
             write(path, text)
             await w.until(lambda: w.verdict() is verdict, f"the save that makes docker {verdict.value}")
+
+
+async def test_a_failing_watcher_keeps_the_rules_says_so_once_and_retries(make_engine, locations, project,
+                                                                          monkeypatch):
+    import watchfiles
+
+    attempts = []
+
+    def broken_awatch(*paths, **options):
+        attempts.append(paths)
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchfiles, "awatch", broken_awatch)
+    write(locations.user_plugins_dir / "docker.yaml", DENY_DOCKER)
+    engine = make_engine(record=False)
+    before = engine.rules
+    w = Watcher(engine)
+    stop = asyncio.Event()
+    task = asyncio.create_task(watch_plugins(engine, locations, str(project), w.events.append, stop))
+    await w.until(lambda: len(attempts) >= 2, "the watcher to retry")
+    stop.set()
+    await asyncio.wait_for(task, LIMIT_S)
+    assert w.kinds() == ["reload-error"]
+    assert "the plugin watcher failed (OSError: [Errno 28] inotify watch limit reached)" in w.events[0].message
+    assert engine.rules == before

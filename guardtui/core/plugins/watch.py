@@ -39,6 +39,7 @@ async def watch_plugins(engine: Engine, locations: Locations, cwd: str, on_event
 
     reloader = Reloader(engine, locations, cwd, on_event)
     stop = stop if stop is not None else asyncio.Event()
+    last_failure = ""
     while not stop.is_set():
         roots = reloader.roots()
         if not roots:  # nothing exists to watch yet
@@ -60,11 +61,13 @@ async def watch_plugins(engine: Engine, locations: Locations, cwd: str, on_event
                     _set(ready)
                 if reloader.roots() != roots:
                     break  # a guard directory appeared or went away: watch the new set
-        except FileNotFoundError:
-            continue  # a directory went away while the watch started: look again
-        except Exception as exc:  # keep the last rules and keep trying
-            reloader.emit("reload-error", f"the plugin watcher failed ({type(exc).__name__}: {exc}); "
-                                          f"the plugins in force stay, retrying")
+        except FileNotFoundError:  # a directory went away while the watch started: look again
+            await _sleep_unless(stop, WAKE_MS / 1000)
+        except Exception as exc:  # keep the last rules and keep trying (said once, not every second)
+            failure = f"the plugin watcher failed ({type(exc).__name__}: {exc}); the plugins in force stay, retrying"
+            if failure != last_failure:
+                reloader.emit("reload-error", failure)
+            last_failure = failure
             await _sleep_unless(stop, 1.0)
 
 
