@@ -38,11 +38,12 @@ def run(args, _command: str) -> int:
 
 
 def _notes(plugin: Plugin, outcomes: list[SelfTestResult]) -> list[str]:
+    notes = [f"{plugin.id}: {note}" for note in (*plugin.notes, plugin.ignored_note) if note]
     if not outcomes:
-        return [f"{plugin.id} has no tests"]
-    if not any(r.decision.rule == plugin.rule_id or r.flagged for r in outcomes):
-        return [f"{plugin.id}: none of its tests is decided by the plugin itself (they test the built-in rules)"]
-    return [f"{plugin.id}: {plugin.ignored_note}"] if plugin.ignored_note else []
+        notes.append(f"{plugin.id} has no tests")
+    elif not any(r.decision.rule == plugin.rule_id or r.flagged for r in outcomes):
+        notes.append(f"{plugin.id}: none of its tests is decided by the plugin itself (they test the built-in rules)")
+    return notes
 
 
 def print_table(results: list[SelfTestResult], out: IO[str]) -> None:

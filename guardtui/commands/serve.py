@@ -9,6 +9,8 @@ import sys
 
 from ..broker.queue import Outcome, PendingQueue
 from ..core.config import Locations
+from ..core.engine import GuardEvent
+from ..core.plugins import watch_plugins
 from .common import cli_engine
 
 
@@ -20,9 +22,10 @@ async def serve(args) -> int:
     from ..broker.server import DEFAULT_PORT, Broker, BrokerError
 
     policy = Outcome(args.ask)
+    locations = Locations.from_env()
     engine = cli_engine(os.getcwd(), record=True)
     queue = PendingQueue(engine, timeout_policy=policy)
-    broker = Broker(engine, queue, Locations.from_env(), port=DEFAULT_PORT if args.port is None else args.port,
+    broker = Broker(engine, queue, locations, port=DEFAULT_PORT if args.port is None else args.port,
                     ask_policy=policy)
     try:
         await broker.start()
@@ -35,10 +38,18 @@ async def serve(args) -> int:
         loop.add_signal_handler(sig, stop.set)
     print(f"guardtui serve: listening on {broker.url} and {broker.socket_path}; asks are answered "
           f"{'deny' if policy is Outcome.DENY else 'defer (the agent asks)'}", flush=True)
+    # plugin files are hot-reloaded; what changed (or does not load) is printed
+    watcher = asyncio.create_task(watch_plugins(engine, locations, os.getcwd(), print_plugin_event, stop))
     try:
         await stop.wait()
     finally:
+        stop.set()
+        await watcher
         count = await queue.close("guardtui serve stopped")
         await broker.stop()
         print(f"guardtui serve: stopped ({count} pending call(s) answered by policy)", flush=True)
     return 0
+
+
+def print_plugin_event(event: GuardEvent) -> None:
+    print(f"guardtui serve: {event.kind}: {event.message}", file=sys.stderr, flush=True)

@@ -125,3 +125,29 @@ def test_the_engine_always_has_a_plugins_slot_between_the_built_in_rules_and_the
     assert [r.id for r in engine.rules][-2:] == ["plugins", "default"]
     assert isinstance(engine.rules[-2], PluginRule) and engine.rules[-2].plugins == ()
     assert [r.id for r in engine.rules].index("sensitive") < [r.id for r in engine.rules].index("plugins")
+
+
+def test_a_guard_directory_that_cannot_be_listed_makes_every_call_ask(locations, project, make_engine,
+                                                                      monkeypatch):
+    guards = locations.user_plugins_dir
+    write(guards / "docker.yaml", ASK_X)
+    real_listdir = os.listdir
+
+    def listdir(path):
+        if str(path) == str(guards):
+            raise PermissionError(13, "Permission denied")
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)  # (root can list anything: simulate the refusal)
+    loaded = load_plugin_set(locations, str(project))
+    assert [str(e) for e in loaded.errors] == [f"{guards}: cannot list the directory: Permission denied"]
+    assert judge(make_engine, list(loaded.plugins), bash("ls")).verdict is Verdict.ASK
+
+
+def test_a_dangling_symlink_is_reported_not_skipped(locations, project):
+    guards = locations.user_plugins_dir
+    guards.mkdir(parents=True)
+    (guards / "gone.yaml").symlink_to(guards / "nowhere.yaml")
+    loaded = load_plugin_set(locations, str(project))
+    assert [str(e) for e in loaded.errors] == [f"{guards / 'gone.yaml'}: cannot read: No such file or directory"]
+    assert loaded.plugins[0].broken

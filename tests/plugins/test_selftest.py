@@ -87,6 +87,16 @@ def test_guardtui_test_without_paths_tests_the_plugins_in_force(locations, proje
     assert "note: untested has no tests" in out and "3 passed, 0 failed" in out
 
 
+def test_an_untrusted_project_plugins_allow_test_fails_and_says_the_allow_is_ignored(project, capsys,
+                                                                                     monkeypatch):
+    write(project / ".guardtui/guards/docker.yaml", DOCKER)
+    monkeypatch.chdir(project)
+    assert main(["test"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL docker test 2" in out and "expected allow, got ask" in out
+    assert "note: docker: 1 allow pattern(s) ignored: a project plugin may only tighten" in out
+
+
 def test_every_shipped_plugin_loads_and_its_tests_pass(isolated_env, capsys):
     loaded = load_plugin_paths([str(SHIPPED)], Locations.from_env(), str(isolated_env))
     assert loaded.errors == ()
@@ -140,3 +150,11 @@ def test_rules_with_nothing_to_show(isolated_env, project, capsys, monkeypatch):
     assert main(["rules"]) == 0
     assert capsys.readouterr().out == "no plugins in force\n"
 
+
+
+def test_the_readme_example_plugin_loads_and_passes_its_tests():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Plugin rules", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    results = run_plugin_tests(plugin(example, file="docker-approval.yaml"))
+    assert len(results) == 3 and [r.explain() for r in results if not r.passed] == []

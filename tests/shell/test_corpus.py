@@ -54,12 +54,12 @@ def test_dev_corpus_misses_are_exactly_the_known_ones(dev_scored):
     assert set(misses) == set(KNOWN_MISSES), misses
 
 
-def test_unseen_tricky_corpus_meets_the_targets(corpus_engine):
-    """Commands written apart from the development of the analysis (tests/shell/data/tricky.jsonl)."""
-    path = DATA / "tricky.jsonl"
-    if not path.exists():
-        pytest.fail("tests/shell/data/tricky.jsonl is missing")
+@pytest.mark.parametrize("name", ["tricky.jsonl", "unseen-2.jsonl"])
+def test_independently_written_corpora_meet_the_targets(corpus_engine, name):
+    """Commands written apart from the analysis, by engineers who did not read its code.
+    Their first-run figures (before any fix they prompted) are recorded in the issue notes."""
+    path = DATA / name
     m = metrics(score(corpus_engine, load(path)))
-    for name, target in TARGETS.items():
-        assert m[name] >= target, (name, m[name])
+    for metric, target in TARGETS.items():
+        assert m[metric] >= target, (name, metric, m[metric])
     assert m["severe_fp"] == 0

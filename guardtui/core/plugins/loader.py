@@ -55,17 +55,27 @@ def plugin_dirs(locations: Locations, cwd: str) -> list[PluginDir]:
 
 
 def plugin_files(directory: Path) -> list[Path]:
+    """The plugin files in a directory, sorted by name. Raises DataError when it cannot be listed."""
     try:
         names = sorted(os.listdir(directory))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [directory / name for name in names if is_plugin_name(name) and (directory / name).is_file()]
+    except OSError as exc:
+        raise DataError(str(directory), None, "", f"cannot list the directory: {exc.strerror}") from None
+    # a dangling symlink is kept: reading it fails, and that is reported, not skipped
+    return [directory / name for name in names
+            if is_plugin_name(name) and ((directory / name).is_file() or (directory / name).is_symlink())]
 
 
 def load_plugin_set(locations: Locations, cwd: str, last_good: Iterable[Plugin] = ()) -> PluginSet:
     """Every plugin in force for a project, in evaluation order."""
-    files = [(path, d.level) for d in plugin_dirs(locations, cwd) for path in plugin_files(d.path)]
-    return _assemble(files, locations, last_good, replace_by_id=True)
+    entries: list[_Entry] = []
+    for d in plugin_dirs(locations, cwd):
+        try:
+            entries += [(path, d.level, None) for path in plugin_files(d.path)]
+        except DataError as exc:  # its plugins are unknown: it stands in as a broken plugin
+            entries.append((d.path, d.level, exc))
+    return _assemble(entries, locations, last_good, replace_by_id=True)
 
 
 def load_plugin_paths(paths: Sequence[str], locations: Locations, cwd: str) -> PluginSet:
@@ -74,18 +84,20 @@ def load_plugin_paths(paths: Sequence[str], locations: Locations, cwd: str) -> P
     Each keeps the level of the directory it sits in (a project's guard dirs: project;
     anywhere else: user, as if copied into the user's guards dir)."""
     project_dirs = {d.path.resolve() for d in plugin_dirs(locations, cwd) if d.level == PROJECT}
-    files: list[tuple[Path, str]] = []
-    missing: list[DataError] = []
+    entries: list[_Entry] = []
     for given in paths:
         path = Path(given)
-        found = plugin_files(path) if path.is_dir() else [path] if path.exists() else []
+        try:
+            found = plugin_files(path) if path.is_dir() else [path] if path.exists() else []
+        except DataError as exc:
+            entries.append((path, USER, exc))
+            continue
         if not found:
             what = "no plugin files (*.yaml, *.yml, *.md) in it" if path.is_dir() else "no such file"
-            missing.append(DataError(given, None, "", what))
+            entries.append((path, USER, DataError(given, None, "", what)))
         for file in found:
-            files.append((file, PROJECT if file.resolve().parent in project_dirs else USER))
-    loaded = _assemble(files, locations, (), replace_by_id=False)
-    return dataclasses.replace(loaded, errors=tuple(missing) + loaded.errors)
+            entries.append((file, PROJECT if file.resolve().parent in project_dirs else USER, None))
+    return _assemble(entries, locations, (), replace_by_id=False)
 
 
 def read_plugin(path: Path, level: str, trusted_hashes: dict[str, str]) -> Plugin:
@@ -101,7 +113,10 @@ def is_trusted(path: Path, level: str, sha256: str, trusted_hashes: dict[str, st
     return level == USER or trusted_hashes.get(trust_key(path)) == sha256
 
 
-def _assemble(files: list[tuple[Path, str]], locations: Locations, last_good: Iterable[Plugin],
+_Entry = tuple[Path, str, "DataError | None"]  # a file, its level, and why it cannot be read (if known)
+
+
+def _assemble(entries: list[_Entry], locations: Locations, last_good: Iterable[Plugin],
               replace_by_id: bool) -> PluginSet:
     errors: list[DataError] = []
     try:
@@ -111,8 +126,10 @@ def _assemble(files: list[tuple[Path, str]], locations: Locations, last_good: It
         trusted_hashes = {}
     previous = {p.file: p for p in last_good if not p.broken}
     order = _Order(replace_by_id)
-    for path, level in files:
+    for path, level, known_error in entries:
         try:
+            if known_error is not None:
+                raise known_error
             plugin = read_plugin(path, level, trusted_hashes)
         except DataError as exc:
             errors.append(exc)

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import regex
 
-from ..model import BlastRadius, Verdict
+from ..model import SHELL_TOOL, BlastRadius, ToolCall, Verdict
 
 USER, PROJECT = "user", "project"
 
@@ -60,12 +60,13 @@ class PluginTest:
     cwd: str | None = None
     flag: bool | None = None  # when given: whether this plugin must (or must not) flag the call
 
+    def call(self, default_cwd: str) -> ToolCall:
+        return ToolCall(self.tool, self.input, self.cwd or default_cwd, agent="guardtui-test",
+                        session=f"test-{self.index}")
+
     def describe(self, width: int = 60) -> str:
-        text = self.input.get("command") or self.input.get("file_path") or self.input
-        text = text if isinstance(text, str) else ", ".join(f"{k}={v}" for k, v in text.items())
-        text = f"{self.tool}: {text}" if self.tool != "Bash" else text
-        text = " ".join(text.split())
-        return text if len(text) <= width else text[: width - 1] + "…"
+        prefix = "" if self.tool == SHELL_TOOL else f"{self.tool}: "
+        return prefix + self.call("").summary(max(10, width - len(prefix)))
 
 
 @dataclass(frozen=True)

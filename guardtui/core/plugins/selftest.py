@@ -13,7 +13,7 @@ from pathlib import Path
 from ..config import Locations
 from ..engine import Engine
 from ..factory import build_engine
-from ..model import Decision, ToolCall, Verdict
+from ..model import Decision, Verdict
 from ..policy import Policy
 from ..shell.analyze import Analyzer
 from .model import Plugin, PluginTest
@@ -57,9 +57,7 @@ def run_plugin_tests(plugin: Plugin) -> list[SelfTestResult]:
     engine = self_test_engine(plugin)
     outcomes = []
     for test in plugin.tests:
-        call = ToolCall(test.tool, test.input, test.cwd or VIRTUAL_PROJECT, agent="guardtui-test",
-                        session=f"test-{test.index}")
-        decision = engine.evaluate(call, record=False)
+        decision = engine.evaluate(test.call(VIRTUAL_PROJECT), record=False)
         got = Verdict.ASK if decision.verdict is Verdict.LLM else decision.verdict
         flagged = any(f.get("rule") == plugin.rule_id for f in decision.metadata.get("flags", ()))
         outcomes.append(SelfTestResult(plugin, test, got, decision, flagged))

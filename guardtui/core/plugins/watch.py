@@ -20,7 +20,7 @@ from typing import Iterable
 
 from ..config import Locations
 from ..engine import Engine, EventSink, GuardEvent
-from .loader import PluginSet, load_plugin_set, plugin_dirs
+from .loader import PluginSet, load_plugin_set, plugin_dirs, plugin_files
 from .model import Plugin
 from .parse import is_plugin_name
 from .rule import PluginRule
@@ -39,29 +39,35 @@ async def watch_plugins(engine: Engine, locations: Locations, cwd: str, on_event
 
     reloader = Reloader(engine, locations, cwd, on_event)
     stop = stop if stop is not None else asyncio.Event()
+    last_failure = ""
     while not stop.is_set():
         roots = reloader.roots()
         if not roots:  # nothing exists to watch yet
-            await reloader.reload(set())
+            if reloader.stale():
+                await reloader.reload(set())
             _set(ready)
             await _sleep_unless(stop, WAKE_MS / 1000)
             continue
         try:
             first = True
-            async for changes in awatch(*roots, watch_filter=reloader.relevant, stop_event=stop, recursive=False,
+            async for changes in awatch(*roots, watch_filter=reloader.relevant, stop_event=stop,
                                         rust_timeout=WAKE_MS, yield_on_timeout=True, debounce=DEBOUNCE_MS,
                                         step=STEP_MS):
-                if changes or first:  # first: catches what changed before the watch began
+                # first: catches what changed before the watch began; stale: what the watcher
+                # missed (polling sees mtimes in whole seconds, an event queue can overflow)
+                if changes or first or reloader.stale():
                     await reloader.reload({path for _, path in changes})
                     first = False
                     _set(ready)
                 if reloader.roots() != roots:
                     break  # a guard directory appeared or went away: watch the new set
-        except FileNotFoundError:
-            continue  # a directory went away while the watch started: look again
-        except Exception as exc:  # keep the last rules and keep trying
-            reloader.emit("reload-error", f"the plugin watcher failed ({type(exc).__name__}: {exc}); "
-                                          f"the plugins in force stay, retrying")
+        except FileNotFoundError:  # a directory went away while the watch started: look again
+            await _sleep_unless(stop, WAKE_MS / 1000)
+        except Exception as exc:  # keep the last rules and keep trying (said once, not every second)
+            failure = f"the plugin watcher failed ({type(exc).__name__}: {exc}); the plugins in force stay, retrying"
+            if failure != last_failure:
+                reloader.emit("reload-error", failure)
+            last_failure = failure
             await _sleep_unless(stop, 1.0)
 
 
@@ -76,6 +82,21 @@ class Reloader:
         self.current: tuple[Plugin, ...] = tuple(getattr(rule, "plugins", ()))
         self.dirs = [d.path for d in plugin_dirs(locations, cwd)]
         self.reported: set[str] = set()
+        self.seen: tuple | None = None  # the files' stat signature at the last reload
+
+    def signature(self) -> tuple:
+        """(path, mtime_ns, size, inode) of every plugin file and the trust store: cheap to take."""
+        out = []
+        for path in [*(f for d in self.dirs for f in plugin_files(d)), Path(self.locations.trust_file)]:
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            out.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+        return tuple(out)
+
+    def stale(self) -> bool:
+        return self.seen != self.signature()
 
     def roots(self) -> list[str]:
         candidates = [*self.dirs, Path(self.locations.config_dir)]
@@ -88,6 +109,7 @@ class Reloader:
         return target.parent in self.dirs and is_plugin_name(target.name)
 
     async def reload(self, changed: set[str]) -> PluginSet | None:
+        self.seen = self.signature()  # taken first: a write during the load makes the next look stale
         try:
             loaded = await asyncio.to_thread(load_plugin_set, self.locations, self.cwd, self.current)
         except Exception as exc:  # never leave the engine without rules: keep what is in force

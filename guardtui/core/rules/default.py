@@ -25,6 +25,9 @@ class DefaultPolicyRule:
         if call.tool in classes.read:
             return Decision(Verdict.ALLOW, f"{call.tool} only reads", self.id, BlastRadius.LOW, "read-only")
         if call.tool in classes.write:
+            if not call.file_path:  # a write whose target we cannot see is not one we can call safe
+                return Decision(Verdict.ASK, f"{call.tool} does not say which file it writes", self.id,
+                                BlastRadius.UNKNOWN, "fs-write")
             return Decision(Verdict.ALLOW, f"{call.tool} writes inside the project", self.id, BlastRadius.LOW,
                             "fs-write")
         return Decision(Verdict.LLM, f"{call.tool} is a tool guardtui does not know", self.id,

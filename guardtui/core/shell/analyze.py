@@ -36,17 +36,19 @@ _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
                "DYLD_INSERT_LIBRARIES": "injects a library into every program",
                "PATH": "changes which programs command names run",
-               "PROMPT_COMMAND": "runs a command before every prompt",
                "BASH_ENV": "runs a file at the start of every script",
                "ENV": "runs a file at the start of every shell",
-               "IFS": "changes how the shell splits words",
-               "GIT_SSH_COMMAND": "runs a program for every git network call",
-               "GIT_EXTERNAL_DIFF": "runs a program for every git diff",
-               "PAGER": "runs a program to show output", "GIT_PAGER": "runs a program to show git output",
-               "EDITOR": "runs a program to edit", "VISUAL": "runs a program to edit",
                "HISTFILE": "changes where (or whether) history is kept",
                "NODE_OPTIONS": "changes how every node program starts",
                "PYTHONSTARTUP": "runs a file when python starts", "PERL5OPT": "changes how perl starts"}
+# variables whose value a program runs as a shell command: judge the value itself
+_ENV_COMMANDS = {"GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+                 "GIT_SEQUENCE_EDITOR", "SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS", "PROMPT_COMMAND", "BROWSER",
+                 "LESSOPEN", "LESSCLOSE", "MANPAGER", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT"}
+# PATH entries that are ordinary: the project's own bins and the usual install locations
+_USUAL_PATH = re.compile(r"^(\.{0,2}/?(node_modules/\.bin|\.venv/bin|venv/bin|bin|vendor/bin|target/\w+|\.bin)|"
+                         r"/(usr/local|usr|opt/homebrew|opt/local)/s?bin|/bin|/sbin|~?/?[^:]*/(\.local|\.cargo|go|"
+                         r"\.bun|\.deno|\.npm-global|\.pyenv/shims|\.rbenv/shims|\.nvm/[^:]*)/bin)/?$")
 
 
 @dataclass
@@ -105,6 +107,9 @@ class _Run:
         self.downloaded: set[str] = set()  # files written by curl/wget earlier in the command
         self.written: dict[str, str] = {}  # files written with known text earlier (a script, then `sh` it)
         self.empty_dirs: set[str] = set()  # directories created empty earlier (mkdir, mktemp -d)
+        self.secret_copies: set[str] = set()  # where secrets were copied to earlier (cp ~/.aws/credentials .)
+        self.staged_secrets: list[str] = []  # secrets `git add` staged earlier in the command
+        self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
 
     # -- scripts ---------------------------------------------------------------------
     def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None) -> None:
@@ -163,6 +168,14 @@ class _Run:
                 return
             self.add(allow("only sets variables or redirects", "shell-state", rule="shell.assignment"))
             return
+        alias = cmd.scope.aliases.get(cmd.argv[0].value) if not cmd.argv[0].quoted else None
+        if alias is not None and cmd.argv[0].value not in cmd.scope.functions:
+            scope = cmd.scope.copy()
+            scope.aliases.pop(cmd.argv[0].value)  # an alias does not expand inside itself
+            text = " ".join([alias] + [w.value for w in cmd.argv[1:]])
+            self.script(text, scope, f"{cmd.via} › alias {cmd.argv[0].value}" if cmd.via
+                        else f"alias {cmd.argv[0].value}", depth + 1)
+            return
         inv = self.unwrap(cmd)
         if inv is None:
             return
@@ -189,6 +202,7 @@ class _Run:
                 out = self.output_of(cmd)
                 if out.kind == "text" and out.text is not None:
                     self.written[info.path] = out.text if r.op != ">>" else self.written.get(info.path, "") + out.text
+                    self.persistent(info.path, out.text, cmd)
                 elif out.kind == "network":
                     self.downloaded.add(info.path)
                 if info.path.endswith("/.ssh/authorized_keys") and out.kind == "network":
@@ -204,7 +218,31 @@ class _Run:
                 self.add(replace(finding, rule="shell.redirect"))
 
     def environment(self, name: str, value: Word, cmd: SimpleCommand, prefix: bool) -> None:
-        """Setting a variable that changes what later commands run asks."""
+        """Setting a variable that changes what later commands run asks; one that holds a
+        command has that command judged."""
+        if name in _ENV_COMMANDS and value.value:
+            if value.dynamic:
+                self.add(ask(f"{name} holds a command known only at run time", "dynamic-exec", BlastRadius.HIGH,
+                             "shell.environment"))
+            else:
+                self.script(value.value, cmd.scope.copy(), f"{cmd.via} › ${name}" if cmd.via else f"${name}",
+                            cmd.depth + 1)
+            if not prefix or (cmd.argv and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")):
+                self.add(ask(f"{name} now runs {value.display()} for the rest of the session", "shell-state",
+                             BlastRadius.LOW, "shell.environment"))
+            return
+        if name in ("BASH_ENV", "ENV") and cmd.argv and cmd.assignment_inputs.get(name):
+            # BASH_ENV=<(echo …) bash -c …: bash runs that output first
+            out = self.output_of(cmd.assignment_inputs[name][-1])
+            if out.kind == "text" and out.text is not None:
+                self.script(out.text, cmd.scope.copy(), f"${name}", cmd.depth + 1)
+                return
+        exported = bool(cmd.argv) and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")
+        if name == "PATH" and prefix and not exported:  # a one-command prefix, as `npm run` sets it
+            raw = value.raw.strip("'\"").replace("${HOME}", "~").replace("$HOME", "~")
+            entries = [e for e in raw.split(":") if e and e not in ("$PATH", "${PATH}")]
+            if all(_USUAL_PATH.match(e) and "$" not in e and "`" not in e for e in entries):
+                return
         if name in _ENV_DANGER:
             radius = BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW
             self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state", radius, "shell.environment"))
@@ -219,8 +257,9 @@ class _Run:
                 self.add(allow("nothing left to run after the wrapper", "read-only", rule="shell.wrapper"))
                 return None
             head = words[0]
-            if head.dynamic:
-                return Invocation(head.value, words[1:], cmd, scope, privileged, head.display())
+            if head.dynamic or head.assumed:  # ${CC:-cc}: the environment may name another program
+                return Invocation(DYN + head.value if head.assumed else head.value, words[1:], cmd, scope,
+                                  privileged, head.display())
             name = head.value
             base = posixpath.basename(name) if "/" in name else name
             two = f"{base} {words[1].value}" if len(words) > 1 else ""
@@ -328,7 +367,9 @@ class _Run:
         sync = self.sync_from_empty(inv)
         if sync is not None:
             findings.append(sync)
-        if name in RUNNERS or any(f.rule in ("shell.unknown", "shell.script", "shell.not-installed") for f in findings):
+        dry_run = any(f.rule == "taxonomy.dry-run" for f in findings)
+        if not dry_run and (name in RUNNERS or any(f.rule in ("shell.unknown", "shell.script", "shell.not-installed")
+                                                   for f in findings)):
             findings.extend(self.generic(inv))
         return findings
 
@@ -337,8 +378,10 @@ class _Run:
         spec = self.tax.commands.get(name)
         value_options = frozenset(spec.get("value_options", ())) if spec else frozenset()
         canonical = spec["name"] if spec else name
-        if spec and any(_has_option(args, flag) for flag in spec.get("dry_run", ())):
-            return [allow(f"{name} dry run only reports what it would do", spec["category"], rule="taxonomy.dry-run")]
+        if spec and any(_has_option(args, flag) for flag in spec.get("dry_run", ())) or \
+                any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
+            return [allow(f"{name} dry run only reports what it would do", spec["category"] if spec else "read-only",
+                          rule="taxonomy.dry-run")]
         best = next((m for s in self.tax.shapes_for(name)
                      if (m := match_shape(s, canonical, args, value_options)) is not None), None)
         if best is not None:
@@ -362,6 +405,9 @@ class _Run:
             return [unknown(f"{name} {' '.join(args[:2])} is not a subcommand guardtui knows".replace("  ", " "),
                             spec["category"], rule="shell.unknown")]
         if name in self.tax.safe or inv.written_name in self.tax.safe:
+            secret = cmd_fs.read_secret(self, inv)  # jq …  ~/.docker/config.json reads credentials
+            if secret:
+                return secret
             return [allow(f"{name} is a known read-only or routine command", _safe_category(name),
                           rule="taxonomy.safe")]
         if name in inv.cmd.scope.functions:
@@ -386,6 +432,23 @@ class _Run:
             return deny(f"{inv.name} sync from the empty {sources[0].display()} deletes everything at the destination",
                         "cloud", "shell.sync-from-empty")
         return None
+
+    def persistent(self, path: str, text: str, cmd: SimpleCommand) -> None:
+        """Text written where it will run later (shell rc files, git hooks, systemd units, cron):
+        judge what will run; fetching code or sending data from there is a standing backdoor."""
+        name = posixpath.basename(path)
+        if name in _RC_FILES or "/.git/hooks/" in path or path.endswith(".service") and "/systemd/" in path:
+            script = text
+            if path.endswith(".service"):
+                script = "\n".join(m.group(1) for m in re.finditer(r"(?m)^\s*Exec\w*=\s*[-@+!]*(.*)$", text))
+            before = len(self.result.findings)
+            self.script(script, cmd.scope.copy(), f"runs later from {name}", cmd.depth + 1)
+            for i in range(before, len(self.result.findings)):
+                f = self.result.findings[i]
+                if f.verdict is Verdict.ASK and f.category in ("remote-exec", "network", "secrets", "dynamic-exec"):
+                    self.result.findings[i] = replace(f, verdict=Verdict.DENY, blast_radius=BlastRadius.CRITICAL,
+                                                      reason=f"{f.reason}, installed to run again and again from "
+                                                             f"{name}")
 
     def known_empty(self, word: Word, inv: Invocation) -> bool:
         """Was this directory created empty earlier in the command (mkdir, mktemp -d)?"""
@@ -482,6 +545,8 @@ class _Run:
         if name in ("env", "printenv", "set", "export", "declare", "compgen") and not \
                 [a for a in args if not a.startswith("-") and "=" not in a]:
             return Stream("secret")  # the environment holds tokens
+        if _SECRET_PRINTERS.match(" ".join([name] + args)):
+            return Stream("secret")
         if name in ("cat", "head", "tail", "base64", "xxd", "tac", "strings") and any(
                 not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
                 and is_secret(info.path, cmd.scope.home, self.tax) for a, w in zip(args, words[1:])):
@@ -498,6 +563,13 @@ class _Run:
         return Stream("unknown")
 
 
+# commands whose output is a secret: keychains, password managers, cloud credentials
+_SECRET_PRINTERS = re.compile(r"^(security find-(generic|internet)-password .*-w|op (read|item get)|pass (show )?\S|"
+                              r"gopass (show )?\S|bw get|lpass show|vault (kv get|read) .*-field|aws configure get |"
+                              r"aws configure export-credentials|gcloud auth print-(access|identity)-token|"
+                              r"gh auth token|az account get-access-token|kubectl get secret|doppler secrets)")
+
+
 @dataclass(frozen=True)
 class Stream:
     """What flows into a command's stdin: text we know, a download, secrets, a file, or unknown."""
@@ -507,6 +579,8 @@ class Stream:
     obfuscated: bool = False  # the text had to be decoded (base64, escapes, rev) to be read
 
 
+_RC_FILES = frozenset({".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
+                       ".zlogin", "config.fish", ".kshrc", ".mkshrc", ".inputrc", ".envrc"})
 _PASS_THROUGH = frozenset({"cat", "head", "tail", "tee", "sort", "tr", "sed", "awk", "grep", "cut", "xxd", "rev",
                            "gunzip", "zcat", "gzip", "bzip2", "xz", "openssl", "jq", "base64", "base32", "od",
                            "uniq", "fold", "iconv", "gpg"})
@@ -589,6 +663,7 @@ def _safe_category(name: str) -> str:
 
 _HANDLERS = {
     **{n: cmd_fs.rm for n in ("rm", "srm")},
+    **{n: cmd_fs.rimraf for n in ("rimraf", "del-cli", "trash", "trash-put", "gio-trash")},
     "unlink": cmd_fs.unlink, "rmdir": cmd_fs.rmdir, "shred": cmd_fs.shred,
     "mv": cmd_fs.mv, "cp": cmd_fs.cp, "install": cmd_fs.cp, "ln": cmd_fs.ln, "rsync": cmd_fs.rsync,
     **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
@@ -603,6 +678,9 @@ _HANDLERS = {
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab,
+    "rails": cmd_code.rails,
+    "gcloud": cmd_exec.gcloud_ssh,
+    **{n: cmd_exec.make for n in ("make", "gmake")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},

@@ -36,9 +36,22 @@ _SHELL_CALLS = {
 _RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
                       r"\b(?:File::Path::)?(?:rmtree|remove_tree)", r"\bfs\.remove(?:Sync)?", r"\brimraf(?:\.sync)?",
-                      r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^)]*recursive)"]
+                      r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^)]*recursive)",
+                      r"\bunlink(?=\s*\([^;]*recursive\s*=\s*(?:TRUE|T)\b)"]
 _FILE_DELETES = [r"\bos\.(?:remove|unlink|rmdir|removedirs)", r"\bPath\(", r"\bfs\.(?:unlinkSync|unlink|rmSync|rm)",
-                 r"\bFile\.(?:delete|unlink)", r"\bFileUtils\.(?:rm|rm_f)", r"\bunlink", r"\bDeno\.remove"]
+                 r"\bFile\.(?:delete|unlink)", r"\bFileUtils\.(?:rm|rm_f)", r"\bunlink(?![^;]*recursive\s*=\s*(?:TRUE|T)\b)",
+                 r"\bDeno\.remove", r"\bfile\.remove"]
+# deleting every row through an ORM: Django, Rails, SQLAlchemy, Laravel, Prisma, Sequelize, TypeORM
+_ORM_DELETE_ALL = re.compile(
+    r"\.objects\.all\(\)\.delete\(\)|\.objects\.delete\(\)|\b[A-Z]\w*\.(?:delete_all|destroy_all)\b(?!\s*\()|"
+    r"\b[A-Z]\w*\.(?:delete_all|destroy_all)\(\s*\)|\.query\(\s*\w+\s*\)\.delete\(\)|::truncate\(\)|->truncate\(\)|"
+    r"\.deleteMany\(\s*(?:\{\s*\})?\s*\)|\.destroy\(\s*\{\s*(?:where\s*:\s*\{\s*\}\s*,?\s*)?truncate\s*:\s*true|"
+    r"\.clear\(\)\s*;?\s*$|DB::table\([^)]*\)->delete\(\)")
+_ORM_WRITE = re.compile(r"\.(?:update_all|delete_all|destroy_all|update|delete|bulk_update|bulk_create|raw|execute)\s*\(|"
+                        r"\.objects\.\w+\([^)]*\)\.(?:update|delete)\(|->(?:update|delete|insert)\(")
+# a socket connected out, then a shell or the descriptors handed to it: a reverse shell
+_REVERSE_SHELL = re.compile(r"(socket|Socket|TCPSocket|net\.connect|fsockopen|/dev/tcp).*?(dup2|pty\.spawn|spawn\(|"
+                            r"exec[lv]?p?\(|/bin/(ba|z)?sh|\bsh\b|\bcmd\.exe\b|subprocess)", re.S)
 _WRITES = [r"\bopen(?=\s*\(\s*(?:[rbuRBU]{0,2})(?:'[^']*'|\"[^\"]*\")\s*,\s*['\"][wax])",
            r"\b(?:fs\.)?(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)",
            r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.writeTextFile"]
@@ -113,6 +126,9 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
         if index in _process_inputs(inv):
             return _run_process_input(run, inv, index, f"{inv.name} <(…)")
         from .cmd_exec import _as_script
+        script = rest[0].value.rsplit("/", 1)[-1]
+        if script in _FRAMEWORK_SCRIPTS:
+            return framework_script(run, inv, script, rest[1:])
         return [run.script_run(_as_script(inv, rest[0]))]
     stream = run.stdin_source(inv.cmd)
     kind = stream.kind
@@ -136,8 +152,16 @@ def _module(run: "_Run", inv: "Invocation", module: str, rest: list[Word]) -> li
         return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
                                                inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
-        return [ask("python -m http.server serves the current directory over the network", "network",
-                    BlastRadius.LOW, "code.module")]
+        served = Word.literal(".")
+        for i, w in enumerate(rest):
+            if w.value in ("-d", "--directory") and i + 1 < len(rest):
+                served = rest[i + 1]
+        from .paths import PathKind
+        kind = run.path(served, inv).kind
+        if kind in (PathKind.PROJECT_ROOT, PathKind.PROJECT_SUB, PathKind.TEMP):
+            return [allow(f"{inv.name} -m http.server serves {served.display()}", "network", rule="code.module")]
+        return [ask(f"{inv.name} -m http.server serves {served.display()} ({kind.value}) over the network",
+                    "network", BlastRadius.MEDIUM, "code.module")]
     return [allow(f"{inv.name} -m {module} runs a module", "build-test", rule="code.module")]
 
 
@@ -199,6 +223,14 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                 f = run.write(Word.literal(target.strip()), inv, "perl open >")
                 if f:
                     findings.append(f)
+    if _ORM_DELETE_ALL.search(code):
+        findings.append(deny(f"{inv.name} deletes every row of a table through the ORM", "database", "code.orm-delete"))
+    elif _ORM_WRITE.search(code):
+        findings.append(ask(f"{inv.name} changes or deletes many rows through the ORM", "database", BlastRadius.MEDIUM,
+                            "code.orm-write"))
+    if _REVERSE_SHELL.search(code) and re.search(r"connect|fsockopen|TCPSocket", code):
+        findings.append(deny(f"{inv.name} connects a shell to a remote host (reverse shell)", "network",
+                             "code.reverse-shell"))
     if _FORK_LOOP.search(code):
         findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                              "code.fork-bomb"))
@@ -291,7 +323,8 @@ _HOME_EXPRESSIONS = re.compile(
     r"^(?:(?:require\(\s*['\"]os['\"]\s*\)|os)\.homedir\(\)|process\.env\.HOME|process\.env\[['\"]HOME['\"]\]|"
     r"os\.environ\[['\"]HOME['\"]\]|os\.environ\.get\(\s*['\"]HOME['\"]\s*\)|os\.getenv\(\s*['\"]HOME['\"]\s*\)|"
     r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
-    r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\])$")
+    r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\]|"
+    r"getenv\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
 _CWD_EXPRESSIONS = re.compile(r"^(?:os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|(?:pathlib\.)?Path\.cwd\(\)|"
                               r"(?:Cwd::)?getcwd\(\)|Deno\.cwd\(\)|getcwd\(\))$")
 
@@ -371,7 +404,15 @@ _SQL_RULES = [
     (re.compile(r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(;|$)", re.I), "critical", "DELETE without WHERE deletes every row"),
     (re.compile(r"\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\.deleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)",
                 re.I), "critical", "{stmt} deletes a whole database or collection"),
-    (re.compile(r"\bupdate\s+[\w.\"`\[\]]+\s+set\b(?![^;]*\bwhere\b)", re.I), "high", "UPDATE without WHERE rewrites every row"),
+    (re.compile(r"\bupdate\s+[\w.\"`\[\]]+\s+set\b(?![^;]*\bwhere\b)", re.I), "critical",
+     "UPDATE without WHERE overwrites every row"),
+    (re.compile(r"\bto\s+program\b", re.I), "critical", "COPY … TO PROGRAM runs a shell command on the database "
+     "server and hands it the data"),
+    (re.compile(r"\bfrom\s+program\b", re.I), "high", "COPY … FROM PROGRAM runs a shell command on the database server"),
+    (re.compile(r"\bpg_terminate_backend\b|\bpg_cancel_backend\b|^\s*kill\s+\d+", re.I | re.M), "medium",
+     "{stmt} kills database connections"),
+    (re.compile(r"\.(?:deleteMany|deleteOne|remove|findOneAndDelete|findAndModify|drop)\s*\(", re.I), "medium",
+     "{stmt} deletes documents"),
     (re.compile(r"\bdrop\s+(index|view|function|procedure|trigger|user|role|sequence|column|materialized)\b", re.I),
      "high", "{stmt} drops a database object"),
     (re.compile(r"\balter\s+table\b[^;]*\bdrop\b", re.I), "high", "ALTER TABLE … DROP deletes a column or constraint"),
@@ -384,6 +425,8 @@ _SQL_RULES = [
 def classify_sql(sql: str) -> tuple[str, str] | None:
     cleaned = re.sub(r"--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)
     cleaned = re.sub(r"'(?:''|[^'])*'", "''", cleaned)
+    # a transaction that is rolled back changes nothing
+    cleaned = re.sub(r"\b(begin|start\s+transaction)\s*;(.*?)\brollback\s*;?", " ", cleaned, flags=re.I | re.S)
     # WHERE true / WHERE 1=1 filter nothing: read them as no WHERE at all
     cleaned = re.sub(r"\bwhere\s+(?:true|1|1\s*=\s*1|''\s*=\s*''|not\s+false)\s*(?=;|$)", "", cleaned,
                      flags=re.I | re.M)
@@ -400,6 +443,8 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
     spec = run.tax.sql_clients[inv.name]
     if inv.name.startswith("redis"):
         return []
+    if inv.name == "bq" and not any(w.value == "query" for w in inv.words):
+        return []  # bq ls / show / rm: the taxonomy
     code_opts = set(spec.get("code", ()))
     file_opts = set(spec.get("file", ()))
     value_opts = set(spec.get("value_options", ())) | file_opts
@@ -422,6 +467,14 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
             continue
         if name in file_opts or (arg[:2] in file_opts and len(arg) > 2):
             runs_file = True
+            index = i + 1 if not eq and name in file_opts else i
+            from .cmd_exec import _process_inputs
+            procs = _process_inputs(inv).get(index)
+            if procs:  # psql -f <(echo 'drop schema …'): the "file" is known text
+                out = run.output_of(procs[-1])
+                if out.kind == "text" and out.text is not None:
+                    statements.append(out.text)
+                    runs_file = False
         if name in value_opts and not eq:
             i += 2
             continue
@@ -454,3 +507,33 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask(reason, "database", BlastRadius(radius), "sql.write"))
     best = worst(findings)
     return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]
+
+
+# Scripts whose subcommands are database and shell tools in disguise: `python manage.py flush`,
+# `python manage.py shell -c CODE`, `php artisan tinker --execute=CODE`.
+_FRAMEWORK_SCRIPTS = {"manage.py": ("shell", "python"), "artisan": ("tinker", "php")}
+
+
+def framework_script(run: "_Run", inv: "Invocation", script: str, args: list[Word]) -> list[Finding]:
+    from .analyze import Invocation
+
+    code_command, language = _FRAMEWORK_SCRIPTS[script]
+    if args and args[0].value == code_command:
+        for i, w in enumerate(args):
+            if w.value in ("-c", "--command", "--execute") and i + 1 < len(args):
+                return code_findings(run, inv, args[i + 1], language)
+            if w.value.startswith(("--command=", "--execute=")):
+                return code_findings(run, inv, Word(w.value.partition("=")[2], w.raw), language)
+    findings = run.taxonomy(Invocation(script, args, inv.cmd, inv.scope, inv.privileged, script))
+    if any(f.rule.startswith("taxonomy:") for f in findings):
+        return findings
+    sub = args[0].value if args else ""
+    return [allow(f"{script} {sub} runs a project command".replace("  ", " "), "build-test", rule="code.framework")]
+
+
+def rails(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """`rails runner CODE` runs Ruby; the rest goes to the taxonomy."""
+    args = inv.words
+    if args and args[0].value in ("runner", "r") and len(args) > 1:
+        return code_findings(run, inv, args[1], "ruby")
+    return []

@@ -7,9 +7,10 @@ that are not mounted live inside the container; they are judged as on another ma
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
-from .findings import Finding
+from .findings import Finding, deny
 from .parse import SimpleCommand
 from .words import Scope, Word
 
@@ -31,6 +32,10 @@ _DOCKER_EXEC_VALUES = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--wor
 def docker(run: "_Run", inv: "Invocation") -> list[Finding]:
     """docker/podman run|exec|create: judge the command the container runs."""
     args = inv.words
+    raws = " ".join(w.raw for w in args)
+    if re.search(r"volume (rm|remove|delete)\b.*\$\(\s*\w+ volume (ls|list) -q", raws):
+        return [deny(f"{inv.name} volume rm $({inv.name} volume ls -q) deletes every volume and its data", "container",
+                     "container.volumes")]
     positionals = [w for w in args if not w.value.startswith("-")]
     if not positionals or positionals[0].value not in ("run", "exec", "create") and \
             not (positionals[0].value == "container" and len(positionals) > 1
@@ -111,12 +116,16 @@ def _host_path(path: str, inv: "Invocation") -> str:
 
 
 def _map(word: Word, mounts: list[tuple[str, str]]) -> Word:
+    """Container paths under a bind mount become host paths, in words and inside script strings."""
+    value = word.value
     for target, host in sorted(mounts, key=lambda m: -len(m[0])):
-        value = word.value
         if value == target or value.startswith(target.rstrip("/") + "/"):
             mapped = host.rstrip("/") + value[len(target.rstrip("/")):] or "/"
             return Word(posixpath.normpath(mapped), word.raw, word.quoted, word.glob)
-    return word
+        pattern = r"(?<![\w/.-])" + re.escape(target.rstrip("/")) + r"(?=/|\s|$|['\";)])"
+        if " " in value and re.search(pattern, value):  # sh -c ': > /mnt/etc/passwd'
+            value = re.sub(pattern, lambda _m: host.rstrip("/") or "/", value)
+    return word if value == word.value else Word(value, word.raw, word.quoted, word.glob)
 
 
 def _label(inv: "Invocation", what: str) -> str:

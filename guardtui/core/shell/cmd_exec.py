@@ -64,6 +64,7 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
     value_options = run.tax.shell_value_options | {"--rcfile", "--init-file"}
     command_mode = False
     reads_stdin = False
+    no_exec = False
     i = 0
     while i < len(words):
         arg = words[i].value
@@ -81,21 +82,26 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
             letters = arg[1:]
             command_mode |= "c" in letters
             reads_stdin |= "s" in letters
+            no_exec |= arg[0] == "-" and "n" in letters
             i += 1
             if ("o" in letters or "O" in letters) and letters[-1] in "oO":
                 i += 1
             continue
         break
     rest = words[i:]
+    if no_exec:
+        return [allow(f"{name} -n only checks the syntax, it runs nothing", "read-only", rule="exec.shell")]
     if command_mode:
         if not rest:
             return [allow(f"{name} -c with no command", "read-only", rule="exec.shell")]
         script = rest[0]
         if script.dynamic:
             return [_dynamic_script(script, f"{name} -c")]
-        run.nested(script.value, inv, f"{name} -c")
+        scope = inv.scope.copy()
+        scope.arrays["@"] = [w.value for w in rest[2:]]  # sh -c 'script' $0 $1 …
+        run.nested(script.value, inv, f"{name} -c", scope)
         return []
-    if rest and not reads_stdin:
+    if rest and not reads_stdin and rest[0].value not in _STDIN_FILES:
         index = inv.words.index(rest[0])
         if index in _process_inputs(inv):
             return _run_process_input(run, inv, index, f"{name} <(…)")
@@ -103,6 +109,7 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
     return stdin_script(run, inv, name)
 
 
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "nc.traditional", "nc.openbsd"})
 
 
@@ -186,6 +193,8 @@ def source(run: "_Run", inv: "Invocation") -> list[Finding]:
     if 0 in _process_inputs(inv):
         return _run_process_input(run, inv, 0, f"{inv.name} <(…)")
     target = inv.words[0]
+    if target.value in _STDIN_FILES:
+        return stdin_script(run, inv, inv.name)
     if target.dynamic:
         return [ask(f"{inv.name} runs a script whose name is only known at run time", "dynamic-exec",
                     BlastRadius.HIGH, "exec.source")]
@@ -204,6 +213,7 @@ def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     replace_str: str | None = None
     arg_file = False
+    arg_stream = None  # xargs -a <(echo /etc): the file's content is known
     delimiter: str | None = None
     null = False
     i = 0
@@ -220,6 +230,8 @@ def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
             kind = _XARGS_VALUES[name]
             if kind == "file":
                 arg_file = True
+                if not eq and i + 1 in _process_inputs(inv):
+                    arg_stream = run.output_of(_process_inputs(inv)[i + 1][-1])
             elif kind == "delim":
                 delimiter = decode_ansi_c(value)
             elif kind == "replace":
@@ -246,7 +258,12 @@ def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
         null |= arg in ("-0", "--null")
         i += 1
     child = words[i:] or [Word.literal("echo")]
-    items = _input_items(run, inv, arg_file, delimiter, null)
+    if arg_stream is not None and arg_stream.kind == "text" and arg_stream.text is not None:
+        items = [Word.literal(p) for p in arg_stream.text.split()][:MAX_ITEMS]
+    else:
+        items = _input_items(run, inv, arg_file, delimiter, null)
+    if _deleters_over_listing(run, inv, child):
+        return []
     _run_children(run, inv, child, items, replace_str, "xargs")
     return []
 
@@ -418,8 +435,12 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
     host = words[i].display()
     remote = words[i + 1:]
     if not remote:
+        if any(w.value.startswith("-R") or (w.value.startswith("-") and not w.value.startswith("--")
+                                            and "R" in w.value[1:2]) for w in words[:i]):
+            return [ask(f"ssh -R opens this machine to {host} (a reverse tunnel)", "network", BlastRadius.MEDIUM,
+                        "exec.ssh")]
         if tunnel:
-            return [ask(f"ssh -N opens a tunnel to {host}", "network", BlastRadius.LOW, "exec.ssh")]
+            return [allow(f"ssh -N only opens a tunnel to {host}", "network", rule="exec.ssh")]
         return [ask(f"ssh opens a remote shell on {host}", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
     text = " ".join(w.value for w in remote)
     if DYN in text:
@@ -512,3 +533,76 @@ def npx(run: "_Run", inv: "Invocation") -> list[Finding]:
         return [f for f in findings if f.rule != "shell.unknown"] or \
             [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
     return [ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")]
+
+
+def _deleters_over_listing(run: "_Run", inv: "Invocation", child: list[Word]) -> bool:
+    """`find . -type f | xargs rm`, `ls | grep -v keep | xargs rm -rf`: judge the delete of what was
+    listed, as find -exec rm would be (everything under the root unless the listing was filtered)."""
+    from .cmd_fs import _DELETERS, _find_delete, _with_rule, find_listing
+
+    if not child or posixpath.basename(child[0].value) not in _DELETERS:
+        return False
+    producer, narrowed = inv.cmd.stdin_from, False
+    while producer is not None and producer.argv and posixpath.basename(producer.argv[0].value) in _FILTERS:
+        args = [w.value for w in producer.argv[1:]]
+        name = posixpath.basename(producer.argv[0].value)
+        negative = name == "grep" and any(a.startswith("-") and not a.startswith("--") and "v" in a or
+                                           a == "--invert-match" for a in args)
+        narrowed |= not negative and name in ("grep", "head", "tail", "sed", "awk")
+        producer = producer.stdin_from
+    listing = find_listing(producer) if producer is not None else None
+    if listing is None:
+        return False
+    roots, filtered = listing
+    for finding in _find_delete(run, inv, roots, filtered or narrowed, "… | xargs rm"):
+        run.add(_with_rule(finding, "exec.xargs"))
+    return True
+
+
+_FILTERS = frozenset({"grep", "sort", "uniq", "head", "tail", "cat", "sed", "awk", "tr", "cut"})
+
+
+def make(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """make with a makefile from stdin or written above: its recipes are shell commands."""
+    args = inv.args
+    makefile: str | None = None
+    for i, a in enumerate(args):
+        if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
+            makefile = args[i + 1]
+        elif a.startswith(("--file=", "--makefile=")):
+            makefile = a.partition("=")[2]
+        elif a.startswith("-f") and len(a) > 2:
+            makefile = a[2:]
+    text: str | None = None
+    if makefile in ("-", "/dev/stdin"):
+        stream = run.stdin_source(inv.cmd)
+        text = stream.text if stream.kind == "text" else None
+        if text is None:
+            return [ask("make runs recipes read from its input", "dynamic-exec", BlastRadius.HIGH, "exec.make")]
+    elif makefile is not None:
+        info = run.path(Word.literal(makefile), inv)
+        text = run.written.get(info.path or "")
+    if text is not None:
+        for line in text.splitlines():
+            if line.startswith("\t"):
+                run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
+        return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
+    return []
+
+
+def gcloud_ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """gcloud compute ssh VM --command CMD: CMD runs on the VM (judged as on another machine)."""
+    args = inv.args
+    if args[:2] != ["compute", "ssh"]:
+        return []
+    for i, a in enumerate(args):
+        command = a.partition("=")[2] if a.startswith("--command=") else \
+            (args[i + 1] if a == "--command" and i + 1 < len(args) else None)
+        if command is not None:
+            if DYN in command:
+                return [ask("gcloud compute ssh runs a command built at run time", "remote-exec", BlastRadius.HIGH,
+                            "exec.ssh")]
+            run.nested(command, inv, "gcloud compute ssh", Scope(None, "~", {}, set(), remote=True))
+            return [allow("gcloud compute ssh runs a command on a VM (judged on its own)", "remote-exec",
+                          rule="exec.ssh")]
+    return [ask("gcloud compute ssh opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]

@@ -97,6 +97,14 @@ def rm(run: "_Run", inv: "Invocation", record: bool = True) -> list[Finding]:
     return [_with_rule(best, "fs.rm")]
 
 
+def rimraf(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """rimraf / del / trash-like tools: rm -rf by another name."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    if not operands:
+        return [allow(f"{inv.name} names nothing to delete", "fs-delete", rule="fs.rimraf")]
+    return [_with_rule(worst([run.delete(w, inv, True, inv.name) for w in operands]), "fs.rimraf")]
+
+
 def unlink(run: "_Run", inv: "Invocation") -> list[Finding]:
     operands = [w for w in inv.words if not w.value.startswith("--")]
     if not operands:
@@ -175,6 +183,17 @@ def cp(run: "_Run", inv: "Invocation") -> list[Finding]:
     else:
         dests = [dest] if dest is not None else []
     findings = [f for d in dests if (f := run.write(d, inv, f"{inv.name} into")) is not None]
+    sources = operands if target else operands[:-1]
+    for w in sources:
+        info = run.path(w, inv)
+        if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
+            findings.append(ask(f"{inv.name} copies {w.display()}, a secret (keys or credentials)", "secrets",
+                                BlastRadius.MEDIUM, "fs.cp"))
+            for d in dests:
+                dest_info = run.path(d, inv)
+                if dest_info.path:
+                    run.secret_copies.add(dest_info.path)
+                    run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
     return [_with_rule(worst(findings), "fs.cp")] if findings else \
         [allow(f"{inv.name} copies files", "fs-write", rule="fs.cp")]
 
@@ -245,10 +264,13 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
         info = run.path(w, inv)
         if not tightening:  # taking permissions away changes nothing the working-directory rule guards
             run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
-        if recursive and info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE) and not info.glob:
+        shallow = info.path is not None and info.path.count("/") <= 2  # /etc, /usr/lib: not /usr/local/lib/x
+        if recursive and (info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP) or
+                          info.kind is PathKind.SYSTEM_CORE and shallow) and not info.glob:
             findings.append(deny(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
                                  "permissions", f"fs.{name}"))
-        elif recursive and info.kind in (PathKind.HOME_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.SYSTEM):
+        elif recursive and info.kind in (PathKind.HOME_ROOT, PathKind.PROJECT_ANCESTOR, PathKind.SYSTEM,
+                                         PathKind.SYSTEM_CORE):
             findings.append(ask(f"{name} -R {subject} {w.display()} changes permissions across {_what(info)}",
                                 "permissions", BlastRadius.HIGH, f"fs.{name}"))
         elif info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, PathKind.SYSTEM,
@@ -338,10 +360,14 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
         roots = [Word.literal(".")]
     findings: list[Finding] = []
     filtered = False
+    negated = False
     while i < len(words):
         arg = words[i].value
-        if arg in _FIND_FILTERS or arg.startswith("-newer"):
-            filtered = True
+        if (arg in _FIND_FILTERS or arg.startswith("-newer")) and not negated:
+            filtered = True  # `! -name .git` excludes a few files: it does not narrow the delete
+        if arg in ("-o", "-or") and words[i - 1].value == "-prune":
+            filtered = False  # `-path x -prune -o …`: the pruned branch does not narrow the rest
+        negated = arg in ("!", "-not")
         if arg == "-delete":
             findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
         elif arg in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -364,6 +390,42 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
     if findings:
         return [_with_rule(worst(findings), "fs.find")]
     return [allow("find only lists files", "read-only", rule="fs.find")]
+
+
+def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
+    """What `find ROOTS …` or `ls [DIRS]` lists, for commands fed by it: (roots, narrowed by filters)."""
+    if not producer.argv:
+        return None
+    name = producer.argv[0].value.rsplit("/", 1)[-1]
+    words = producer.argv[1:]
+    if name in ("find", "fd", "fdfind"):
+        roots = [w for w in words if not w.value.startswith("-") and w.value not in ("(", "!", ")", ",")]
+        roots = roots[:1] if name != "find" else _leading_roots(words)
+        filters = {w.value for w in words} & (_FIND_FILTERS - {"-empty"})
+        negated = any(w.value in ("!", "-not") for w in words)
+        pruned = any(w.value == "-prune" for w in words)
+        narrowed = bool(filters) and not (negated and len(filters) == 1) and not (pruned and len(filters) <= 1)
+        if name != "find":
+            narrowed = len([w for w in words if not w.value.startswith("-")]) > 1 or bool(filters)
+        return roots or [Word.literal(".")], narrowed
+    if name == "ls":
+        options = [w.value for w in words if w.value.startswith("-")]
+        if any("d" in o[1:] for o in options if not o.startswith("--")):
+            return None  # ls -d prints the paths themselves: handled as items
+        dirs = [w for w in words if not w.value.startswith("-")]
+        return dirs or [Word.literal(".")], False
+    return None
+
+
+def _leading_roots(words: list[Word]) -> list[Word]:
+    roots = []
+    for w in words:
+        if w.value in ("-H", "-L", "-P"):
+            continue
+        if w.value.startswith("-") or w.value in ("(", "!", ","):
+            break
+        roots.append(w)
+    return roots
 
 
 def _find_delete(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool, what: str) -> list[Finding]:
@@ -574,10 +636,15 @@ def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
         any(a.startswith("-") and not a.startswith("--") and "x" in a for a in args)
     findings: list[Finding] = []
     for i, a in enumerate(args):
-        if a.startswith(("--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
-                         "--new-volume-script", "--rsh-command")) or a in ("-I", "-F"):
-            findings.append(ask(f"tar {a.split('=')[0]} runs another program", "dynamic-exec", BlastRadius.MEDIUM,
-                                "fs.tar"))
+        name, eq, value = a.partition("=")
+        if name in ("--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+                    "--new-volume-script", "--rsh-command", "-I", "-F"):
+            program = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            if name == "--checkpoint-action":
+                program = program.partition("=")[2] if program.startswith("exec=") else ""
+            if program and DYN not in program:
+                run.nested(program, inv, f"tar {name}")
+            findings.append(ask(f"tar {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM, "fs.tar"))
     directory = None
     for i, a in enumerate(args):
         if a in ("-C", "--directory") and i + 1 < len(args):
@@ -668,20 +735,36 @@ def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
 
 
 def is_secret(path: str, home: str, tax, home_only: bool = False) -> bool:
+    """Is path a secret (keys, credentials)? home_only: only the ones in a home directory or the system."""
     if path.endswith(".pub"):
         return False  # a public key is meant to be shared
-    for pattern in tax.secrets:
-        if pattern.startswith("~/"):
-            if fnmatch.fnmatchcase(path, home.rstrip("/") + pattern[1:]) or \
-                    re.match(r"^/(home/[^/]+|Users/[^/]+|root)" + re.escape(pattern[1:]).replace(r"\*", "[^/]*") + "$",
-                             path):
-                return True
-        elif pattern.startswith("/"):
-            if fnmatch.fnmatchcase(path, pattern):
-                return True
-        elif not home_only and fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern):
-            return True
-    return False
+    in_home, anywhere = _secret_matchers(tax, home)
+    if in_home.match(path):
+        return True
+    return not home_only and bool(anywhere.match(path.rsplit("/", 1)[-1]))
+
+
+def _secret_matchers(tax, home: str) -> tuple[re.Pattern, re.Pattern]:
+    """The taxonomy's secret globs compiled once per home: (home and absolute paths, file names)."""
+    cache = tax.__dict__.setdefault("_secret_cache", {})
+    found = cache.get(home)
+    if found is None:
+        homes = "(?:" + "|".join([re.escape(home.rstrip("/")), r"/home/[^/]+", r"/Users/[^/]+", "/root"]) + ")"
+        paths, names = [], []
+        for pattern in tax.secrets:
+            if pattern.startswith("~/"):
+                paths.append(homes + _glob(pattern[1:]))
+            elif pattern.startswith("/"):
+                paths.append(_glob(pattern))
+            else:
+                names.append(_glob(pattern))
+        found = cache[home] = (re.compile("^(?:" + "|".join(paths) + ")$", re.S),
+                               re.compile("^(?:" + "|".join(names) + ")$", re.S))
+    return found
+
+
+def _glob(pattern: str) -> str:
+    return "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
 
 
 def _what(info) -> str:

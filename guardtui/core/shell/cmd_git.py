@@ -333,6 +333,17 @@ def push(run, inv, rest) -> list[Finding]:
         dst = r.split(":", 1)[1] if ":" in r else r
         targets.add(re.sub(r"^refs/heads/", "", dst))
     findings: list[Finding] = []
+    wildcard = any("*" in t for t in targets) or _long(options, "--all", "--branches")
+    if mirror or ((force or lease) and wildcard and not lease):
+        return [deny("git push --mirror (or a forced push of every branch) overwrites main and deletes the remote's "
+                     "other refs", "git", "git.push-force-main")]
+    if run.staged_secrets:
+        return [deny(f"pushes commits that contain secrets ({', '.join(run.staged_secrets[:2])})", "secrets",
+                     "git.push-secrets")]
+    remote = positionals[0] if positionals else ""
+    if remote in run.added_remotes or re.match(r"^(https?|ssh|git)://|^[\w.-]+@[\w.-]+:", remote):
+        findings.append(ask(f"git push to {remote}, a remote named only in this command: the code leaves for "
+                            "somewhere new", "network", BlastRadius.MEDIUM, "git.push-remote"))
     if (force or mirror) and targets & PROTECTED_BRANCHES:
         branch_name = sorted(targets & PROTECTED_BRANCHES)[0]
         return [deny(f"force-pushing to {branch_name} rewrites the shared history of {branch_name}", "git",
@@ -355,6 +366,47 @@ def push(run, inv, rest) -> list[Finding]:
     if _long(options, "--no-verify"):
         findings.append(ask("git push --no-verify skips the pre-push hooks", "git", BlastRadius.LOW, "git.push"))
     return findings or [allow("git push publishes commits (no force)", "git", rule="git.push")]
+
+
+def add(run, inv, rest) -> list[Finding]:
+    from .cmd_fs import is_secret
+    from .paths import classify
+
+    _, positionals, after = _options(rest)
+    secrets = []
+    for w in positionals + after:
+        info = classify(w, inv.scope, run.tax)
+        if info.path and (info.path in run.secret_copies or is_secret(info.path, inv.scope.home, run.tax)):
+            secrets.append(w.display())
+    if secrets:
+        run.staged_secrets.extend(secrets)
+        return [ask(f"git add stages secrets ({', '.join(secrets[:3])})", "secrets", BlastRadius.HIGH, "git.add")]
+    return [allow("git add stages changes", "git", rule="git.add")]
+
+
+def remote(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    if len(positionals) >= 2 and positionals[0].value == "add":
+        run.added_remotes.add(positionals[1].value)
+    return [allow("git remote manages remote names", "git", rule="git.remote")]
+
+
+def gc(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if any(o in ("--prune=now", "--prune=all") for o in options):
+        return [ask("git gc --prune=now drops unreachable commits at once (no reflog safety net)", "git",
+                    BlastRadius.LOW, "git.gc")]
+    return [allow("git gc tidies the repository", "git", rule="git.gc")]
+
+
+def lfs(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    words = [w.value for w in positionals]
+    if words[:1] == ["migrate"] and words[1:2] in (["import"], ["export"]):
+        return [ask("git lfs migrate rewrites history", "git", BlastRadius.HIGH, "git.lfs")]
+    if words[:1] == ["prune"]:
+        return [ask("git lfs prune deletes local copies of old large files", "git", BlastRadius.LOW, "git.lfs")]
+    return [allow("git lfs", "git", rule="git.lfs")]
 
 
 def commit(run, inv, rest) -> list[Finding]:
@@ -428,7 +480,8 @@ def config(run, inv, rest) -> list[Finding]:
     key = words[0] if words else ""
     if _long(options, "--edit") or _short(options, "e"):
         return [ask("git config --edit opens an editor on the config", "git", BlastRadius.LOW, "git.config")]
-    if key and _EXEC_CONFIG.match(key) and len(words) >= 2:
+    harmless_alias = key.lower().startswith("alias.") and len(words) >= 2 and not words[1].startswith("!")
+    if key and _EXEC_CONFIG.match(key) and len(words) >= 2 and not harmless_alias:
         return [ask(f"git config {key} makes git run a program", "git", BlastRadius.HIGH, "git.config-exec")]
     return [allow("git config changes a setting", "git", rule="git.config")]
 
@@ -491,7 +544,7 @@ _SUBCOMMANDS = {
     "read-tree": read_tree, "prune": prune, "reflog": reflog, "filter-branch": rewrite_history,
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
-    "send-email": send_email,
+    "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

@@ -78,7 +78,7 @@ def exfiltration(run: "_Run", inv: "Invocation", upload_options: set[str]) -> li
         elif inv.name in ("http", "https", "xh") and re.match(r"^[\w-]+(:=|=)?@", w.value):
             value = Word("@" + w.value.split("@", 1)[1], w.raw)
         if value is None:
-            if w.dynamic and ("$(" in w.raw or "`" in w.raw) and not w.value.startswith("-"):
+            if w.dynamic and ("$(" in w.raw + w.origin or "`" in w.raw + w.origin) and not w.value.startswith("-"):
                 findings.append(_sends_output(w, inv))
             continue
         findings.append(_upload(run, inv, value, file_option=name in _FILE_UPLOADS))
@@ -104,13 +104,14 @@ def _upload(run: "_Run", inv: "Invocation", value: Word, file_option: bool) -> F
 
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
-    if _SECRET_TEXT.search(word.raw):
+    if _SECRET_TEXT.search(word.raw + " " + word.origin):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
 
 
 def dns(run: "_Run", inv: "Invocation") -> list[Finding]:
-    findings = [_sends_output(w, inv) for w in inv.words if w.dynamic and ("$(" in w.raw or "`" in w.raw)]
+    findings = [_sends_output(w, inv) for w in inv.words
+                if w.dynamic and ("$(" in w.raw or "`" in w.raw or "$(" in w.origin or "`" in w.origin)]
     best = worst(findings)
     return [best] if best else []

@@ -170,7 +170,36 @@ def _xxd(args, stdin: Output | None, scope) -> Output | None:
         return None
 
 
-_HANDLERS = {"echo": _echo, "printf": _printf, "pwd": _pwd, "mktemp": _mktemp, "which": _which,
+def _tr(args, stdin: Output | None, scope) -> Output | None:
+    """tr SET1 SET2 with ranges (ROT13 and friends); tr -d SET."""
+    if stdin is None:
+        return None
+    if args[:1] == ["-d"] and len(args) == 2:
+        drop = set(_tr_set(args[1]))
+        return Output("".join(c for c in stdin.text if c not in drop), stdin.obfuscated)
+    if len(args) != 2 or any(a.startswith("-") for a in args):
+        return None
+    src, dst = _tr_set(args[0]), _tr_set(args[1])
+    if not src or not dst:
+        return None
+    dst = dst + dst[-1] * (len(src) - len(dst))
+    table = str.maketrans(dict(zip(src, dst)))
+    return Output(stdin.text.translate(table), obfuscated=True)
+
+
+def _tr_set(spec: str) -> str:
+    out, i = [], 0
+    while i < len(spec):
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            out.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
+            i += 3
+        else:
+            out.append(spec[i])
+            i += 1
+    return "".join(out)
+
+
+_HANDLERS = {"echo": _echo, "tr": _tr, "printf": _printf, "pwd": _pwd, "mktemp": _mktemp, "which": _which,
              "command": _command, "type": None, "basename": _basename, "dirname": _dirname, "realpath": _realpath,
              "readlink": _realpath, "git": _git, "cat": _cat, "base64": _base64, "rev": _rev, "xxd": _xxd}
 _HANDLERS = {k: v for k, v in _HANDLERS.items() if v is not None}

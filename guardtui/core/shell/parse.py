@@ -8,6 +8,7 @@ resolved. What each command *does* is the analyzer's business (analyze.py).
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -15,7 +16,7 @@ import tree_sitter as ts
 import tree_sitter_bash as tsb
 
 from .evaluate import Output, static_output
-from .words import DYN, Scope, Word, WordResolver
+from .words import DYN, Scope, Word, WordResolver, expand_braces
 
 MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and ask)
 _OPAQUE_NODES = frozenset({"heredoc_body", "comment", "raw_string", "ansi_c_string", "string_content"})
@@ -58,6 +59,7 @@ class SimpleCommand:
     stdin_group: "list[SimpleCommand] | None" = None  # the commands of a compound previous stage: ( a; b ) | c
     stdout_to: "SimpleCommand | None" = None  # the next pipeline stage, when it is simple
     process_inputs: dict[int, list["SimpleCommand"]] = field(default_factory=dict)  # argv index -> <(…)
+    assignment_inputs: dict[str, list["SimpleCommand"]] = field(default_factory=dict)  # VAR=<(…) prefixes
     depth: int = 0
 
     @property
@@ -126,7 +128,7 @@ class Walker:
         if kind == "redirected_statement":
             return self._redirected(node, scope, stdin_from, piped, extra)
         if kind == "pipeline":
-            self._pipeline(node, scope, stdin_from, piped)
+            self._pipeline(node, scope, stdin_from, piped, tail_redirects=extra)
         elif kind == "list":
             self._statements(_flatten_list(node), scope)
         elif kind in ("subshell",):
@@ -230,6 +232,13 @@ class Walker:
         if body is not None and body.type == "pipeline":
             self._pipeline(body, scope, stdin_from, piped, tail_redirects=redirect_nodes + list(extra_nodes))
             return None
+        if body is not None and body.type == "list":
+            # `a && cat > f <<EOF`: tree-sitter hangs the redirects on the list; bash gives them to the last command
+            items = [c for c in _flatten_list(body) if c.is_named]
+            for item in items[:-1]:
+                self._statement(item, scope)
+            return self._statement(items[-1], scope, stdin_from, piped,
+                                   extra_redirects=redirect_nodes + list(extra_nodes)) if items else None
         for child in redirect_nodes + list(extra_nodes):
             redirects.extend(self._redirect(child, scope, continuations, extra_args))
         if body is None:
@@ -292,7 +301,11 @@ class Walker:
             dests = [c for c in node.named_children if c.type != "file_descriptor"][-1:]
         dest = dests[0] if dests else None
         if extra_args is not None:
-            extra_args.extend(dests[1:])
+            for extra in dests[1:]:
+                following = self.source[extra.end_byte:extra.end_byte + 1]
+                if self.text(extra).isdigit() and following in (b">", b"<"):
+                    continue  # `>& /dev/tcp/x 0>&1`: tree-sitter splits the IO number off the next redirect
+                extra_args.append(extra)
         target = None
         if dest is not None:
             self._substitutions(dest, scope)
@@ -325,10 +338,13 @@ class Walker:
         body = node.child_by_field_name("body")
         name = self.text(var) if var is not None else ""
         static = values and len(values) <= 8 and all(v.static and not v.glob for v in values)
+        origin = " ".join(self.text(c) for i, c in enumerate(node.children) if node.field_name_for_child(i) == "value")
         for value in (values if static else [None]):
             branch = scope.copy()
             if name:
                 branch.variables[name] = value.value if value is not None else DYN
+                if "$(" in origin or "`" in origin:
+                    branch.origins[name] = origin
             if body is not None:
                 self._statement(body, branch)
 
@@ -371,6 +387,10 @@ class Walker:
         elif name and "[" not in name:
             scope.variables[name] = value.value
             scope.arrays.pop(name, None)
+            if "$(" in value.raw or "`" in value.raw or value.origin:
+                scope.origins[name] = value.raw + " " + value.origin
+            else:
+                scope.origins.pop(name, None)
         return name, value
 
     def _declaration(self, node, scope: Scope, stdin_from, piped) -> SimpleCommand:
@@ -398,6 +418,7 @@ class Walker:
         argv: list[Word] = []
         assignments: list[tuple[str, Word]] = []
         process_nodes: dict[int, object] = {}
+        assignment_procs: dict[str, object] = {}
         prefix_scope = scope.copy()  # VAR=x cmd: x is set for cmd, but $VAR in cmd's words is the old value
         for i, child in enumerate(node.children):
             field_name = node.field_name_for_child(i)
@@ -407,6 +428,8 @@ class Walker:
                 if value_node is not None:
                     self._substitutions(value_node, scope)
                 value = self.resolver.word(value_node, scope) if value_node is not None else Word("", "")
+                if value_node is not None and value_node.type == "process_substitution" and name_node is not None:
+                    assignment_procs[self.text(name_node)] = value_node
                 if name_node is not None:
                     assignments.append((self.text(name_node), value))
                     prefix_scope.variables[self.text(name_node)] = value.value
@@ -435,10 +458,17 @@ class Walker:
                             redirects, stdin_from, piped, depth=self.depth)
         for index, proc in process_nodes.items():
             cmd.process_inputs[index] = self._walk_nested(proc, scope, "<(…)", collect=True)
+        for name, proc in assignment_procs.items():
+            cmd.assignment_inputs[name] = self._walk_nested(proc, scope, "<(…)", collect=True)
         if not argv and assignments:
             for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
                 scope.variables[name] = value.value
         self._follow_cd(argv, scope)
+        if argv and argv[0].value == "alias":
+            for w in argv[1:]:
+                name, eq, body = w.value.partition("=")
+                if eq and name and DYN not in body:
+                    scope.aliases[name] = body  # later lines may expand it (shopt -s expand_aliases)
         if argv and argv[0].value == "set" and len(argv) > 1 and argv[1].value == "--":
             scope.arrays["@"] = [w.value for w in argv[2:]]  # set -- a b: the positional parameters
         self.script.commands.append(cmd)
@@ -563,9 +593,19 @@ def _flatten_list(node) -> list:
     return out
 
 
+_BRACE_COMMAND = re.compile(r"(?m)(^|[;&|\n(]\s*)\{([^\s{}]*,[^\s{}]*)\}(?=\s|$|;)")
+
+
 def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:
     walker = Walker(text.encode("utf-8", "surrogatepass"), base, via, depth)
-    return walker.run(scope)
+    script = walker.run(scope)
+    if script.parse_error and _BRACE_COMMAND.search(text):
+        # `{rm,-rf,~}`: with no space after `{` bash reads a brace expansion, not a group; tree-sitter does not
+        expanded = _BRACE_COMMAND.sub(lambda m: m.group(1) + " ".join(expand_braces("{" + m.group(2) + "}")), text)
+        retry = Walker(expanded.encode("utf-8", "surrogatepass"), base, via, depth).run(scope)
+        if not retry.parse_error:
+            return retry
+    return script
 
 
 def normalise_path(path: str, cwd: str | None) -> str | None:

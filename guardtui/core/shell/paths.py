@@ -77,7 +77,7 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
         head = certain.rsplit("/", 1)[0] + "/" if "/" in certain else ""
         rest = value[len(head):]
         # `dir/*`, `dir/.*`, `dir/*/`: everything in dir; treat as dir itself
-        everything = rest.rstrip("/") in ("*", ".*", "*/*", "{*,.*}", ".[!.]*", DYN) and DYN not in head
+        everything = rest.rstrip("/") in ("*", ".*", "*/*", "{*,.*}", ".[!.]*") and DYN not in head
         certain = head.rstrip("/") or ("/" if head == "/" else "")
         if not certain:
             certain = "."
@@ -124,7 +124,7 @@ def _classify_abs(value: str, scope: Scope, tax: Taxonomy, project: str | None, 
 def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKind:
     if path == "/":
         return PathKind.ROOT
-    if path in tax.critical_files:
+    if path in tax.critical_files or any(path.startswith(d) for d in tax.critical_dirs):
         return PathKind.CRITICAL_FILE
     if path.startswith("/dev/"):
         if any(fnmatch.fnmatchcase(path, g) for g in tax.harmless_devices):

@@ -92,6 +92,7 @@ class Shape:
 @dataclass
 class Taxonomy:
     critical_files: frozenset[str]
+    critical_dirs: tuple[str, ...]  # every file in these is critical (/etc/sudoers.d/)
     core_system_dirs: frozenset[str]
     system_dirs: frozenset[str]
     temp_dirs: tuple[str, ...]
@@ -173,7 +174,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
     if duplicates:
         raise DataError(file, None, "shapes", f"duplicate shape ids: {', '.join(sorted(duplicates))}")
     tax = Taxonomy(
-        critical_files=frozenset(paths["critical_files"]), core_system_dirs=frozenset(paths["core_system_dirs"]),
+        critical_files=frozenset(p for p in paths["critical_files"] if not p.endswith("/")),
+        critical_dirs=tuple(p for p in paths["critical_files"] if p.endswith("/")), core_system_dirs=frozenset(paths["core_system_dirs"]),
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
         secrets=tuple(data["secrets"]), wrappers=data["wrappers"], shells=frozenset(data["shells"]),

@@ -23,6 +23,8 @@ class Word:
     raw: str  # the source text
     quoted: bool = False  # some part was quoted (so not a glob, not an assignment, ...)
     glob: bool = False  # an unquoted *, ? or [ that bash would expand
+    assumed: bool = False  # part of the value is a ${X:-default} taken because X looked unset
+    origin: str = ""  # where expanded variables got their values (`$(base64 .env)`), for exfiltration checks
 
     @property
     def dynamic(self) -> bool:
@@ -58,6 +60,8 @@ class Scope:
     remote: bool = False  # inside `ssh host '…'`: paths are on another machine
     project: str | None = None  # the agent's working directory: `cd` moves cwd, never the project
     arrays: dict[str, list[str]] = field(default_factory=dict)  # a=(x y); "@" holds `set --` parameters
+    aliases: dict[str, str] = field(default_factory=dict)  # alias ls='…' earlier in the script
+    origins: dict[str, str] = field(default_factory=dict)  # variable -> the text its value came from
 
     def __post_init__(self) -> None:
         if self.project is None and not self.remote:
@@ -65,7 +69,7 @@ class Scope:
 
     def copy(self) -> "Scope":
         return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
-                     {k: list(v) for k, v in self.arrays.items()})
+                     {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins))
 
     def elements(self, name: str) -> list[str] | None:
         """The elements of an array (or of "@", the positional parameters), when known."""
@@ -204,7 +208,8 @@ class WordResolver:
                         value, glob = unescape_unquoted(item)
                         words.append(Word(_tilde(value, scope), item, False, glob))
                     return words
-        builder = _FieldBuilder(raw)
+        ifs = scope.variables.get("IFS", " \t\n")
+        builder = _FieldBuilder(raw, ifs if DYN not in ifs else " \t\n")
         self._collect(node, scope, builder, quoted=False)
         return builder.finish()
 
@@ -249,6 +254,7 @@ class WordResolver:
                 self._collect(child, scope, out, quoted)
         elif kind == "simple_expansion":
             name = self.text(node)[1:]
+            out.origin += scope.origins.get(name, "")
             if name in ("@", "*"):
                 out.add_list(scope.elements("@"), quoted, join=name == "*")
             elif name.isdigit() and name != "0":
@@ -258,6 +264,9 @@ class WordResolver:
             else:
                 out.add_expansion(scope.lookup(name) if _is_name(name) else DYN, quoted)
         elif kind == "expansion":
+            m = re.match(r"\$\{[#!]?(\w+)", self.text(node))
+            if m:
+                out.origin += scope.origins.get(m.group(1), "")
             value = expand_parameter(self.text(node), scope)
             if isinstance(value, list) or value is None:
                 out.add_list(value, quoted, join="[*]" in self.text(node))
@@ -276,7 +285,7 @@ class WordResolver:
             out.add_expansion(DYN, quoted)
 
 _PARAM_RE = re.compile(
-    r"^\$\{(?P<len>#)?(?P<name>[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[(?P<index>[^\]]*)\])?"
+    r"^\$\{(?P<len>#)?(?P<bang>!)?(?P<name>[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[(?P<index>[^\]]*)\])?"
     r"(?P<op>:?[-=+?]|%%|%|##|#|//|/#|/%|/|\^\^|\^|,,|,|:)?(?P<arg>.*)\}$", re.S)
 
 
@@ -288,6 +297,9 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
     name, index, op, arg = m.group("name"), m.group("index"), m.group("op"), m.group("arg")
     if m.group("len"):
         return DYN  # a length: a number
+    if m.group("bang") and not op and index is None:
+        target = scope.lookup(name) if _is_name(name) else DYN  # ${!ref}: the variable ref names
+        return scope.lookup(target) if _is_name(target) else DYN
     if index in ("@", "*") or (name in ("@", "*") and index is None):
         items = scope.elements("@" if name in ("@", "*") else name)
         return None if items is None else items if not op else DYN
@@ -303,7 +315,11 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
     if op is None:
         return value
     if op in (":-", "-", ":=", "="):
-        return value if known and (value or op in ("-", "=")) else (DYN if not known else _literal(arg))
+        if known and (value or op in ("-", "=")):
+            return value
+        if not known and name in scope.variables:
+            return DYN  # set earlier to something we cannot know
+        return Assumed(_literal(arg))  # unset (as far as the command shows): the default is what runs
     if op in (":+", "+"):
         return (_literal(arg) if value else "") if known else DYN
     if op in (":?", "?"):
@@ -328,6 +344,19 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
             return DYN
         return value[start:] if length is None else value[start:start + length]
     return DYN
+
+
+class Assumed(str):
+    """A value taken from ${X:-default} because X was never set in the command."""
+
+
+def _split_ifs(value: str, ifs: str) -> list[str]:
+    """Word splitting on IFS: whitespace in IFS folds, other characters separate exactly."""
+    if ifs == " \t\n":
+        return value.split()
+    if not ifs:
+        return [value]
+    return [p for p in re.split("[" + re.escape(ifs) + "]", value) if p or not set(ifs) <= set(" \t\n")]
 
 
 def _literal(text: str) -> str:
@@ -391,13 +420,16 @@ def _tilde(value: str, scope: Scope) -> str:
 class _FieldBuilder:
     """Accumulates the pieces of one argument into fields, splitting unquoted expansions."""
 
-    def __init__(self, raw: str):
+    def __init__(self, raw: str, ifs: str = " \t\n"):
         self.raw = raw
+        self.ifs = ifs  # what unquoted expansions split on ($IFS, when the script set it)
         self.fields: list[Word] = []
         self.cur: list[str] = []
         self.cur_quoted = False
         self.cur_glob = False
+        self.cur_assumed = False
         self.has_cur = False
+        self.origin = ""
 
     @property
     def at_start(self) -> bool:
@@ -414,21 +446,22 @@ class _FieldBuilder:
         self.has_cur = True
 
     def add_expansion(self, value: str, quoted: bool) -> None:
+        if isinstance(value, Assumed):
+            self.cur_assumed = True
+            self.has_cur = True
         if quoted or value == DYN:
-            if value == DYN and not quoted:
-                self.cur_glob = self.cur_glob  # unknown: may split, but we keep one field
-            self.add(value, quoted=quoted)
+            self.add(value, quoted=quoted)  # an unknown value may split too; one field is the cautious reading
             return
-        pieces = value.split()
+        pieces = _split_ifs(value, self.ifs)
         if not pieces:
             return
-        if value[:1].isspace():
+        if value[:1] in self.ifs:
             self._flush()
         for i, piece in enumerate(pieces):
             if i:
                 self._flush()
             self.add(piece, quoted=False, glob=any(c in piece for c in "*?["))
-        if value[-1:].isspace():
+        if value[-1:] in self.ifs:
             self._flush()
 
     def add_list(self, items: list[str] | None, quoted: bool, join: bool = False) -> None:
@@ -450,8 +483,9 @@ class _FieldBuilder:
 
     def _flush(self) -> None:
         if self.has_cur:
-            self.fields.append(Word("".join(self.cur), self.raw, self.cur_quoted, self.cur_glob))
-        self.cur, self.cur_quoted, self.cur_glob, self.has_cur = [], False, False, False
+            self.fields.append(Word("".join(self.cur), self.raw, self.cur_quoted, self.cur_glob, self.cur_assumed,
+                                    self.origin))
+        self.cur, self.cur_quoted, self.cur_glob, self.cur_assumed, self.has_cur = [], False, False, False, False
 
     def finish(self) -> list[Word]:
         self._flush()
