@@ -120,6 +120,8 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
             continue
         break
     rest = words[i:]
+    if rest and spec.get("family") in ("bun", "deno") and re.fullmatch(r"[a-z][a-z-]*", rest[0].value):
+        return run.taxonomy(inv)  # `bun install`, `deno test`: a subcommand, not a script
     if rest and rest[0].value != "-":
         index = inv.words.index(rest[0])
         from .cmd_exec import _process_inputs, _run_process_input
