@@ -30,7 +30,7 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "dotnet", "bazel", "bazelisk", "earthly", "dagger", "nx", "turbo", "lerna", "poe", "fab",
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
-_DESCRIBE_FLAGS = ("--help", "--version")
+_DESCRIBE_FLAGS = ("--help", "--version", "-help")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -130,6 +130,8 @@ class _Run:
             self.add(deny("a function that spawns itself endlessly (fork bomb) exhausts the machine", "fork-bomb",
                           "shell.fork-bomb"), parsed.fork_bomb, via, span)
         self.result.data.extend(parsed.data_spans)
+        for late, label in parsed.late_scripts:
+            self.script(late, scope.copy(), f"{via} › {label}" if via else label, depth + 1)
         for cmd in parsed.commands:
             cmd_span = cmd.span if not via and span is None else span
             before = len(self.result.findings)
@@ -668,7 +670,8 @@ _HANDLERS = {
     "mv": cmd_fs.mv, "cp": cmd_fs.cp, "install": cmd_fs.cp, "ln": cmd_fs.ln, "rsync": cmd_fs.rsync,
     **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
-    "dd": cmd_fs.dd, "find": cmd_fs.find,
+    "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
+    "at": cmd_exec.at, "batch": cmd_exec.at,
     **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,

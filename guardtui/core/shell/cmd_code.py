@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
 from .findings import Finding, allow, ask, deny, worst
+from .evaluate import MKTEMP_PREFIX
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,6 +121,8 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
             continue
         break
     rest = words[i:]
+    if rest and spec.get("family") in ("bun", "deno") and re.fullmatch(r"[a-z][a-z-]*", rest[0].value):
+        return run.taxonomy(inv)  # `bun install`, `deno test`: a subcommand, not a script
     if rest and rest[0].value != "-":
         index = inv.words.index(rest[0])
         from .cmd_exec import _process_inputs, _run_process_input
@@ -172,6 +175,13 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                     "code.dynamic")]
     code = code_word.value
     findings: list[Finding] = []
+    scope = inv.scope.copy()
+    # `d = tempfile.mkdtemp()`, `home = os.path.expanduser("~")`: names whose values we can know
+    for m in re.finditer(r"(?m)^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=\s*([^\n;]+)", code):
+        value = evaluate_expression(m.group(2).strip(), scope)
+        if value is not None:
+            scope.variables["py:" + m.group(1)] = value
+    inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     for pattern in _SHELL_CALLS.get(language, []):
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
             rest = m.group("rest")
@@ -325,6 +335,8 @@ _HOME_EXPRESSIONS = re.compile(
     r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
     r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\]|"
     r"getenv\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
+_TEMP_EXPRESSIONS = re.compile(r"^(?:tempfile\.(?:mkdtemp|gettempdir|mkstemp)\([^)]*\)|(?:fs\.)?mkdtempSync\([^)]*\)|"
+                               r"os\.tmpdir\(\)|Dir\.mktmpdir(?:\([^)]*\))?|tempdir\(\)|sys_get_temp_dir\(\)|tempdir\(\))$")
 _CWD_EXPRESSIONS = re.compile(r"^(?:os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|(?:pathlib\.)?Path\.cwd\(\)|"
                               r"(?:Cwd::)?getcwd\(\)|Deno\.cwd\(\)|getcwd\(\))$")
 
@@ -362,6 +374,11 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
             out.append("~")
         elif _CWD_EXPRESSIONS.match(piece):
             out.append(scope.cwd if scope is not None and scope.cwd else ".")
+        elif _TEMP_EXPRESSIONS.match(piece):
+            out.append(MKTEMP_PREFIX + "code")
+        elif scope is not None and re.fullmatch(r"\$?[A-Za-z_]\w*", piece) and \
+                ("py:" + piece.lstrip("$")) in scope.variables:
+            out.append(scope.variables["py:" + piece.lstrip("$")])
         elif len(pieces) > 1 and (value := evaluate_expression(piece, scope)) is not None:
             out.append(value)
         else:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import posixpath
 
-from ..model import BlastRadius
+from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, deny
 from .parse import SimpleCommand
 from .words import DYN, Scope, Word, decode_ansi_c
@@ -99,6 +99,8 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
             return [_dynamic_script(script, f"{name} -c")]
         scope = inv.scope.copy()
         scope.arrays["@"] = [w.value for w in rest[2:]]  # sh -c 'script' $0 $1 …
+        if len(rest) > 1:
+            scope.variables["0"] = rest[1].value
         run.nested(script.value, inv, f"{name} -c", scope)
         return []
     if rest and not reads_stdin and rest[0].value not in _STDIN_FILES:
@@ -122,8 +124,10 @@ def stdin_script(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
         return [deny(f"{name} wired to a network socket is a reverse shell: it hands this machine to a remote host",
                      "network", "exec.reverse-shell")]
     if kind == "text" and stream.text is not None:
+        before = len(run.result.findings)
         run.nested(stream.text, inv, f"stdin › {name}")
-        if stream.obfuscated:
+        harmless = all(f.verdict is Verdict.ALLOW and f.category == "read-only" for f in run.result.findings[before:])
+        if stream.obfuscated and not harmless:
             return [ask(f"pipes encoded text into {name}: what runs is hidden until it is decoded", "dynamic-exec",
                         BlastRadius.HIGH, "exec.obfuscated-script")]
         return []
@@ -161,6 +165,8 @@ def _run_process_input(run: "_Run", inv: "Invocation", index: int, what: str) ->
     if stream.kind == "text" and stream.text is not None:
         run.nested(stream.text, inv, what)
         return []
+    if producer.argv and "completion" in [w.value for w in producer.argv[1:3]]:
+        return [allow(f"{what} loads {producer.argv[0].value}'s shell completion", "shell-state", rule="exec.source")]
     if stream.kind == "network":
         return [ask(f"{what} runs a script downloaded from the network", "remote-exec", BlastRadius.HIGH,
                     "exec.remote-script")]
@@ -298,9 +304,11 @@ def _listed_paths(producer: SimpleCommand | None) -> list[Word] | None:
     if producer is None or not producer.argv or posixpath.basename(producer.argv[0].value) != "ls":
         return None
     options = [w.value for w in producer.argv[1:] if w.value.startswith("-")]
-    if not any("d" in o[1:] for o in options if not o.startswith("--")) and "--directory" not in options:
-        return None
     paths = [w for w in producer.argv[1:] if not w.value.startswith("-")]
+    files = paths and all(w.glob or re.search(r"\.\w+$", w.value) for w in paths)  # ls *.log lists files
+    if not files and not any("d" in o[1:] for o in options if not o.startswith("--")) and \
+            "--directory" not in options:
+        return None
     return paths or [Word.literal(".")]
 
 
@@ -432,6 +440,8 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
         i += 1
     if i >= len(words):
         return [allow("ssh with no host only prints usage", "read-only", rule="exec.ssh")]
+    if any(w.value in ("-G", "-V", "-Q") for w in words[:i]):
+        return [allow("ssh -G/-V/-Q only prints configuration", "read-only", rule="exec.ssh")]
     host = words[i].display()
     remote = words[i + 1:]
     if not remote:
@@ -606,3 +616,15 @@ def gcloud_ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
             return [allow("gcloud compute ssh runs a command on a VM (judged on its own)", "remote-exec",
                           rule="exec.ssh")]
     return [ask("gcloud compute ssh opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
+
+
+def at(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """at / batch read commands to run later from stdin (or -f FILE): judge them now."""
+    args = inv.args
+    if any(a in ("-l", "-q", "-c", "-r", "-d") for a in args[:1]) or not args and inv.name == "atq":
+        return [allow(f"{inv.name} {' '.join(args[:1])} only lists or removes queued jobs", "process",
+                      rule="exec.at")]
+    stream = run.stdin_source(inv.cmd)
+    if stream.kind == "text" and stream.text is not None:
+        run.nested(stream.text, inv, f"{inv.name} job")
+    return [ask(f"{inv.name} schedules commands to run later, unattended", "process", BlastRadius.MEDIUM, "exec.at")]

@@ -358,6 +358,10 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
         i += 1
     if not roots:
         roots = [Word.literal(".")]
+    exact = _exact_match(words[i:])
+    if exact is not None:  # find / -maxdepth 1 -name home: the one path it can match
+        roots = [Word(r.value.rstrip("/") + "/" + exact, r.raw + "/" + exact) for r in roots]
+        words = words[:i] + [w for w in words[i:] if w.value not in ("-name", exact)]
     findings: list[Finding] = []
     filtered = False
     negated = False
@@ -365,8 +369,8 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
         arg = words[i].value
         if (arg in _FIND_FILTERS or arg.startswith("-newer")) and not negated:
             filtered = True  # `! -name .git` excludes a few files: it does not narrow the delete
-        if arg in ("-o", "-or") and words[i - 1].value == "-prune":
-            filtered = False  # `-path x -prune -o …`: the pruned branch does not narrow the rest
+        if arg in ("-o", "-or"):
+            filtered = False  # `-name x -o -delete`: the other branch is not narrowed by this one's tests
         negated = arg in ("!", "-not")
         if arg == "-delete":
             findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
@@ -392,6 +396,50 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [allow("find only lists files", "read-only", rule="fs.find")]
 
 
+def _exact_match(expression: list[Word]) -> str | None:
+    """`-maxdepth 1 -name NAME` with a literal NAME (and no other test): find matches ROOT/NAME only."""
+    values = [w.value for w in expression]
+    if "-maxdepth" not in values or "-name" not in values:
+        return None
+    depth = values[values.index("-maxdepth") + 1] if values.index("-maxdepth") + 1 < len(values) else ""
+    name = values[values.index("-name") + 1] if values.index("-name") + 1 < len(values) else ""
+    tests = [v for v in values if v in _FIND_FILTERS or v in ("-o", "-or", "!", "-not")]
+    if depth == "1" and name and not any(c in name for c in "*?[") and DYN not in name and tests == ["-name"]:
+        return name
+    return None
+
+
+def fd(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """fd PATTERN [PATH] -x/-X CMD: like find -exec (a pattern of '.' or none matches everything)."""
+    words = inv.words
+    positionals: list[Word] = []
+    child: list[Word] = []
+    filtered = False
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v in ("-x", "--exec", "-X", "--exec-batch"):
+            child = [w for w in words[i + 1:] if w.value != ";"]
+            break
+        if v in ("-e", "--extension", "-g", "--glob", "-S", "--size", "--changed-within", "--changed-before",
+                 "-o", "--owner"):
+            filtered = True
+            i += 2
+            continue
+        if v in ("-t", "--type", "-d", "--max-depth", "--min-depth", "-E", "--exclude", "-j", "--threads"):
+            i += 2
+            continue
+        if not v.startswith("-"):
+            positionals.append(words[i])
+        i += 1
+    if not child:
+        return [allow("fd only lists files", "read-only", rule="fs.fd")]
+    pattern = positionals[0].value if positionals else ""
+    filtered |= pattern not in ("", ".", "^", ".*")
+    roots = positionals[1:] or [Word.literal(".")]
+    return [_with_rule(f, "fs.fd") for f in _find_exec(run, inv, roots, filtered, child, "-x")]
+
+
 def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
     """What `find ROOTS …` or `ls [DIRS]` lists, for commands fed by it: (roots, narrowed by filters)."""
     if not producer.argv:
@@ -413,6 +461,8 @@ def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
         if any("d" in o[1:] for o in options if not o.startswith("--")):
             return None  # ls -d prints the paths themselves: handled as items
         dirs = [w for w in words if not w.value.startswith("-")]
+        if any(w.glob or re.search(r"\.\w+$", w.value) for w in dirs):
+            return None  # ls *.log lists those files, not directories' contents
         return dirs or [Word.literal(".")], False
     return None
 
@@ -704,6 +754,10 @@ def rsync(run: "_Run", inv: "Invocation") -> list[Finding]:
         findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
                             BlastRadius.MEDIUM, "fs.rsync"))
     if remote:
+        sent = [w for w in operands[:-1] if not _REMOTE.match(w.value)]
+        if any((info := run.path(w, inv)).path and is_secret_area(info.path, inv.scope.home, run.tax) for w in sent):
+            findings.append(deny(f"rsync sends {sent[0].display()} (keys or credentials) to another host", "secrets",
+                                 "fs.rsync"))
         findings.append(ask("rsync copies files to or from another host", "network", BlastRadius.MEDIUM, "fs.rsync"))
     elif dest is not None:
         f = run.write(dest, inv, "rsync into")
@@ -742,6 +796,20 @@ def is_secret(path: str, home: str, tax, home_only: bool = False) -> bool:
     if in_home.match(path):
         return True
     return not home_only and bool(anywhere.match(path.rsplit("/", 1)[-1]))
+
+
+_SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud", ".azure", ".password-store",
+                ".config/op", "Library/Keychains")
+
+
+def is_secret_area(path: str, home: str, tax) -> bool:
+    """A secret file, or a directory that holds them (~/.ssh, ~/.aws, …)."""
+    if is_secret(path, home, tax, home_only=True):
+        return True
+    for base in {home.rstrip("/"), *re.findall(r"^/(?:home|Users)/[^/]+|^/root", path)}:
+        if any(path == f"{base}/{d}" or path.startswith(f"{base}/{d}/") for d in _SECRET_DIRS):
+            return True
+    return False
 
 
 def _secret_matchers(tax, home: str) -> tuple[re.Pattern, re.Pattern]:

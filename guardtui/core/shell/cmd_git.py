@@ -327,11 +327,15 @@ def push(run, inv, rest) -> list[Finding]:
     force = _long(options, "--force") or _short(options, "f", "o") or any(r.startswith("+") for r in refspecs)
     lease = _long(options, "--force-with-lease", "--force-if-includes")
     mirror = _long(options, "--mirror")
-    targets = set()
+    targets, forced_targets = set(), set()
+    global_force = _long(options, "--force") or _short(options, "f", "o")
     for r in refspecs:
+        plus = r.startswith("+")
         r = r.lstrip("+")
-        dst = r.split(":", 1)[1] if ":" in r else r
-        targets.add(re.sub(r"^refs/heads/", "", dst))
+        dst = re.sub(r"^refs/heads/", "", r.split(":", 1)[1] if ":" in r else r)
+        targets.add(dst)
+        if plus or global_force:
+            forced_targets.add(dst)
     findings: list[Finding] = []
     wildcard = any("*" in t for t in targets) or _long(options, "--all", "--branches")
     if mirror or ((force or lease) and wildcard and not lease):
@@ -344,8 +348,8 @@ def push(run, inv, rest) -> list[Finding]:
     if remote in run.added_remotes or re.match(r"^(https?|ssh|git)://|^[\w.-]+@[\w.-]+:", remote):
         findings.append(ask(f"git push to {remote}, a remote named only in this command: the code leaves for "
                             "somewhere new", "network", BlastRadius.MEDIUM, "git.push-remote"))
-    if (force or mirror) and targets & PROTECTED_BRANCHES:
-        branch_name = sorted(targets & PROTECTED_BRANCHES)[0]
+    if forced_targets & PROTECTED_BRANCHES:
+        branch_name = sorted(forced_targets & PROTECTED_BRANCHES)[0]
         return [deny(f"force-pushing to {branch_name} rewrites the shared history of {branch_name}", "git",
                      "git.push-force-main")]
     if force or mirror:

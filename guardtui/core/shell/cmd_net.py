@@ -115,3 +115,17 @@ def dns(run: "_Run", inv: "Invocation") -> list[Finding]:
                 if w.dynamic and ("$(" in w.raw or "`" in w.raw or "$(" in w.origin or "`" in w.origin)]
     best = worst(findings)
     return [best] if best else []
+
+
+def scp(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """scp copies to or from another host; sending keys or credentials away is exfiltration."""
+    from .cmd_fs import is_secret_area
+
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    remote = [w for w in operands if re.match(r"^[\w.@-]+:", w.value)]
+    if remote and operands and operands[-1] in remote:
+        for w in operands[:-1]:
+            info = run.path(w, inv)
+            if w not in remote and info.path and is_secret_area(info.path, inv.scope.home, run.tax):
+                return [deny(f"scp sends {w.display()} (keys or credentials) to another host", "secrets", "net.scp")]
+    return [ask("scp copies files to or from another host", "network", BlastRadius.MEDIUM, "net.scp")]

@@ -84,6 +84,7 @@ class Script:
     parse_error: bool = False
     errors: list[str] = field(default_factory=list)  # why the parse was not trusted
     fork_bomb: str | None = None  # the text of a self-spawning function definition
+    late_scripts: list[tuple[str, str]] = field(default_factory=list)  # (text, via): `…` in heredocs
     data_spans: list[tuple[str, str]] = field(default_factory=list)  # (kind, text): comments, heredocs read as data
 
 
@@ -315,8 +316,10 @@ class Walker:
     def _heredoc_text(self, node, scope: Scope, quoted: bool) -> str:
         if quoted:
             return self.text(node)
-        # unquoted delimiter: $(…) in the body runs now, and expands into the text
+        # unquoted delimiter: $(…) and `…` in the body run now, and expand into the text
         self._substitutions(node, scope)
+        for m in re.finditer(r"(?<!\\)`((?:\\.|[^`\\])+)`", self.text(node)):
+            self.script.late_scripts.append((m.group(1), "heredoc `…`"))
         parts: list[str] = []
         pos = node.start_byte
         for child in node.named_children:
@@ -422,6 +425,10 @@ class Walker:
         prefix_scope = scope.copy()  # VAR=x cmd: x is set for cmd, but $VAR in cmd's words is the old value
         for i, child in enumerate(node.children):
             field_name = node.field_name_for_child(i)
+            if child.type == "variable_assignment" and not argv and not _VALID_NAME.match(
+                    self.text(child.child_by_field_name("name") or child)):
+                argv.append(Word.literal(self.text(child)))  # `9X=y rm …`: not an assignment, a command name
+                continue
             if child.type == "variable_assignment" and not argv:
                 name_node = child.child_by_field_name("name")
                 value_node = child.child_by_field_name("value")
@@ -445,6 +452,8 @@ class Walker:
                 if child.is_named:
                     self._substitutions(child, scope)
                 continue
+            if field_name == "name" and argv:
+                field_name = "argument"  # the command word came earlier (`9X=y rm`)
             target = child.named_children[0] if child.type == "command_name" and child.named_children else child
             if target.type == "process_substitution":
                 process_nodes[len(argv)] = target
@@ -593,12 +602,43 @@ def _flatten_list(node) -> list:
     return out
 
 
+_VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?$")
 _BRACE_COMMAND = re.compile(r"(?m)(^|[;&|\n(]\s*)\{([^\s{}]*,[^\s{}]*)\}(?=\s|$|;)")
 
 
+def join_continuations(text: str) -> str:
+    """Remove backslash-newline outside single quotes, as bash does before splitting words."""
+    if "\\\n" not in text:
+        return text
+    out, i, quote = [], 0, ""
+    while i < len(text):
+        ch = text[i]
+        if ch == "'" and quote != '"':
+            quote = "" if quote == "'" else "'"
+        elif ch == '"' and quote != "'":
+            quote = "" if quote == '"' else '"'
+        elif ch == "\\" and quote != "'" and i + 1 < len(text):
+            if text[i + 1] == "\n":
+                i += 2
+                continue
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:
+    text = join_continuations(text)
     walker = Walker(text.encode("utf-8", "surrogatepass"), base, via, depth)
     script = walker.run(scope)
+    if script.parse_error and ("\\$" in text or "\\`" in text):
+        # tree-sitter chokes on \$( in heredocs; escaped, they are plain text to bash: parse them as such
+        retry = Walker(text.replace("\\$", "\x01").replace("\\`", "\x02").encode("utf-8", "surrogatepass"),
+                       base, via, depth).run(scope)
+        if not retry.parse_error:
+            return retry
     if script.parse_error and _BRACE_COMMAND.search(text):
         # `{rm,-rf,~}`: with no space after `{` bash reads a brace expansion, not a group; tree-sitter does not
         expanded = _BRACE_COMMAND.sub(lambda m: m.group(1) + " ".join(expand_braces("{" + m.group(2) + "}")), text)

@@ -217,8 +217,8 @@ def split_args(args: list[str], value_options: frozenset[str] | set[str]) -> tup
             ended = True
         else:
             options.append(arg)
-            if "=" not in arg and arg in value_options and i + 1 < len(args):
-                i += 1
+            if "=" not in arg and arg in value_options and i + 1 < len(args) and not args[i + 1].startswith("-"):
+                i += 1  # a dashed word after it is the next option, not its value (docker system prune -f --volumes)
         i += 1
     return positionals, options
 

@@ -257,7 +257,9 @@ class WordResolver:
             out.origin += scope.origins.get(name, "")
             if name in ("@", "*"):
                 out.add_list(scope.elements("@"), quoted, join=name == "*")
-            elif name.isdigit() and name != "0":
+            elif name == "0":
+                out.add_expansion(scope.variables.get("0", DYN), quoted)
+            elif name.isdigit():
                 params = scope.elements("@")
                 index = int(name) - 1
                 out.add_expansion(params[index] if params is not None and index < len(params) else DYN, quoted)
