@@ -3,6 +3,7 @@ that POSTs real hook payloads, and a deterministic way to fill the queue for sna
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -14,24 +15,13 @@ from guardtui.broker.queue import PendingCall
 from guardtui.core.config import Locations
 from guardtui.core.model import DecidedBy, ToolCall, Verdict
 from guardtui.tui.app import ConsoleSettings, GuardApp
-from guardtui.tui.demo import post_hook
+from guardtui.tui.demo import CLAUDE_SESSION, post_hook
 from guardtui.tui.factory import make_app
+from guardtui.tui.staging import T0, FixedClock
 
 from ..conftest import PROJECT
 
-T0 = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
-CLAUDE_SESSION = "6b58e1c2-4c1d-4f0e-9a51-2f0c1e7b9d11"
-
-
-class FakeClock:
-    def __init__(self, now: float = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+__all__ = ["T0", "CLAUDE_SESSION"]
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +35,8 @@ def utc(monkeypatch):
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+def clock() -> FixedClock:
+    return FixedClock()
 
 
 QUIET = ConsoleSettings(bell=False, popups=False, watch_plugins=False)
@@ -91,6 +81,28 @@ class Agent:
         status, body = await asyncio.wait_for(task, timeout)
         assert status == 200, body
         return body
+
+    async def ask(self, pilot, command: str, n: int = 0, **kw) -> asyncio.Task:
+        """Send a call that asks, and wait until it waits in the queue."""
+        count = len(self.app.queue)
+        task = self.send(claude_payload(command, n=n), **kw)
+        await wait_until(pilot, lambda: len(self.app.queue) > count, what=f"{command!r} in the queue")
+        await pilot.pause()
+        return task
+
+
+@contextlib.asynccontextmanager
+async def live(app: GuardApp, size: tuple[int, int] = (120, 36)):
+    """The console running with its broker listening, and an agent to talk to it."""
+    async with app.run_test(size=size) as pilot:
+        await listening(pilot)
+        yield pilot, Agent(app)
+
+
+async def shown(pilot, screen_type: type) -> Any:
+    """Wait for a screen (a dialog, a mode) to be the one on top."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, screen_type), what=screen_type.__name__)
+    return pilot.app.screen
 
 
 async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:

@@ -7,40 +7,33 @@ from guardtui.tui.screens.always_allow import AlwaysAllowScreen
 from guardtui.tui.screens.deny_message import DenyMessageScreen
 from guardtui.tui.widgets.guard_log import GuardLog
 
-from .conftest import Agent, audit_rows, claude_payload, decision_of, listening, pending_ids, selected, wait_until
+from .conftest import audit_rows, claude_payload, decision_of, live, selected, shown, wait_until
 
 
 async def test_y_allows_once_and_the_audit_names_the_person(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"))
-        await wait_until(pilot, lambda: selected(app) is not None, what="the call in the queue")
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build")
         assert selected(app).call.command == "rm -rf build"
         await pilot.press("y")
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "allow"
         assert "allowed by the person" in reason
-        await wait_until(pilot, lambda: not pending_ids(app))
+        await wait_until(pilot, lambda: len(app.queue) == 0)
         row = audit_rows(app)[-1]
         assert (row.verdict, row.decided_by, row.summary) == ("allow", "person", "rm -rf build")
         await pilot.pause()
         assert any("allowed by you (once)" in line.text for line in app.screen.query_one(GuardLog).lines)
         # once is no approval: a similar call asks again
-        again = agent.send(claude_payload("rm -rf build/x", n=1))
-        await wait_until(pilot, lambda: len(app.queue) == 1)
+        again = await agent.ask(pilot, "rm -rf build/x", n=1)
         await pilot.press("n")
         assert decision_of(await agent.answer(again))[0] == "deny"
 
 
 async def test_n_denies_and_the_agent_is_told_why(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("git push --force-with-lease origin feature"))
-        await wait_until(pilot, lambda: selected(app) is not None)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "git push --force-with-lease origin feature")
         await pilot.press("n")
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "deny"
@@ -51,15 +44,11 @@ async def test_n_denies_and_the_agent_is_told_why(console):
 
 async def test_shift_n_denies_with_a_message_to_the_agent(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"))
-        await wait_until(pilot, lambda: selected(app) is not None)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build")
         await pilot.press("N")
-        await wait_until(pilot, lambda: isinstance(app.screen, DenyMessageScreen))
-        await pilot.press(*"use make clean")
-        await pilot.press("enter")
+        await shown(pilot, DenyMessageScreen)
+        await pilot.press(*"use make clean", "enter")
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "deny"
         assert "use make clean" in reason
@@ -70,18 +59,15 @@ async def test_shift_n_denies_with_a_message_to_the_agent(console):
 
 async def test_shift_n_offers_presets_and_escape_cancels(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"))
-        await wait_until(pilot, lambda: selected(app) is not None)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build")
         await pilot.press("N")
-        await wait_until(pilot, lambda: isinstance(app.screen, DenyMessageScreen))
+        await shown(pilot, DenyMessageScreen)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, DenyMessageScreen))
         assert len(app.queue) == 1 and not task.done()  # nothing was answered
         await pilot.press("N")
-        await wait_until(pilot, lambda: isinstance(app.screen, DenyMessageScreen))
+        await shown(pilot, DenyMessageScreen)
         await pilot.press("tab", "down", "enter")  # the second preset
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "deny" and "Wrong tool" in reason
@@ -89,13 +75,10 @@ async def test_shift_n_offers_presets_and_escape_cancels(console):
 
 async def test_a_exact_call_allows_it_now_and_for_the_rest_of_the_session(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"))
-        await wait_until(pilot, lambda: selected(app) is not None)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build")
         await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, AlwaysAllowScreen))
+        await shown(pilot, AlwaysAllowScreen)
         await pilot.press("1")
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "allow" and "always allowed by the person" in reason
@@ -104,25 +87,19 @@ async def test_a_exact_call_allows_it_now_and_for_the_rest_of_the_session(consol
         same = agent.send(claude_payload("rm -rf build", n=1))
         assert decision_of(await agent.answer(same))[0] == "allow"
         assert audit_rows(app)[-1].decided_by == "approval"
-        other = agent.send(claude_payload("rm -rf dist", n=2))
-        await wait_until(pilot, lambda: len(app.queue) == 1)
+        other = await agent.ask(pilot, "rm -rf dist", n=2)
         await pilot.press("n")
         assert decision_of(await agent.answer(other))[0] == "deny"
 
 
 async def test_a_pattern_answers_the_waiting_calls_it_covers(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        first = agent.send(claude_payload("rm -rf build", n=1))
-        await wait_until(pilot, lambda: len(app.queue) == 1)
-        second = agent.send(claude_payload("rm -rf dist", n=2))
-        third = agent.send(claude_payload("git push --force-with-lease origin f", n=3))
-        await wait_until(pilot, lambda: len(app.queue) == 3)
+    async with live(app) as (pilot, agent):
+        first = await agent.ask(pilot, "rm -rf build", n=1)
+        second = await agent.ask(pilot, "rm -rf dist", n=2)
+        third = await agent.ask(pilot, "git push --force-with-lease origin f", n=3)
         await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, AlwaysAllowScreen))
-        dialog = app.screen
+        dialog = await shown(pilot, AlwaysAllowScreen)
         assert dialog.pattern_value == "rm -rf*"
         await pilot.press("2")
         assert decision_of(await agent.answer(first))[0] == "allow"
@@ -136,13 +113,10 @@ async def test_a_pattern_answers_the_waiting_calls_it_covers(console):
 
 async def test_a_pattern_can_be_edited_before_it_is_saved(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build/cache"))
-        await wait_until(pilot, lambda: selected(app) is not None)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build/cache")
         await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, AlwaysAllowScreen))
+        await shown(pilot, AlwaysAllowScreen)
         await pilot.press("e", "ctrl+a", "ctrl+k", *"rm -rf build/*", "enter")
         assert decision_of(await agent.answer(task))[0] == "allow"
         later = agent.send(claude_payload("rm -rf build/tmp", n=1))
@@ -152,13 +126,10 @@ async def test_a_pattern_can_be_edited_before_it_is_saved(console):
 
 async def test_escape_leaves_the_always_dialog_without_answering(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"))
-        await wait_until(pilot, lambda: selected(app) is not None)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build")
         await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, AlwaysAllowScreen))
+        await shown(pilot, AlwaysAllowScreen)
         await pilot.press("escape")
         await pilot.pause()
         assert len(app.queue) == 1 and not task.done()

@@ -15,21 +15,17 @@ from guardtui.tui.widgets.call_detail import CallDetail
 from guardtui.tui.widgets.guard_log import GuardLog
 from guardtui.tui.widgets.pending_list import PendingList
 
-from .conftest import (QUIET, Agent, audit_rows, bash, claude_payload, decision_of, listening, screen_text, selected,
-                       submit_direct, wait_until)
+from .conftest import (QUIET, audit_rows, bash, claude_payload, decision_of, listening, live, screen_text, selected,
+                       shown, submit_direct, wait_until)
 
 ANSWER_KEYS = ("allow_once", "always_allow", "deny", "deny_message")
 
 
 async def test_j_k_and_arrows_move_and_the_detail_follows(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
+    async with live(app) as (pilot, agent):
         for n, command in enumerate(("rm -rf build", "rm -rf dist", "rm -rf out"), 1):
-            agent.send(claude_payload(command, n=n))
-            await wait_until(pilot, lambda: len(app.queue) == n)
-        await pilot.pause()
+            await agent.ask(pilot, command, n=n)
         assert selected(app).call.command == "rm -rf build"  # the oldest first
         await pilot.press("j")
         assert selected(app).call.command == "rm -rf dist"
@@ -54,13 +50,9 @@ async def test_j_k_and_arrows_move_and_the_detail_follows(console):
 
 async def test_new_calls_stream_in_without_moving_the_selection(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        agent.send(claude_payload("rm -rf a", n=1))
-        await wait_until(pilot, lambda: len(app.queue) == 1)
-        agent.send(claude_payload("rm -rf b", n=2))
-        await wait_until(pilot, lambda: len(app.queue) == 2)
+    async with live(app) as (pilot, agent):
+        await agent.ask(pilot, "rm -rf a", n=1)
+        await agent.ask(pilot, "rm -rf b", n=2)
         await pilot.press("j")
         assert selected(app).call.command == "rm -rf b"
         for n in range(3, 9):
@@ -190,9 +182,7 @@ async def test_number_keys_switch_screens(console):
 
 async def test_rule_decisions_appear_in_the_guard_log(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
+    async with live(app) as (pilot, agent):
         allowed = agent.send(claude_payload("ls -la", n=1))
         denied = agent.send(claude_payload("rm -rf ~", n=2))
         assert decision_of(await agent.answer(allowed))[0] == "allow"
@@ -207,11 +197,8 @@ async def test_rule_decisions_appear_in_the_guard_log(console):
 
 async def test_an_unanswered_call_times_out_by_policy_and_says_so(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"), timeout_s=1)
-        await wait_until(pilot, lambda: len(app.queue) == 1)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build", timeout_s=1)
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "ask" and "handed back" in reason  # defer: Claude Code asks its person
         await wait_until(pilot, lambda: selected(app) is None)
@@ -221,19 +208,16 @@ async def test_an_unanswered_call_times_out_by_policy_and_says_so(console):
 
 async def test_quit_with_calls_waiting_asks_then_answers_them_by_policy(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
-        agent = Agent(app)
-        task = agent.send(claude_payload("rm -rf build"))
-        await wait_until(pilot, lambda: len(app.queue) == 1)
+    async with live(app) as (pilot, agent):
+        task = await agent.ask(pilot, "rm -rf build")
         await pilot.press("q")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await shown(pilot, QuitScreen)
         assert "1 call is waiting" in screen_text(app)
         await pilot.press("n")  # stay
         await pilot.pause()
         assert isinstance(app.screen, ConsoleScreen) and len(app.queue) == 1
         await pilot.press("q")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await shown(pilot, QuitScreen)
         await pilot.press("y")
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "ask" and "the console quit" in reason
@@ -245,8 +229,7 @@ async def test_quit_with_calls_waiting_asks_then_answers_them_by_policy(console)
 
 async def test_quit_with_nothing_waiting_quits_at_once(console):
     app = console()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await listening(pilot)
+    async with live(app) as (pilot, _agent):
         await pilot.press("q")
         await wait_until(pilot, lambda: app._exit)
     assert app.quit_summary == ""
