@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--no-broker", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--notify", action="store_true", help="desktop notifications (notify-send) for new calls")
         p.add_argument("--no-bell", action="store_true", help="do not ring the terminal bell for new calls")
+        p.add_argument("--on-timeout", choices=("defer", "deny"), default="defer",
+                       help="a call nobody answers in time: hand it back to the agent's own prompt (defer) or deny it")
 
     p = sub.add_parser("serve", help="run the broker without a console (asks answered by policy)")
     p.add_argument("--port", type=int, default=None, help="loopback TCP port for HTTP hooks")
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = args.command or "console"
     if command == "console" and args.command is None:
-        args.port, args.no_broker, args.notify, args.no_bell = None, False, False, False
+        args.port, args.no_broker, args.notify, args.no_bell, args.on_timeout = None, False, False, False, "defer"
     module = importlib.import_module(COMMANDS[command])
     try:
         return int(module.run(args, command) or 0)

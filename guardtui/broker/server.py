@@ -64,7 +64,7 @@ class Broker:
         self._port: int | None = None
         self._socket_inode: int | None = None
         self._executor: ThreadPoolExecutor | None = None
-        self._recent: dict[tuple[str, str, str, str], float] = {}
+        self._recent: dict[tuple[str, str, str, str], tuple[float, str]] = {}  # -> (expiry, hook event)
 
     # -- the contract --------------------------------------------------------------------
     @property
@@ -178,12 +178,17 @@ class Broker:
 
     def _remember(self, call: ToolCall) -> None:
         now = time.monotonic()
-        self._recent = {k: t for k, t in self._recent.items() if t > now}
-        self._recent[self._key(call)] = now + RECENT_ALLOW_S
+        self._recent = {k: v for k, v in self._recent.items() if v[0] > now}
+        self._recent[self._key(call)] = (now + RECENT_ALLOW_S, call.event)
 
     def _take_recent(self, call: ToolCall) -> bool:
-        expires = self._recent.pop(self._key(call), None)
-        return expires is not None and expires > time.monotonic()
+        """Only the same call's *other* hook passes (Codex: PermissionRequest after PreToolUse); the same
+        hook again is a new call, and "allow once" means once."""
+        entry = self._recent.get(self._key(call))
+        if entry is None or entry[0] <= time.monotonic() or entry[1] == call.event:
+            return False
+        del self._recent[self._key(call)]
+        return True
 
     # -- HTTP ------------------------------------------------------------------------
     @web.middleware

@@ -2,17 +2,30 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from ..core.config import Locations
-from ..core.engine import Engine
-from ..core.factory import build_engine
+from ..core.engine import Engine, LLMGuard
+from ..core.factory import build_engine, llm_guard
 from ..core.plugins import PluginRule, load_plugin_set
+from ..core.yamlfile import DataError
 
 
 def cli_engine(cwd: str, record: bool = False, locations: Locations | None = None,
-               path_env: str | None = None) -> Engine:
-    """An engine over the user's config and the project's plugins (no broker, no LLM)."""
+               path_env: str | None = None, llm: bool = False) -> Engine:
+    """An engine over the user's config and the project's plugins; with `llm`, the LLM guard
+    the user configured (the console and serve judge real agents' calls; check stays static)."""
     locations = Locations.from_env() if locations is None else locations
     plugin_rule = PluginRule(load_plugin_set(locations, cwd).plugins)
-    return build_engine(locations, record=record, plugin_rule=plugin_rule,
-                        path_env=os.environ.get("PATH", "") if path_env is None else path_env)
+    return build_engine(locations, record=record, plugin_rule=plugin_rule, llm=configured_llm(locations) if llm
+                        else None, path_env=os.environ.get("PATH", "") if path_env is None else path_env)
+
+
+def configured_llm(locations: Locations) -> LLMGuard | None:
+    """The LLM guard from settings.yaml; a broken file is said in one line and no LLM is used
+    (escalated calls then ask the person: the cautious side)."""
+    try:
+        return llm_guard(locations)
+    except DataError as exc:
+        print(f"guardtui: {exc} (the LLM guard is off; unrecognised calls will ask)", file=sys.stderr)
+        return None

@@ -17,7 +17,10 @@ def run(args, command: str) -> int:
             app, _world = make_demo(Path(root), port=args.port if args.port is not None else 0, settings=settings)
             code = app.run()
     else:
-        app = make_console(port=args.port, broker=not args.no_broker, settings=settings)
+        from ..broker.queue import Outcome
+
+        app = make_console(port=args.port, broker=not args.no_broker, settings=settings,
+                           timeout_policy=Outcome(getattr(args, "on_timeout", "defer")))
         code = app.run()
     if app.return_code not in (None, 0):
         return app.return_code

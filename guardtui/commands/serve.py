@@ -23,7 +23,7 @@ async def serve(args) -> int:
 
     policy = Outcome(args.ask)
     locations = Locations.from_env()
-    engine = cli_engine(os.getcwd(), record=True)
+    engine = cli_engine(os.getcwd(), record=True, llm=True)
     queue = PendingQueue(engine, timeout_policy=policy)
     broker = Broker(engine, queue, locations, port=DEFAULT_PORT if args.port is None else args.port,
                     ask_policy=policy)

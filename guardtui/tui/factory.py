@@ -19,9 +19,9 @@ from .app import ConsoleSettings, Feeder, GuardApp
 from .demo import DemoFeeder, DemoWorld, build_world, scenario
 
 
-def console_engine(locations: Locations, cwd: str, *, path_env: str | None = None) -> Engine:
-    """The engine over the user's config and the project's plugins, recording to the audit log."""
-    return cli_engine(cwd, record=True, locations=locations, path_env=path_env)
+def console_engine(locations: Locations, cwd: str, *, path_env: str | None = None, llm: bool = True) -> Engine:
+    """The engine over the user's config and the project's plugins (and LLM guard), recording to the audit log."""
+    return cli_engine(cwd, record=True, locations=locations, path_env=path_env, llm=llm)
 
 
 def make_app(engine: Engine, *, locations: Locations, cwd: str, port: int | None = None, broker: bool = True,
@@ -40,17 +40,17 @@ def make_app(engine: Engine, *, locations: Locations, cwd: str, port: int | None
 
 
 def make_console(*, port: int | None = None, broker: bool = True, settings: ConsoleSettings = ConsoleSettings(),
-                 cwd: str | None = None) -> GuardApp:
+                 cwd: str | None = None, timeout_policy: Outcome = Outcome.DEFER) -> GuardApp:
     """`guardtui`: the person's own config, audit log and plugins; the broker on its port."""
     locations = Locations.from_env()
     cwd = cwd or os.getcwd()
     return make_app(console_engine(locations, cwd), locations=locations, cwd=cwd, port=port, broker=broker,
-                    settings=settings)
+                    settings=settings, timeout_policy=timeout_policy)
 
 
 def demo_engine(world: DemoWorld) -> Engine:
     """The demo world's engine: its own config and audit log; every command counts as installed."""
-    engine = console_engine(world.locations, str(world.project), path_env="")
+    engine = console_engine(world.locations, str(world.project), path_env="", llm=False)
     engine.analyzer = Analyzer(command_exists=lambda _name: True)
     engine.home = str(world.home)
     return engine

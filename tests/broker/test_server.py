@@ -174,6 +174,18 @@ async def test_a_persons_allow_also_answers_the_same_calls_second_hook(start_bro
     assert (await third)[1]["hookSpecificOutput"]["decision"]["behavior"] == "deny"
 
 
+async def test_allow_once_is_once_for_the_same_hook(start_broker):
+    broker = await start_broker()
+    first = asyncio.create_task(post(broker, "claude", payload(ASKS)))
+    await until(lambda: len(broker.queue) == 1)
+    broker.queue.allow(broker.queue.pending()[0].id)
+    assert decision_of((await first)[1]) == "allow"
+    again = asyncio.create_task(post(broker, "claude", payload(ASKS)))
+    await until(lambda: len(broker.queue) == 1)  # the same command on the same hook waits for the person again
+    broker.queue.deny(broker.queue.pending()[0].id)
+    assert decision_of((await again)[1]) == "deny"
+
+
 # -- bad input -------------------------------------------------------------------------------
 @pytest.mark.parametrize("body", [b"{not json", b"", b"[1, 2]", b"\xff\xfe", b'{"tool_input": {}}'])
 async def test_bad_payloads_get_the_fail_safe_answer_and_an_error_header(start_broker, body):

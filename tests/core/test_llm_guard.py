@@ -105,3 +105,18 @@ def test_settings_from_file_and_environment(tmp_path):
     path.write_text("llm: {base_url: x}\n")
     with pytest.raises(DataError, match="missing required key 'model'"):
         load_llm_settings(path, {})
+
+
+def test_the_console_and_serve_engines_use_the_configured_llm(isolated_env, monkeypatch, capsys):
+    from guardtui.commands.common import cli_engine
+    from guardtui.core.config import Locations
+
+    locations = Locations.from_env()
+    assert cli_engine("/p", llm=True).llm is None  # nothing configured
+    locations.config_dir.mkdir(parents=True)
+    locations.settings_file.write_text("llm: {base_url: 'http://127.0.0.1:9/v1', model: m}\n")
+    assert isinstance(cli_engine("/p", llm=True).llm, OpenAICompatibleGuard)
+    assert cli_engine("/p").llm is None  # check stays static
+    locations.settings_file.write_text("llm: {model: m}\n")
+    assert cli_engine("/p", llm=True).llm is None
+    assert "settings.yaml:1: llm: missing required key 'base_url'" in capsys.readouterr().err

@@ -29,8 +29,10 @@ def test_guardtui_with_no_subcommand_starts_the_console_with_its_broker(isolated
     assert app.broker is not None and app.broker._want_port == 8765 and app.broker._want_socket
     assert app.feeder is None and app.settings.bell and not app.settings.desktop
     assert app.engine.audit is not None and app.locations.config_dir == isolated_env / "home" / ".config" / "guardtui"
-    app = launched(monkeypatch, ["console", "--port", "9000", "--notify", "--no-bell"])
+    assert app.queue.timeout_policy.value == "defer"
+    app = launched(monkeypatch, ["console", "--port", "9000", "--notify", "--no-bell", "--on-timeout", "deny"])
     assert app.broker._want_port == 9000 and app.settings.desktop and not app.settings.bell
+    assert app.queue.timeout_policy.value == "deny"
 
 
 def test_guardtui_demo_lives_in_a_throwaway_world(isolated_env, monkeypatch):
