@@ -1,6 +1,6 @@
 """Judge a shell command: every simple command bash would run, the worst one decides.
 
-    analyze_command("cd .. && rm -rf project", cwd="/home/u/project") -> ShellAnalysis
+    Analyzer().analyze("cd .. && rm -rf project", cwd="/home/u/project", home="/home/u") -> ShellAnalysis
 
 The walker (parse.py) yields simple commands with their context; here each one is
 resolved (wrappers such as sudo, env, timeout stripped; `/bin/rm` is rm) and judged by its
@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..model import BlastRadius, Verdict
 from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net
-from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown, worst
+from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
 from .cmd_fs import is_secret
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .parse import MAX_DEPTH, SimpleCommand, parse_script

@@ -1,7 +1,6 @@
 """Commands that delete, move, write or change files: their flags parsed as the tools do."""
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import TYPE_CHECKING
 
