@@ -20,6 +20,8 @@ async def show(app, pilot, call: ToolCall):
 
 
 def text_of(widget) -> str:
+    if isinstance(widget, WarningBlock):
+        return widget.plain
     return widget.visual.plain if hasattr(widget.visual, "plain") else str(widget.render())
 
 

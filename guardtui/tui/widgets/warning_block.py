@@ -1,7 +1,10 @@
 """The warning block above a call: `⚠  Destructive command — high blast radius`, the
-reason on the next line, the radius coloured by how bad it is."""
+reason on the next line (indented under the heading, also when it wraps), the radius
+coloured by how bad it is."""
 from __future__ import annotations
 
+from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
@@ -21,19 +24,34 @@ def radius_badge(radius: BlastRadius) -> Content:
     return Content.assemble((RADIUS_LABEL[radius], RADIUS_STYLE[radius]))
 
 
-class WarningBlock(Static):
+class WarningBlock(Vertical):
     """Shows a `Warning`; hidden when there is none."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="warning-heading")
+        yield Static(classes="warning-reason")
+
+    @property
+    def plain(self) -> str:
+        """The block as text: the heading, and the reason under it indented by three spaces."""
+        heading, reason = (self.query_one(c, Static).visual for c in (".warning-heading", ".warning-reason"))
+        lines = [getattr(heading, "plain", str(heading))]
+        if self.query_one(".warning-reason", Static).display:
+            lines.append("   " + getattr(reason, "plain", str(reason)))
+        return "\n".join(lines)
 
     def show(self, warning: Warning | None) -> None:
         self.remove_class("-destructive", "-unrecognised", "-safe")
         self.display = warning is not None
+        heading, reason = self.query_one(".warning-heading", Static), self.query_one(".warning-reason", Static)
         if warning is None:
-            self.update("")
+            heading.update("")
+            reason.update("")
             return
         self.add_class(f"-{warning.kind}")
-        heading = Content.assemble((f"{warning.icon}  {warning.heading}", "bold"))
+        text = Content.assemble((f"{warning.icon}  {warning.heading}", "bold"))
         if warning.radius is not None:
-            heading = Content.assemble(heading, (" — ", "bold"), radius_badge(warning.radius),
-                                       (" blast radius", "bold"))
-        body = Content.assemble(heading, "\n", (f"   {warning.reason}", "")) if warning.reason else heading
-        self.update(body)
+            text = Content.assemble(text, (" — ", "bold"), radius_badge(warning.radius), (" blast radius", "bold"))
+        heading.update(text)
+        reason.update(warning.reason or "")
+        reason.display = bool(warning.reason)
