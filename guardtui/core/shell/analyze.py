@@ -31,6 +31,9 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
 _DESCRIBE_FLAGS = ("--help", "--version", "-help")
+_OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
+                          "python3", "node", "make", "docker", "kubectl", "cat", "echo", "test", "command", "exit"})
+_TOOL_BINS = re.compile(r"(^|/)(node_modules/\.bin|\.venv/bin|venv/bin|vendor/bin)/[^/]+$")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -130,6 +133,10 @@ class _Run:
             self.add(deny("a function that spawns itself endlessly (fork bomb) exhausts the machine", "fork-bomb",
                           "shell.fork-bomb"), parsed.fork_bomb, via, span)
         self.result.data.extend(parsed.data_spans)
+        for name in parsed.functions_defined:
+            if name in _OVERRIDABLE or name in self.tax.commands or name in self.tax.builtins or name in _HANDLERS:
+                self.add(ask(f"defines a function named {name}: later `{name}` runs it instead", "shell-state",
+                             BlastRadius.LOW, "shell.function-override"), name, via, span)
         for late, label in parsed.late_scripts:
             self.script(late, scope.copy(), f"{via} › {label}" if via else label, depth + 1)
         for cmd in parsed.commands:
@@ -186,6 +193,12 @@ class _Run:
                 info = classify(w, inv.scope, self.tax) if not w.value.startswith("-") else None
                 if info is not None and info.path:
                     self.empty_dirs.add(info.path)
+        if inv.name in ("terraform", "tofu", "terragrunt"):
+            sub = next((w.value for w in inv.words if not w.value.startswith("-")), "")
+            for var, value in cmd.assignments:  # TF_CLI_ARGS_apply=-destroy adds to every `terraform apply`
+                if var == "TF_CLI_ARGS" or var == f"TF_CLI_ARGS_{sub}":
+                    inv = Invocation(inv.name, inv.words + [Word.literal(v) for v in value.value.split()], inv.cmd,
+                                     inv.scope, inv.privileged, inv.written_name)
         findings = self.judge_invocation(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,
@@ -266,10 +279,15 @@ class _Run:
             base = posixpath.basename(name) if "/" in name else name
             two = f"{base} {words[1].value}" if len(words) > 1 else ""
             spec_name = two if two in self.tax.wrappers else base if base in self.tax.wrappers else None
-            if spec_name is None or (base == "exec" and len(words) == 1):
+            if base == "exec" and len(words) == 1:
+                self.add(allow("exec with only redirects changes the shell's open files", "shell-state",
+                               rule="shell.exec"))
+                return None
+            if spec_name is None:
                 written = name
-                # /usr/bin/rm is rm; ./deploy.sh stays a local script
-                resolved = base if ("/" in name and not name.startswith((".", "~"))) else name
+                # /usr/bin/rm is rm, node_modules/.bin/prisma is prisma; ./deploy.sh stays a local script
+                resolved = base if ("/" in name and (not name.startswith((".", "~")) or
+                                                     _TOOL_BINS.search(name))) else name
                 if base == "java" and "-jar" in [w.value for w in words[1:3]]:
                     jar = next((w.value for w in words[1:] if w.value.endswith(".jar")), "")
                     if jar:
@@ -380,6 +398,8 @@ class _Run:
         spec = self.tax.commands.get(name)
         value_options = frozenset(spec.get("value_options", ())) if spec else frozenset()
         canonical = spec["name"] if spec else name
+        if spec and args and args[-1] == "help":
+            return [allow(f"{name} … help only prints help", "read-only", rule="shell.describe")]
         if spec and any(_has_option(args, flag) for flag in spec.get("dry_run", ())) or \
                 any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
             return [allow(f"{name} dry run only reports what it would do", spec["category"] if spec else "read-only",
@@ -549,6 +569,10 @@ class _Run:
             return Stream("secret")  # the environment holds tokens
         if _SECRET_PRINTERS.match(" ".join([name] + args)):
             return Stream("secret")
+        if name in ("tar", "zip", "7z", "gzip", "cpio") and any(
+                not w.value.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
+                and cmd_fs.is_secret_area(info.path, cmd.scope.home, self.tax) for w in words[1:]):
+            return Stream("secret")  # tar czf - ~/.ssh: an archive of keys
         if name in ("cat", "head", "tail", "base64", "xxd", "tac", "strings") and any(
                 not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
                 and is_secret(info.path, cmd.scope.home, self.tax) for a, w in zip(args, words[1:])):
@@ -672,6 +696,7 @@ _HANDLERS = {
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
     "at": cmd_exec.at, "batch": cmd_exec.at,
+    **{n: cmd_net.socket_client for n in ("nc", "ncat", "netcat", "socat", "telnet")},
     **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,

@@ -70,7 +70,7 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
         arg = words[i].value
         if arg in ("--", "-"):
             i += 1
-            reads_stdin = arg == "-"
+            reads_stdin = reads_stdin or arg == "-"
             break
         if arg in value_options:
             i += 2
@@ -430,6 +430,11 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
             break
         if not arg.startswith("-") or len(arg) < 2:
             break
+        option = arg[2:] if arg.startswith("-o") and len(arg) > 2 else \
+            (words[i + 1].value if arg == "-o" and i + 1 < len(words) else "")
+        key, _, value = option.partition("=")
+        if key.lower() in ("proxycommand", "localcommand", "knownhostscommand") and value and value != "none":
+            run.nested(value, inv, f"ssh -o {key}")  # runs here, on this machine, before connecting
         letters = arg[1:]
         tunnel |= "N" in letters
         for j, c in enumerate(letters):

@@ -300,8 +300,10 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
 def mkfs(run: "_Run", inv: "Invocation") -> list[Finding]:
     """mkfs on a device erases it; on an image file in the project it only builds an image."""
     operands = [w for w in inv.words if not w.value.startswith("-")]
+    if not operands:
+        return [allow(f"{inv.name} names no device, so it formats nothing", "disk", rule="fs.mkfs")]
     findings = []
-    for w in operands[-1:] or [Word(DYN, "<device>")]:
+    for w in operands[-1:]:
         info = run.path(w, inv)
         if info.kind in (PathKind.DEVICE, PathKind.SYSTEM, PathKind.DYNAMIC, PathKind.ROOT) or w.dynamic:
             findings.append(deny(f"{inv.name} {w.display()} formats a file system, erasing what was on it", "disk",
@@ -371,7 +373,10 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
         if arg in ("-o", "-or"):
             filtered = False  # `-name x -o -delete`: the other branch is not narrowed by this one's tests
         negated = arg in ("!", "-not")
-        if arg == "-delete":
+        if arg == "-delete" and "-empty" in [w.value for w in words[:i]] and "!" not in [w.value for w in words[:i]]:
+            findings.append(allow("find -empty -delete only deletes empty files and directories", "fs-delete",
+                                  rule="fs.find"))
+        elif arg == "-delete":
             findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
         elif arg in ("-exec", "-execdir", "-ok", "-okdir"):
             j = i + 1

@@ -95,6 +95,7 @@ def git(run: "_Run", inv: "Invocation") -> list[Finding]:
         return findings + [ask("the git subcommand is only known at run time", "git", BlastRadius.HIGH,
                                "git.dynamic")]
     sub = sub_word.value
+    rest = _expand_abbreviations(sub, rest)
     if sub in aliases:
         body = aliases[sub]
         if body.startswith("!"):  # a shell alias: git runs the rest through sh, with the arguments
@@ -117,6 +118,53 @@ def git(run: "_Run", inv: "Invocation") -> list[Finding]:
         findings.append(unknown(f"git {sub} is not a git command guardtui knows (an extension or alias?)", "git",
                                 rule="git.unknown"))
     return [worst(findings)] if findings else []
+
+
+# Long options git accepts by any unique prefix (`reset --har`, `commit --no-verif`): the ones that matter here.
+_LONG_OPTIONS = {
+    "reset": ["hard", "soft", "mixed", "merge", "keep", "quiet", "no-quiet", "recurse-submodules",
+              "no-recurse-submodules", "pathspec-from-file", "pathspec-file-nul", "no-refresh", "refresh"],
+    "commit": ["no-verify", "verify", "all", "amend", "message", "file", "reuse-message", "reedit-message", "fixup",
+               "squash", "reset-author", "signoff", "no-signoff", "edit", "no-edit", "cleanup", "include", "only",
+               "untracked-files", "verbose", "quiet", "dry-run", "allow-empty", "allow-empty-message", "author",
+               "date", "trailer", "pathspec-from-file", "gpg-sign", "no-gpg-sign", "interactive", "patch"],
+    "push": ["force", "no-force", "force-with-lease", "no-force-with-lease", "force-if-includes",
+             "no-force-if-includes", "delete", "dry-run", "mirror", "prune", "no-prune", "all", "branches", "tags",
+             "follow-tags", "no-follow-tags", "verify", "no-verify", "set-upstream", "repo", "receive-pack", "exec",
+             "push-option", "atomic", "no-atomic", "signed", "no-signed", "quiet", "verbose", "progress",
+             "porcelain", "recurse-submodules", "no-recurse-submodules"],
+    "clean": ["force", "dry-run", "interactive", "quiet", "exclude"],
+    "checkout": ["force", "ours", "theirs", "merge", "patch", "detach", "orphan", "track", "no-track", "conflict",
+                 "pathspec-from-file", "quiet", "progress", "ignore-other-worktrees", "overwrite-ignore",
+                 "no-overwrite-ignore", "recurse-submodules", "no-recurse-submodules", "guess", "no-guess"],
+    "switch": ["force", "discard-changes", "create", "force-create", "detach", "orphan", "track", "no-track",
+               "merge", "conflict", "quiet", "guess", "no-guess"],
+    "restore": ["source", "staged", "worktree", "patch", "ours", "theirs", "merge", "conflict", "overlay",
+                "no-overlay", "ignore-unmerged", "pathspec-from-file", "quiet", "progress"],
+    "branch": ["delete", "force", "move", "copy", "list", "all", "remotes", "track", "no-track", "set-upstream-to",
+               "unset-upstream", "edit-description", "contains", "merged", "no-merged", "show-current"],
+    "stash": ["keep-index", "no-keep-index", "include-untracked", "all", "quiet", "message", "patch", "staged"],
+    "merge": ["no-verify", "verify", "commit", "no-commit", "ff", "no-ff", "ff-only", "squash", "abort", "continue",
+              "quit", "strategy", "strategy-option", "message", "edit", "no-edit", "signoff"],
+    "rebase": ["exec", "interactive", "onto", "root", "abort", "continue", "skip", "autosquash", "no-verify",
+               "verify"],
+    "submodule": ["force", "init", "recursive", "remote", "merge", "rebase", "checkout", "quiet"],
+}
+
+
+def _expand_abbreviations(sub: str, rest: list[Word]) -> list[Word]:
+    known = _LONG_OPTIONS.get(sub)
+    if not known:
+        return rest
+    out = []
+    for w in rest:
+        name, eq, value = w.value.partition("=")
+        if name.startswith("--") and len(name) > 3 and name[2:] not in known:
+            matches = [k for k in known if k.startswith(name[2:])]
+            if len(matches) == 1:
+                w = Word(f"--{matches[0]}{eq}{value}", w.raw, w.quoted, w.glob)
+        out.append(w)
+    return out
 
 
 def _cd(scope, target: str):
@@ -211,6 +259,9 @@ def checkout(run, inv, rest) -> list[Finding]:
             _short(options, "p", "bB"):
         return [ask("git checkout --ours/--theirs/-m/-p overwrites working files", "git", BlastRadius.MEDIUM,
                     "git.checkout")]
+    if _long(options, "--pathspec-from-file"):
+        return [ask("git checkout --pathspec-from-file restores the listed files, discarding their changes", "git",
+                    BlastRadius.MEDIUM, "git.checkout")]
     if after:
         shown = " ".join(w.display() for w in after)
         return [ask(f"git checkout -- {shown} discards uncommitted changes to those files", "git",
@@ -324,11 +375,12 @@ def push(run, inv, rest) -> list[Finding]:
     if _long(options, "--dry-run") or _short(options, "n", "o"):
         return [allow("git push --dry-run sends nothing", "git", rule="git.push")]
     refspecs = positionals[1:]
-    force = _long(options, "--force") or _short(options, "f", "o") or any(r.startswith("+") for r in refspecs)
-    lease = _long(options, "--force-with-lease", "--force-if-includes")
+    forcing = [o for o in options if o in ("--force", "--no-force") or (not o.startswith("--") and "f" in o)]
+    global_force = bool(forcing) and forcing[-1] != "--no-force"  # --force --no-force pushes plainly
+    force = global_force or any(r.startswith("+") for r in refspecs)
+    lease = _long(options, "--force-with-lease")  # --force-if-includes alone forces nothing
     mirror = _long(options, "--mirror")
     targets, forced_targets = set(), set()
-    global_force = _long(options, "--force") or _short(options, "f", "o")
     for r in refspecs:
         plus = r.startswith("+")
         r = r.lstrip("+")
@@ -462,14 +514,38 @@ def prune(run, inv, rest) -> list[Finding]:
 
 def reflog(run, inv, rest) -> list[Finding]:
     _, positionals, _ = _options(rest)
-    if positionals and positionals[0].value in ("expire", "delete", "drop"):
+    options, _, _ = _options(rest)
+    if positionals and positionals[0].value in ("expire", "delete", "drop") and \
+            not (_long(options, "--dry-run") or _short(options, "n")):
         return [ask(f"git reflog {positionals[0].value} deletes the safety net of past positions", "git",
                     BlastRadius.MEDIUM, "git.reflog")]
     return [allow("git reflog shows past positions", "git", rule="git.reflog")]
 
 
 def rewrite_history(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--analyze", "--dry-run"):
+        return [allow("git filter-repo --analyze only reports", "git", rule="git.filter")]
     return [ask("rewriting the whole history changes every commit", "git", BlastRadius.HIGH, "git.filter")]
+
+
+def merge(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    if _long(options, "--no-verify"):
+        return [ask("git merge --no-verify skips the merge hooks", "git", BlastRadius.LOW, "git.merge")]
+    return [allow("git merge", "git", rule="git.merge")]
+
+
+def checkout_index(run, inv, rest) -> list[Finding]:
+    options, _, _ = _options(rest)
+    prefix = next((o.partition("=")[2] for o in options if o.startswith("--prefix=")), None)
+    if prefix:
+        f = run.write(Word.literal(prefix), inv, "git checkout-index --prefix")
+        return [f] if f else [allow("git checkout-index exports files to another directory", "git",
+                                    rule="git.checkout-index")]
+    if _long(options, "--force") or _short(options, "f"):
+        return [ask("git checkout-index -f overwrites working files", "git", BlastRadius.MEDIUM, "git.checkout-index")]
+    return [allow("git checkout-index writes missing files", "git", rule="git.checkout-index")]
 
 
 def config(run, inv, rest) -> list[Finding]:
@@ -497,6 +573,10 @@ def submodule(run, inv, rest) -> list[Finding]:
         command = " ".join(w.value for w in rest[idx + 1:] if not w.value.startswith("--recursive"))
         run.nested(command, inv, "git submodule foreach")
         return [allow("git submodule foreach (its command is judged on its own)", "git", rule="git.submodule")]
+    if positionals and positionals[0].value == "update" and (_long(_options(rest)[0], "--force") or
+                                                              _short(_options(rest)[0], "f")):
+        return [ask("git submodule update --force throws away local changes in submodules", "git",
+                    BlastRadius.MEDIUM, "git.submodule")]
     if positionals and positionals[0].value == "deinit":
         return [ask("git submodule deinit removes the submodule's working tree", "git", BlastRadius.MEDIUM,
                     "git.submodule")]
@@ -548,7 +628,8 @@ _SUBCOMMANDS = {
     "read-tree": read_tree, "prune": prune, "reflog": reflog, "filter-branch": rewrite_history,
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
-    "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs,
+    "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
+    "checkout-index": checkout_index,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

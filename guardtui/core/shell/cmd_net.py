@@ -129,3 +129,11 @@ def scp(run: "_Run", inv: "Invocation") -> list[Finding]:
             if w not in remote and info.path and is_secret_area(info.path, inv.scope.home, run.tax):
                 return [deny(f"scp sends {w.display()} (keys or credentials) to another host", "secrets", "net.scp")]
     return [ask("scp copies files to or from another host", "network", BlastRadius.MEDIUM, "net.scp")]
+
+
+def socket_client(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """nc / ncat / socat / telnet fed secrets on stdin: exfiltration."""
+    if run.stdin_source(inv.cmd).kind == "secret":
+        return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
+                     "net.exfiltration")]
+    return []

@@ -85,6 +85,7 @@ class Script:
     errors: list[str] = field(default_factory=list)  # why the parse was not trusted
     fork_bomb: str | None = None  # the text of a self-spawning function definition
     late_scripts: list[tuple[str, str]] = field(default_factory=list)  # (text, via): `…` in heredocs
+    functions_defined: list[str] = field(default_factory=list)
     data_spans: list[tuple[str, str]] = field(default_factory=list)  # (kind, text): comments, heredocs read as data
 
 
@@ -357,6 +358,7 @@ class Walker:
         body = node.child_by_field_name("body")
         if name:
             scope.functions.add(name)
+            self.script.functions_defined.append(name)
         if body is None:
             return
         before = len(self.script.commands)
@@ -473,6 +475,9 @@ class Walker:
             for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
                 scope.variables[name] = value.value
         self._follow_cd(argv, scope)
+        if len(argv) >= 4 and argv[0].value == "printf" and argv[1].value == "-v":
+            out = static_output(["printf"] + [w.value for w in argv[3:]], None, scope)
+            scope.variables[argv[2].value] = out.text if out is not None else DYN  # printf -v cmd FMT …
         if argv and argv[0].value == "alias":
             for w in argv[1:]:
                 name, eq, body = w.value.partition("=")
@@ -487,18 +492,22 @@ class Walker:
         if not argv or argv[0].value not in ("cd", "pushd", "popd", "chdir"):
             return
         args = [a for a in argv[1:] if not (a.value.startswith("-") and len(a.value) > 1)]
+        previous = scope.cwd
         if argv[0].value == "popd":
-            scope.cwd = None
+            scope.cwd, scope.oldpwd = None, previous
             return
         if not args:
-            scope.cwd = scope.home if argv[0].value == "cd" else None
+            scope.cwd, scope.oldpwd = (scope.home if argv[0].value == "cd" else None), previous
             return
         target = args[0]
-        if target.dynamic or target.value == "-" or scope.cwd is None and not target.value.startswith("/"):
-            scope.cwd = None
+        if target.value == "-":
+            scope.cwd, scope.oldpwd = scope.oldpwd, previous  # back where it was (unknown if never moved here)
+            return
+        if target.dynamic or scope.cwd is None and not target.value.startswith("/"):
+            scope.cwd, scope.oldpwd = None, previous
             return
         base = scope.cwd or "/"
-        scope.cwd = posixpath.normpath(posixpath.join(base, target.value))
+        scope.cwd, scope.oldpwd = posixpath.normpath(posixpath.join(base, target.value)), previous
 
     # -- substitutions ---------------------------------------------------------------
     def _substitutions(self, node, scope: Scope) -> None:

@@ -62,6 +62,7 @@ class Scope:
     arrays: dict[str, list[str]] = field(default_factory=dict)  # a=(x y); "@" holds `set --` parameters
     aliases: dict[str, str] = field(default_factory=dict)  # alias ls='…' earlier in the script
     origins: dict[str, str] = field(default_factory=dict)  # variable -> the text its value came from
+    oldpwd: str | None = None  # the directory before the last cd (`cd -`, `~-`)
 
     def __post_init__(self) -> None:
         if self.project is None and not self.remote:
@@ -69,7 +70,7 @@ class Scope:
 
     def copy(self) -> "Scope":
         return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
-                     {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins))
+                     {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins), self.oldpwd)
 
     def elements(self, name: str) -> list[str] | None:
         """The elements of an array (or of "@", the positional parameters), when known."""
@@ -84,6 +85,10 @@ class Scope:
             return TEMP_DIR
         if name == "PWD" and self.cwd is not None:
             return self.cwd
+        if name == "OLDPWD" and self.oldpwd is not None:
+            return self.oldpwd
+        if name == "SHELL":
+            return "/bin/sh"  # some shell: whatever it is, `$SHELL -c 'x'` runs x
         return DYN
 
 
@@ -412,6 +417,8 @@ def _tilde(value: str, scope: Scope) -> str:
         base = scope.home
     elif head == "~+" and scope.cwd:
         base = scope.cwd
+    elif head == "~-" and scope.oldpwd:
+        base = scope.oldpwd
     elif re.fullmatch(r"~[a-z_][a-z0-9_.-]*", head):
         base = "/root" if head == "~root" else "/home/" + head[1:]
     else:
