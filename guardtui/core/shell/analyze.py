@@ -242,6 +242,11 @@ class _Run:
             else:
                 self.script(value.value, cmd.scope.copy(), f"{cmd.via} › ${name}" if cmd.via else f"${name}",
                             cmd.depth + 1)
+                program = value.value.split()[0] if value.value.split() else ""
+                if prefix and cmd.argv and "/" in program and not program.startswith(("/usr/", "/bin/", "/opt/")):
+                    # GIT_EXTERNAL_DIFF=./tools/ediff git diff: a read turns into running a local program
+                    self.add(ask(f"{name} makes {cmd.argv[0].display()} run {program}", "dynamic-exec",
+                                 BlastRadius.LOW, "shell.environment"))
             if not prefix or (cmd.argv and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")):
                 self.add(ask(f"{name} now runs {value.display()} for the rest of the session", "shell-state",
                              BlastRadius.LOW, "shell.environment"))
@@ -564,7 +569,7 @@ class _Run:
         args = [w.value for w in words[1:]]
         if name in _FETCHERS or name in ("nc", "ncat", "socat", "lynx", "links", "w3m", "fetch"):
             return Stream("network")
-        if name in ("env", "printenv", "set", "export", "declare", "compgen") and not \
+        if name in ("env", "printenv", "set", "export", "declare") and not \
                 [a for a in args if not a.startswith("-") and "=" not in a]:
             return Stream("secret")  # the environment holds tokens
         if _SECRET_PRINTERS.match(" ".join([name] + args)):
@@ -710,6 +715,7 @@ _HANDLERS = {
     "gcloud": cmd_exec.gcloud_ssh,
     **{n: cmd_exec.make for n in ("make", "gmake")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
+    "npm": cmd_exec.npm_exec,
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},

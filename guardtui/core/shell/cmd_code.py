@@ -43,6 +43,14 @@ _FILE_DELETES = [r"\bos\.(?:remove|unlink|rmdir|removedirs)", r"\bPath\(", r"\bf
                  r"\bFile\.(?:delete|unlink)", r"\bFileUtils\.(?:rm|rm_f)", r"\bunlink(?![^;]*recursive\s*=\s*(?:TRUE|T)\b)",
                  r"\bDeno\.remove", r"\bfile\.remove"]
 # deleting every row through an ORM: Django, Rails, SQLAlchemy, Laravel, Prisma, Sequelize, TypeORM
+# Calls that enumerate a directory: a single-file delete of a computed path beside one of them
+# deletes what it enumerates (`for r, _, fs in os.walk('.'): os.remove(...)` is `rm -r .`).
+_TREE_WALKS = [r"\bos\.walk", r"\bos\.fwalk", r"\bPath(?=\s*\([^)]*\)\s*\.(?:rglob|walk)\b)", r"\bFind\.find",
+               r"\bFile::Find::find", r"\bDir\.glob(?=\s*\(\s*['\"][^'\"]*\*\*)",
+               r"\bglob\.i?glob(?=\s*\([^)]*recursive\s*=\s*True)", r"\bfs\.readdirSync(?=\s*\([^)]*recursive)"]
+_DIR_LISTINGS = [r"\bos\.(?:listdir|scandir)", r"\bPath(?=\s*\([^)]*\)\s*\.(?:iterdir|glob)\b)",
+                 r"\bfs\.readdirSync", r"\bDir\.(?:children|entries|each_child|foreach)", r"\bscandir",
+                 r"\bopendir"]
 _ORM_DELETE_ALL = re.compile(
     r"\.objects\.all\(\)\.delete\(\)|\.objects\.delete\(\)|\b[A-Z]\w*\.(?:delete_all|destroy_all)\b(?!\s*\()|"
     r"\b[A-Z]\w*\.(?:delete_all|destroy_all)\(\s*\)|\.query\(\s*\w+\s*\)\.delete\(\)|::truncate\(\)|->truncate\(\)|"
@@ -200,6 +208,7 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
             target = _first_argument(m.group("rest"), scope=inv.scope)
             head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
             findings.append(run.delete(_path_word(target, inv.scope.home), inv, True, f"{inv.name}: {_name(head)}"))
+    computed_delete = False
     for pattern in _FILE_DELETES:
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
             if pattern == r"\bPath\(":
@@ -209,8 +218,13 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                     re.match(r"\s*\([^;]*recursive\s*:\s*true", m.group("rest")):
                 continue
             target = _first_argument(m.group("rest"), allow_glob_call=True, scope=inv.scope)
+            if target == "" and code[:m.start()].endswith("."):
+                target = None  # p.unlink(): the path is the object's, computed at run time
+            computed_delete |= target is None
             word = _path_word(target, inv.scope.home)
             findings.append(run.delete(word, inv, False, f"{inv.name}: {_name(head)}"))
+    if computed_delete:
+        findings.extend(_enumerated_deletes(run, inv, code))
     for m in _PATH_UNLINK.finditer(code):
         word = Word.literal(_unescape(m.group("s")))
         if m.group("m") in ("unlink", "rmdir"):
@@ -259,6 +273,33 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
         return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
     return [best if best.rule else Finding(best.verdict, best.blast_radius, best.category, best.reason,
                                            rule="code.inline")]
+
+
+def _enumerated_deletes(run: "_Run", inv: "Invocation", code: str) -> list[Finding]:
+    """Deletes of computed paths inside a walk or listing: the walked tree or the listed directory.
+    A name filter (`rglob('*.pyc')`, `if f.endswith(...)`) makes it `find ROOT -name … -delete`."""
+    from .cmd_fs import _find_delete
+    findings = []
+    filtered_in_code = bool(re.search(r"\bif\b|endswith|startswith|fnmatch|\.match\(|\.suffix|filter|\.test\(|=~", code))
+    for patterns, recursive in ((_TREE_WALKS, True), (_DIR_LISTINGS, False)):
+        for pattern in patterns:
+            for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+                root = _first_argument(m.group("rest"), scope=inv.scope)
+                if root == "" and not m.group("rest").lstrip().startswith("("):
+                    continue
+                root = (root or ".") if root is not None else None
+                head = _name(m.group(0)[: len(m.group(0)) - len(m.group("rest"))])
+                what = f"{inv.name}: deleting what {head} finds in"
+                glob = re.match(r"\s*\([^)]*\)\s*\.(?:r?glob|walk)\s*\(\s*" + _STR, m.group("rest"))
+                name_filter = glob and _unescape(glob.group("s")).lstrip("*/") not in ("", ".*")
+                if name_filter or filtered_in_code:
+                    findings.extend(_find_delete(run, inv, [_path_word(root, inv.scope.home)], True,
+                                                 f"{inv.name}: {head}"))
+                    continue
+                if root is not None and not recursive:
+                    root = root.rstrip("/") + "/*"
+                findings.append(run.delete(_path_word(root, inv.scope.home), inv, recursive, what))
+    return findings
 
 
 def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str | None:
@@ -418,6 +459,7 @@ def _name(call: str) -> str:
 _SQL_RULES = [
     (re.compile(r"\bdrop\s+(database|schema|table|keyspace)\b", re.I), "critical", "{stmt} deletes the {obj} and all its data"),
     (re.compile(r"\btruncate\b", re.I), "critical", "TRUNCATE deletes every row of the table"),
+    (re.compile(r"\bdrop\s+owned\b", re.I), "critical", "DROP OWNED deletes every object the role owns"),
     (re.compile(r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(;|$)", re.I), "critical", "DELETE without WHERE deletes every row"),
     (re.compile(r"\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\.deleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)",
                 re.I), "critical", "{stmt} deletes a whole database or collection"),
@@ -428,6 +470,8 @@ _SQL_RULES = [
     (re.compile(r"\bfrom\s+program\b", re.I), "high", "COPY … FROM PROGRAM runs a shell command on the database server"),
     (re.compile(r"\bpg_terminate_backend\b|\bpg_cancel_backend\b|^\s*kill\s+\d+", re.I | re.M), "medium",
      "{stmt} kills database connections"),
+    (re.compile(r"\.(?:dropIndex|dropIndexes|renameCollection)\s*\(", re.I), "medium",
+     "{stmt} drops an index or renames a collection"),
     (re.compile(r"\.(?:deleteMany|deleteOne|remove|findOneAndDelete|findAndModify|drop)\s*\(", re.I), "medium",
      "{stmt} deletes documents"),
     (re.compile(r"\bdrop\s+(index|view|function|procedure|trigger|user|role|sequence|column|materialized)\b", re.I),

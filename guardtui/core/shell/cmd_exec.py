@@ -534,7 +534,7 @@ def npx(run: "_Run", inv: "Invocation") -> list[Finding]:
             break
         if not arg.startswith("-"):
             break
-        fetches |= arg in ("-y", "--yes")
+        fetches |= arg in ("-y", "--yes") or arg.startswith("--package=")
         i += 1
     if i >= len(words):
         return [allow(f"{inv.name} with no package", "read-only", rule="exec.npx")]
@@ -548,6 +548,18 @@ def npx(run: "_Run", inv: "Invocation") -> list[Finding]:
         return [f for f in findings if f.rule != "shell.unknown"] or \
             [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
     return [ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")]
+
+
+def npm_exec(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """`npm exec` and `npm x` are npx; every other npm subcommand is left to the taxonomy."""
+    words = inv.words
+    i = 0
+    while i < len(words) and words[i].value.startswith("-"):
+        i += 1
+    if i < len(words) and words[i].value in ("exec", "x"):
+        return npx(run, inv.__class__(f"{inv.name} {words[i].value}", words[i + 1:], inv.cmd, inv.scope,
+                                      inv.privileged, inv.written_name))
+    return []
 
 
 def _deleters_over_listing(run: "_Run", inv: "Invocation", child: list[Word]) -> bool:

@@ -312,8 +312,12 @@ def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | N
         if cls is not None:
             found.append((cls, word))
     if found:
-        # `gcloud run services describe`: for cloud CLIs the verb comes last, after the nouns
-        return found[-1] if spec.get("verb_position") == "last" else found[0]
+        if spec.get("verb_position") == "last":
+            # `gcloud run services describe`: the verb comes after the nouns, and the names after the
+            # verb may look like verbs too (`instances delete test`), so the most severe one decides
+            rank = {"delete": 0, "change": 1, "read": 2}
+            return min(found, key=lambda f: rank[f[0]])
+        return found[0]
     default = spec.get("default")
     if default:
         return default, positionals[0] if positionals else name
