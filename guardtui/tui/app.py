@@ -104,7 +104,7 @@ class GuardApp(App[int]):
         self._edit_request: str | None = None
         self._stopping = asyncio.Event()
         self._shut_down = False
-        self._last_ring = 0.0
+        self._last_ring = float("-inf")
         self._unheard = 0
         self._unsubscribe: Callable[[], None] | None = None
         self._previous_sinks: tuple[Any, Any] = (None, None)
@@ -246,10 +246,15 @@ class GuardApp(App[int]):
             f"{count} new calls waiting (latest: {call.agent} {call.summary(40)})"
         if self.settings.bell:
             self.bell()
-        if self.settings.popups:
+        if self.settings.popups and not self._queue_in_view():
             self.notify(body, title=title, timeout=4)
         if self.settings.desktop:
             self.desktop_notify(title, body)
+
+    def _queue_in_view(self) -> bool:
+        """The console tab is showing with nothing over it: the queue itself shows the new call,
+        and a popup would only cover the guard events."""
+        return self.current_mode == "console" and isinstance(self.screen, ConsoleScreen)
 
     @work(group="notify", exit_on_error=False)
     async def desktop_notify(self, title: str, body: str) -> None:

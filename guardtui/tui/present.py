@@ -36,15 +36,32 @@ def agent_label(call: ToolCall) -> str:
     return f"{call.agent}·{session}" if session else call.agent
 
 
+def mcp_parts(tool: str) -> tuple[str, str] | None:
+    """`mcp__github__create_issue` -> ("github", "create_issue"); None for other tools."""
+    if not tool.startswith("mcp__"):
+        return None
+    server, _, name = tool[len("mcp__"):].partition("__")
+    return (server, name) if server and name else None
+
+
+def tool_label(call: ToolCall) -> str:
+    """The tool column: the tool's name, or for an MCP tool its server (the call column names the tool)."""
+    parts = mcp_parts(call.tool)
+    return parts[0] if parts else call.tool
+
+
 def call_text(call: ToolCall, home: str = "", width: int = 200) -> str:
     """The call in one line for the queue: the command, the file (relative to the project), or
-    the input as `key=value` pairs."""
+    the input as `key=value` pairs (after the tool's name, for an MCP tool)."""
     if call.is_shell:
         text = call.command
     elif call.file_path is not None:
         text = project_path(call.file_path, call.cwd, home)
     else:
         text = "  ".join(f"{k}={_compact(v)}" for k, v in sorted(call.input.items()))
+        parts = mcp_parts(call.tool)
+        if parts:
+            text = f"{parts[1]}  {text}".rstrip()
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -151,16 +168,22 @@ def segments_of(call: ToolCall, decision: Decision, home: str = "") -> list[Segm
     raw = decision.metadata.get("segments") or []
     decisive_span = _span(decision.metadata.get("span"))
     decisive_text = decision.metadata.get("segment") or ""
-    out: list[Segment] = []
-    marked = False
-    for item in raw:
-        if not isinstance(item, Mapping):
-            continue
+    items = [item for item in raw if isinstance(item, Mapping)]
+
+    def located(item: Mapping) -> bool:
         span = _span(item.get("span"))
-        deciding = not marked and (
-            (decisive_span is not None and span == decisive_span) or
-            (decisive_span is None and decisive_text and item.get("segment") == decisive_text))
-        marked = marked or deciding
+        return bool((decisive_span is not None and span == decisive_span) or
+                    (decisive_span is None and decisive_text and item.get("segment") == decisive_text))
+
+    # several findings may sit on one part (`docker run … sh`: the container's shell and the
+    # mount): the one that decided is the one whose reason the decision gives
+    candidates = [i for i, item in enumerate(items) if located(item)]
+    chosen = next((i for i in candidates if str(items[i].get("reason", "")) == decision.reason),
+                  candidates[0] if candidates else None)
+    out: list[Segment] = []
+    for index, item in enumerate(items):
+        span = _span(item.get("span"))
+        deciding = index == chosen
         out.append(Segment(str(item.get("segment", "")), str(item.get("verdict", "")),
                            str(item.get("blast_radius", "")), str(item.get("category", "")),
                            tilde(str(item.get("reason", "")), home), str(item.get("rule", "")),

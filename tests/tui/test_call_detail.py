@@ -34,14 +34,17 @@ async def test_a_destructive_command_shows_the_warning_block_and_the_marked_segm
         assert text_of(warning).splitlines() == ["⚠  Destructive command — medium blast radius",
                                                  "   rm -rf build recursively deletes a path in the project"]
         view = detail.query_one(CommandView)
-        content = view.visual
+        content = view.command_content
         assert content.plain.startswith("$ ls && rm -rf build; echo done")
         marked = [content.plain[s.start:s.end] for s in content.spans if s.style == MARK_STYLE]
         assert marked == ["rm -rf build"]
-        lines = content.plain.splitlines()
+        lines = view.plain.splitlines()
         assert any(line.startswith("▶ ? rm -rf build") for line in lines)
         assert any(line.startswith("  ✓ ls") for line in lines)
         assert any(line.startswith("  ✓ echo done") for line in lines)
+        # each reason sits under its part, indented, also on the screen where it wraps
+        deciding = lines.index(next(line for line in lines if line.startswith("▶ ? rm -rf build")))
+        assert lines[deciding + 1].startswith("    rm -rf build recursively deletes")
         text = screen_text(app)
         assert "Bash  claude · 6b58e1c2" in text and "rule dangerous-shell/fs.rm" in text
         await app.queue.close()

@@ -119,14 +119,32 @@ async def test_a_new_call_rings_the_bell_and_notifies(console, monkeypatch, tmp_
     rings: list[int] = []
     app = console(broker=False, settings=ConsoleSettings(watch_plugins=False))
     monkeypatch.setattr(app, "bell", lambda: rings.append(1))
+    monkeypatch.setattr("guardtui.tui.app.NOTIFY_EVERY_S", 0.0)
     async with app.run_test(size=(120, 36)) as pilot:
+        # on the console the queue shows the call: the bell rings, no popup covers the events
         submit_direct(app, bash("rm -rf build"))
         await wait_until(pilot, lambda: len(app.queue) == 1)
         await pilot.pause()
         assert rings == [1]
-        assert any("rm -rf build" in n.message and n.title == "Approval needed" for n in app._notifications)
-        # a burst rings once, not once per call
-        for n in range(20):
+        assert not any(n.title == "Approval needed" for n in app._notifications)
+        # on another tab the person cannot see the queue: a popup says what came in
+        await pilot.press("3")
+        await wait_until(pilot, lambda: app.current_mode == "playground")
+        submit_direct(app, bash("rm -rf dist"))
+        await wait_until(pilot, lambda: len(app.queue) == 2)
+        await pilot.pause()
+        assert rings == [1, 1]
+        assert any("rm -rf dist" in n.message and n.title == "Approval needed" for n in app._notifications)
+        await app.queue.close()
+
+
+async def test_a_burst_of_calls_rings_once(console, monkeypatch):
+    rings: list[int] = []
+    app = console(broker=False, settings=ConsoleSettings(watch_plugins=False))
+    monkeypatch.setattr(app, "bell", lambda: rings.append(1))
+    monkeypatch.setattr("guardtui.tui.app.NOTIFY_EVERY_S", 3600.0)  # the whole burst falls in one window
+    async with app.run_test(size=(120, 36)) as pilot:
+        for n in range(21):
             submit_direct(app, bash(f"rm -rf build{n}"))
         await wait_until(pilot, lambda: len(app.queue) == 21)
         assert rings == [1]

@@ -13,7 +13,7 @@ from guardtui.core.plugins import load_plugin_set
 from guardtui.core.session import Approval
 from guardtui.tui import plugin_files
 from guardtui.tui.changes import file_change
-from guardtui.tui.present import (agent_label, call_text, char_span, event_line, fmt_duration, segments_of,
+from guardtui.tui.present import (agent_label, call_text, tool_label, char_span, event_line, fmt_duration, segments_of,
                                   short_path, tilde)
 from guardtui.tui.shipped import shipped_dir, stylesheets
 
@@ -31,7 +31,8 @@ def test_labels_and_paths():
     assert call_text(call, "/home/u") == "src/app.py"
     assert call_text(ToolCall("Edit", {"file_path": "/home/u/x.py"}, "/home/u/p"), "/home/u") == "~/x.py"
     mcp = ToolCall("mcp__gh__issue", {"title": "Bug", "labels": ["a"]}, "/")
-    assert call_text(mcp) == 'labels=["a"] title=Bug'
+    assert call_text(mcp) == 'issue labels=["a"] title=Bug'
+    assert tool_label(mcp) == "gh" and tool_label(call) == "Edit"
     assert short_path("/home/u", "/home/u") == "~" and short_path("/home/uu/x", "/home/u") == "/home/uu/x"
     assert tilde("rm -rf /home/u/p deletes /home/u/p/src", "/home/u") == "rm -rf ~/p deletes ~/p/src"
 
@@ -53,6 +54,21 @@ def test_the_deciding_segment_is_marked_once():
     segments = segments_of(call, decision, "/home/u")
     assert [s.deciding for s in segments] == [False, True, False]
     assert segments[1].reason == "deletes ~/p/build"
+
+
+
+def test_of_two_findings_on_one_part_the_one_whose_reason_decided_is_marked():
+    command = "docker run --rm -v /:/host alpine sh"
+    span = [0, len(command)]
+    metadata = {"span": tuple(span), "segment": command, "segments": [
+        {"segment": command, "verdict": "ask", "span": span, "blast_radius": "low",
+         "reason": "sh starts an interactive shell"},
+        {"segment": command, "verdict": "ask", "span": span, "blast_radius": "high",
+         "reason": "the container mounts the host's root file system"}]}
+    decision = Decision(Verdict.ASK, "the container mounts the host's root file system",
+                        "dangerous-shell/taxonomy:docker-run-host-root", BlastRadius.HIGH, "container", metadata)
+    segments = segments_of(ToolCall("Bash", {"command": command}, "/home/u/p"), decision, "/home/u")
+    assert [s.deciding for s in segments] == [False, True]
 
 
 def test_guard_events_read_as_log_lines():

@@ -18,7 +18,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...broker.queue import PendingCall
-from ..present import RADIUS_LABEL, agent_label, call_text, fmt_duration
+from ..present import RADIUS_LABEL, agent_label, call_text, fmt_duration, tool_label
 from ..render import fit, line_strip, set_virtual_height
 
 URGENT_S = 10.0
@@ -229,7 +229,7 @@ class PendingList(ScrollView, can_focus=True):
         if agent_w:
             pieces.append((fit(agent_label(pending.call), agent_w) + " ", part("pending-list--agent")))
         if tool_w:
-            pieces.append((fit(pending.call.tool, tool_w) + " ", part("pending-list--tool")))
+            pieces.append((fit(tool_label(pending.call), tool_w) + " ", part("pending-list--tool")))
         pieces.append((fit(call_text(pending.call, self.home, call_w + 1), call_w), ""))
         radius = pending.decision.blast_radius
         badge = f"{RADIUS_LABEL[radius].upper():^9}"
