@@ -22,7 +22,7 @@ from .cmd_fs import is_secret
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, write_finding
-from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class
+from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .words import DYN, Scope, Word
 
 RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "rake",
@@ -443,10 +443,19 @@ class _Run:
         if "/" in inv.written_name:
             return [self.script_run(inv)]
         exists = self.analyzer.command_exists
-        if exists is not None and not inv.scope.remote and name not in self.tax.builtins and not exists(name):
+        if exists is not None and not inv.scope.remote and name not in self.tax.builtins and not exists(name) \
+                and ("=" in name or not self._looks_destructive(inv)):  # `9X=y rm …`: never a program
             return [allow(f"{name} is not installed here, so bash would only print 'command not found'",
                           "read-only", rule="shell.not-installed")]
         return [unknown(f"{name} is not a command guardtui knows", rule="shell.unknown")]
+
+    def _looks_destructive(self, inv: Invocation) -> bool:
+        """`etcdctl del "" --prefix`: an unknown tool asked to delete something. "Not
+        installed" is judged on the console's PATH, which may not be the agent's, so such a call
+        is not waved through on that ground."""
+        positionals, options = split_args(inv.args, frozenset())
+        words = positionals[:3] + [o.split("=", 1)[0] for o in options]
+        return any(verb_word_class(w, self.tax) == "delete" for w in words)
 
     def sync_from_empty(self, inv: Invocation) -> Finding | None:
         """`mkdir -p /tmp/e && aws s3 sync /tmp/e s3://b --delete`: the destination is wiped."""

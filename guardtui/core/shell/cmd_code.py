@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from ..model import BlastRadius
+from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, deny, worst
 from .evaluate import MKTEMP_PREFIX
 from .words import DYN, Word
@@ -37,7 +37,7 @@ _SHELL_CALLS = {
 _RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
                       r"\b(?:File::Path::)?(?:rmtree|remove_tree)", r"\bfs\.remove(?:Sync)?", r"\brimraf(?:\.sync)?",
-                      r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^)]*recursive)",
+                      r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bunlink(?=\s*\([^;]*recursive\s*=\s*(?:TRUE|T)\b)"]
 _FILE_DELETES = [r"\bos\.(?:remove|unlink|rmdir|removedirs)", r"\bPath\(", r"\bfs\.(?:unlinkSync|unlink|rmSync|rm)",
                  r"\bFile\.(?:delete|unlink)", r"\bFileUtils\.(?:rm|rm_f)", r"\bunlink(?![^;]*recursive\s*=\s*(?:TRUE|T)\b)",
@@ -67,8 +67,35 @@ _WRITES = [r"\bopen(?=\s*\(\s*(?:[rbuRBU]{0,2})(?:'[^']*'|\"[^\"]*\")\s*,\s*['\"
 _PERL_OPEN_WRITE = re.compile(r"""\bopen\s*\(?\s*[\w$]+\s*,\s*(?:['"]>>?['"]\s*,\s*""" + _STR + r"|['\"]>>?\s*(?P<p>[^'\"]+)['\"])")
 _PATH_UNLINK = re.compile(r"\bPath\(\s*" + _STR + r"\s*\)\s*\.(?P<m>unlink|rmdir|write_text|write_bytes|touch)")
 _FORK_LOOP = re.compile(r"\bfork\b\s*(?:\(\s*\))?\s*(?:while|until)\b|"
+                        r"\bfork\s*\(\s*\)[^\n;]*\bfor\s+\w+\s+in\s+(?:iter\s*\(|itertools\.(?:count|repeat|cycle)\s*\()|"
                         r"\bwhile\s*\(?\s*(?:1|true|True)\s*\)?\s*(?::|\{|do)?\s*(?:os\.)?fork\b|"
                         r"\bloop\s*(?:do|\{)\s*fork\b|\bfor\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\b")
+# Code that sends data out: HTTP bodies, raw sockets, mail and file transfer.
+_NET_SENDS = re.compile(
+    r"\b(?:requests|httpx|session|client|aiohttp)\.(?:post|put|patch)\s*\(|\burlopen\s*\([^;]*\bdata\s*=|"
+    r"\bRequest\s*\([^;]*\bdata\s*=|\bHTTPS?Connection\s*\(|\bfetch\s*\([^;]*\b(?:body|method\s*:\s*['\"](?:POST|PUT|PATCH))|"
+    r"\baxios\.(?:post|put|patch)\s*\(|\bhttps?\.request\s*\(|\bNet::HTTP\.(?:post|post_form|put)\b|"
+    r"\bNet::HTTP::(?:Post|Put)\b|\bRestClient\.(?:post|put)\b|\bHTTParty\.(?:post|put)\b|CURLOPT_POSTFIELDS|"
+    r"\bLWP::UserAgent\b|\bHTTP::Tiny\b[^;]*->(?:post|put|request)|\.(?:sendall|sendto)\s*\(|\bsmtplib\b|"
+    r"\bftplib\b|\bparamiko\b|\bDeno\.connect\b|\bnet\.(?:connect|createConnection)\s*\(")
+# Reading files from code: the first argument is the path.
+_FILE_READS = [r"\bopen", r"\bio\.open", r"\bFile\.(?:read|open|binread|readlines)", r"\b(?:fs\.)?readFileSync",
+               r"\b(?:fs\.)?readFile", r"\bfile_get_contents", r"\bfile", r"\bDeno\.readTextFile(?:Sync)?",
+               r"\bIO\.read", r"\bslurp"]
+_PATH_READ = re.compile(r"\bPath\(\s*" + _STR + r"\s*\)(?:\.expanduser\(\))?\.read_(?:text|bytes)")
+# the whole environment (tokens and all), as opposed to one named variable
+_ENV_DUMP = re.compile(r"\bdict\(\s*os\.environ\s*\)|\bos\.environ\b(?!\s*[\[.]\s*(?:get\b|['\"]))|"
+                       r"\bprocess\.env\b(?!\s*[.\[])|\bENV\.(?:to_h|to_a|each|inspect)\b|\bgetenv\(\s*\)|"
+                       r"\bDeno\.env\.toObject\(|%ENV\b")
+_SECRET_NAME = r"[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*"
+_SECRET_ENV = re.compile(r"(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\s*\(\s*|process\.env\.|"
+                         r"process\.env\[\s*|ENV(?:\.fetch)?\s*[\[(]\s*|getenv\s*\(\s*|\$ENV\{\s*|"
+                         r"Deno\.env\.get\s*\(\s*)['\"]?(" + _SECRET_NAME + r")\b")
+_PRINTS = re.compile(r"\b(?:print|println|puts|p|pp|console\.(?:log|info|error)|echo|say|printf|"
+                     r"sys\.stdout\.write|process\.stdout\.write|Deno\.stdout)\b")
+# exec(base64.b64decode('…')) / eval(Buffer.from('…', 'base64').toString()): code hidden in a literal
+_ENCODED_CODE = re.compile(r"(?:b64decode|decodebytes|decode64|atob|base64_decode|Buffer\.from)\s*\(\s*"
+                           r"(?:b?['\"])(?P<b>[A-Za-z0-9+/=\s]{8,})['\"]")
 _DYNAMIC_CODE = {"python": r"\b(?:exec|eval|compile)\s*\((?!\s*['\"])", "js": r"\b(?:eval|Function|vm\.run\w*)\s*\((?!\s*['\"`])",
                  "ruby": r"\b(?:eval|instance_eval|class_eval)\s*\(?(?!\s*['\"])", "perl": r"\beval\s*(?!\s*['\"{])",
                  "php": r"\b(?:eval|assert|create_function)\s*\("}
@@ -258,8 +285,16 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
     if _FORK_LOOP.search(code):
         findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                              "code.fork-bomb"))
+    findings.extend(_data_flow(run, inv, code))
+    decoded = _decoded_code(code)
     dynamic = _DYNAMIC_CODE.get(language)
-    if dynamic and re.search(dynamic, code):
+    if decoded is not None and dynamic and re.search(dynamic, code):
+        # exec(b64decode('…')): judge what is hidden, and say it was hidden
+        hidden = code_findings(run, inv, Word.literal(decoded), language)
+        findings.extend(f for f in hidden if f.verdict is not Verdict.ALLOW)
+        findings.append(ask(f"{inv.name} runs code hidden in base64", "obfuscation", BlastRadius.MEDIUM,
+                            "code.encoded"))
+    elif dynamic and re.search(dynamic, code):
         findings.append(ask(f"{inv.name} evaluates code built at run time", "dynamic-exec", BlastRadius.MEDIUM,
                             "code.eval"))
     if in_place:
@@ -273,6 +308,56 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
         return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
     return [best if best.rule else Finding(best.verdict, best.blast_radius, best.category, best.reason,
                                            rule="code.inline")]
+
+
+def _data_flow(run: "_Run", inv: "Invocation", code: str) -> list[Finding]:
+    """Secrets read, printed or sent from code: the same lines the shell draws for cat and curl."""
+    from .cmd_fs import is_secret, is_secret_area
+
+    home = inv.scope.home
+    secrets: list[str] = []
+    for pattern in _FILE_READS:
+        for m in re.finditer(pattern + r"(?=\s*\()(?P<rest>.*)", code, re.S):
+            target = _first_argument(m.group("rest"), scope=inv.scope)
+            if target:
+                info = run.path(_path_word(target, home), inv)
+                if info.path and (is_secret(info.path, home, run.tax, home_only=True) or
+                                  is_secret_area(info.path, home, run.tax)):
+                    secrets.append(target)
+    secrets += [_unescape(m.group("s")) for m in _PATH_READ.finditer(code)
+                if (info := run.path(_path_word(_unescape(m.group("s")), home), inv)).path
+                and is_secret(info.path, home, run.tax, home_only=True)]
+    env_dump = bool(_ENV_DUMP.search(code))
+    secret_env = [m.group(1) for m in _SECRET_ENV.finditer(code)]
+    if _NET_SENDS.search(code):
+        if secrets or env_dump:
+            what = secrets[0] if secrets else "the environment (tokens and all)"
+            return [deny(f"{inv.name} sends {what} to a remote host", "secrets", "code.exfiltration")]
+        if secret_env:
+            return [ask(f"{inv.name} sends data, with ${secret_env[0]} at hand, to a remote host", "network",
+                        BlastRadius.HIGH, "code.network-send")]
+        return [ask(f"{inv.name} sends data to a remote host", "network", BlastRadius.MEDIUM, "code.network-send")]
+    if secrets:
+        return [ask(f"{inv.name} reads {secrets[0]}, a secret (keys or credentials)", "sensitive-read",
+                    BlastRadius.MEDIUM, "code.secret-read")]
+    if (secret_env or env_dump) and _PRINTS.search(code):
+        what = f"${secret_env[0]}" if secret_env else "the whole environment"
+        return [ask(f"{inv.name} prints {what}", "sensitive-read", BlastRadius.LOW, "code.secret-print")]
+    return []
+
+
+def _decoded_code(code: str) -> str | None:
+    m = _ENCODED_CODE.search(code)
+    if m is None:
+        return None
+    import base64
+    import binascii
+
+    try:
+        text = base64.b64decode("".join(m.group("b").split()), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if text.isprintable() or "\n" in text else None
 
 
 def _enumerated_deletes(run: "_Run", inv: "Invocation", code: str) -> list[Finding]:
@@ -432,7 +517,10 @@ def _split_concatenation(expr: str) -> list[str] | None:
     """a + 'b' + c  /  $x . "/y": the top-level operands, or None for anything else."""
     parts, start = [], 0
     for i, ch, depth in _scan(expr):
-        if depth == 0 and (ch == "+" or (ch == "." and expr[i - 1:i] in (" ", "") and expr[i + 1:i + 2] == " ")):
+        # `.` joins strings in PHP and Perl: `$a . "/x"`, or unspaced between a call or string and a string
+        dot = ch == "." and ((expr[i - 1:i] in (" ", "") and expr[i + 1:i + 2] == " ") or
+                             (expr[i - 1:i] in (")", "'", '"') and expr[i + 1:i + 2] in ("'", '"', "$")))
+        if depth == 0 and (ch == "+" or dot):
             parts.append(expr[start:i].strip())
             start = i + 1
     parts.append(expr[start:].strip())

@@ -295,6 +295,28 @@ def _word_class(word: str, own: dict, tax: Taxonomy) -> str | None:
     return None
 
 
+def _command_path(args: list[str], value_options: frozenset[str]) -> list[str]:
+    """The leading positionals (after any global options), up to the first option that follows them."""
+    path: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg.startswith("-") and arg != "-":
+            if path:
+                break
+            if "=" not in arg and arg in value_options and i + 1 < len(args):
+                i += 1
+        else:
+            path.append(arg)
+        i += 1
+    return path
+
+
+def verb_word_class(word: str, tax: Taxonomy) -> str | None:
+    """The class of one word by the shared verb lists alone (no CLI's own verbs)."""
+    return _word_class(word, {}, tax)
+
+
 def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | None:
     """For CLIs listed under `commands`: (class, verb) from the first word that is a known verb."""
     spec = tax.commands.get(name)
@@ -304,6 +326,10 @@ def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | N
     value_options = frozenset(spec.get("value_options") or ())
     positionals, options = split_args(args, value_options)
     candidates = positionals[:4]
+    if spec.get("verb_position") == "last":
+        # the command path ends at the first option after it: `aws ecs describe-services --services
+        # delete` names a service "delete", it does not delete anything
+        candidates = _command_path(args, value_options)[:5]
     if spec.get("flag_verbs"):
         candidates = options + candidates
     found: list[tuple[str, str]] = []
