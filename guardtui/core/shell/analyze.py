@@ -34,6 +34,12 @@ _DESCRIBE_FLAGS = ("--help", "--version", "-help")
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
                           "python3", "node", "make", "docker", "kubectl", "cat", "echo", "test", "command", "exit"})
 _TOOL_BINS = re.compile(r"(^|/)(node_modules/\.bin|\.venv/bin|venv/bin|vendor/bin)/[^/]+$")
+# commands whose operands are files they read (and write to stdout)
+_FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq", "sed", "gsed", "awk", "gawk", "mawk",
+                               "grep", "egrep", "fgrep", "rg", "cut", "head", "tail", "nl", "fold", "fmt", "column",
+                               "paste", "join", "comm", "iconv", "base64", "xxd", "od", "zcat", "gunzip", "envsubst",
+                               "expand", "unexpand", "rev", "strings", "tr", "python", "python3", "node", "perl",
+                               "ruby", "xmllint", "json_pp"})
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -130,7 +136,7 @@ class _Run:
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
                          "shell.parse"), text, via, span)
         if parsed.fork_bomb:
-            self.add(deny("a function that spawns itself endlessly (fork bomb) exhausts the machine", "fork-bomb",
+            self.add(deny("it spawns processes endlessly (a fork bomb): it exhausts the machine", "fork-bomb",
                           "shell.fork-bomb"), parsed.fork_bomb, via, span)
         self.result.data.extend(parsed.data_spans)
         for name in parsed.functions_defined:
@@ -227,10 +233,26 @@ class _Run:
                     posixpath.basename(cmd.argv[0].value) in self.tax.shells | {"exec"}:
                 self.add(deny(f"a shell wired to {r.target.display()} is a reverse shell: it hands this machine to "
                               "a remote host", "network", "shell.reverse-shell"))
+            if r.op in (">", "&>", ">|") and info.path and cmd.argv and self._reads_file(cmd, info.path):
+                # `jq … f > f`: the shell empties f before the command reads it
+                self.add(ask(f"{r.op} {r.target.display()} empties the file before "
+                             f"{posixpath.basename(cmd.argv[0].value)} reads it: its content is lost",
+                             "fs-write", BlastRadius.MEDIUM, "shell.truncate-input"))
             self.effect(info.path, r.target.display(), "write", cmd, info.remote)
             finding = write_finding(info, f"redirect {r.op}")
             if finding is not None:
                 self.add(replace(finding, rule="shell.redirect"))
+
+    def _reads_file(self, cmd: SimpleCommand, path: str) -> bool:
+        """Does the command read `path`: from `< path`, or as an operand of a filter (sort f, jq . f)?"""
+        operands = list(cmd.argv[1:]) if posixpath.basename(cmd.argv[0].value) in _FILTERS_OF_FILES else []
+        for w in operands + [r.target for r in cmd.redirects if r.op == "<" and r.target is not None]:
+            if w.dynamic or w.value.startswith("-") or w.value != w.value.strip():
+                continue
+            info = classify(w, cmd.scope, self.tax)
+            if info.path == path:
+                return True
+        return False
 
     def environment(self, name: str, value: Word, cmd: SimpleCommand, prefix: bool) -> None:
         """Setting a variable that changes what later commands run asks; one that holds a

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
@@ -147,6 +148,8 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
                     return _module(run, inv, target, words[i + 2:] if not letters[j + 1:] else words[i + 1:])
             i += 1
             continue
+        if language == "js" and re.fullmatch(r"-[pe]{2}", arg) and i + 1 < len(words):
+            return code_findings(run, inv, words[i + 1], language)  # node -pe CODE: print what CODE gives
         if arg in value_opts:
             i += 2
             continue
@@ -577,8 +580,12 @@ def classify_sql(sql: str) -> tuple[str, str] | None:
     # a transaction that is rolled back changes nothing
     cleaned = re.sub(r"\b(begin|start\s+transaction)\s*;(.*?)\brollback\s*;?", " ", cleaned, flags=re.I | re.S)
     # WHERE true / WHERE 1=1 filter nothing: read them as no WHERE at all
-    cleaned = re.sub(r"\bwhere\s+(?:true|1|1\s*=\s*1|''\s*=\s*''|not\s+false)\s*(?=;|$)", "", cleaned,
-                     flags=re.I | re.M)
+    _ALWAYS = r"(?:true|1|1\s*=\s*1|''\s*=\s*''|not\s+false)"
+    cleaned = re.sub(r"\bwhere\s+" + _ALWAYS + r"\s*(?=;|$)", "", cleaned, flags=re.I | re.M)
+    # … WHERE x OR true: the OR makes the filter pass every row
+    cleaned = re.sub(r"\bwhere\b[^;]*?\bor\s+" + _ALWAYS + r"\s*(?=;|$)", "", cleaned, flags=re.I | re.M)
+    # EXPLAIN only plans a statement; EXPLAIN ANALYZE runs it
+    cleaned = re.sub(r"\bexplain\b(?!\s*(?:\(\s*)?analy[sz]e)[^;]*", " ", cleaned, flags=re.I)
     for pattern, radius, reason in _SQL_RULES:
         m = pattern.search(cleaned)
         if m:
@@ -590,8 +597,8 @@ def classify_sql(sql: str) -> tuple[str, str] | None:
 
 def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
     spec = run.tax.sql_clients[inv.name]
-    if inv.name.startswith("redis"):
-        return []
+    if spec.get("store_commands"):
+        return _judge_store(run, inv, spec)
     if inv.name == "bq" and not any(w.value == "query" for w in inv.words):
         return []  # bq ls / show / rm: the taxonomy
     code_opts = set(spec.get("code", ()))
@@ -614,6 +621,10 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
             statements.append(arg[2:])
             i += 1
             continue
+        if _cluster_ends_in(arg, code_opts) and i + 1 < len(words):
+            statements.append(words[i + 1].value)  # psql -Atc QUERY, mysql -Be QUERY
+            i += 2
+            continue
         if name in file_opts or (arg[:2] in file_opts and len(arg) > 2):
             runs_file = True
             index = i + 1 if not eq and name in file_opts else i
@@ -632,12 +643,20 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
         i += 1
     if spec.get("positional_sql") and len(positionals) > 1:
         statements.extend(w.value for w in positionals[1:])
+    if spec.get("only_with_code") and not statements and not runs_file:
+        return []  # `wrangler deploy`: not a query; the taxonomy judges it
     if not statements:
         stream = run.stdin_source(inv.cmd)
         kind = stream.kind
         if kind == "text" and stream.text is not None:
             statements.append(stream.text)
         elif kind in ("file", "unknown", "network") or runs_file:
+            generated = _generated_sql(run, inv)
+            if generated is not None:
+                verdict = classify_sql(generated)
+                if verdict is not None and verdict[0] == "critical":
+                    return [deny(f"{inv.name} runs SQL another query generates: {verdict[1]}", "database",
+                                 "sql.generated")]
             return [ask(f"{inv.name} runs SQL from a file or a pipe", "database", BlastRadius.MEDIUM, "sql.file")]
         else:
             return [allow(f"{inv.name} opens an interactive session", "database", rule="sql.session")]
@@ -658,6 +677,86 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]
 
 
+def _cluster_ends_in(arg: str, options: set[str]) -> bool:
+    """`-Atc`: a cluster of short flags whose last letter is one of `options` (which takes the next word)."""
+    return (len(arg) > 2 and arg.startswith("-") and not arg.startswith("--") and arg[1:].isalpha()
+            and f"-{arg[-1]}" in options)
+
+
+def _generated_sql(run: "_Run", inv: "Invocation") -> str | None:
+    """`psql -Atc "select 'drop table ' || tablename …" | psql`: the text the first query's string
+    literals spell out, which is what the second client runs."""
+    import posixpath
+
+    producer = inv.cmd.stdin_from
+    if producer is None or not producer.argv:
+        return None
+    name = posixpath.basename(producer.argv[0].value)
+    spec = run.tax.sql_clients.get(name)
+    if spec is None:
+        return None
+    code_opts = set(spec.get("code", ()))
+    texts = []
+    words = [w.value for w in producer.argv[1:]]
+    for i, arg in enumerate(words):
+        option, eq, attached = arg.partition("=")
+        if option in code_opts:
+            texts.append(attached if eq else (words[i + 1] if i + 1 < len(words) else ""))
+        elif arg[:2] in code_opts and len(arg) > 2 and not arg.startswith("--"):
+            texts.append(arg[2:])
+        elif _cluster_ends_in(arg, code_opts) and i + 1 < len(words):
+            texts.append(words[i + 1])
+    literals = [m.group(1).replace("''", "'") for t in texts for m in re.finditer(r"'((?:''|[^'])*)'", t)]
+    return " ".join(literals) if literals else None
+
+
+def _judge_store(run: "_Run", inv: "Invocation", spec: dict) -> list[Finding]:
+    """redis-cli: the store command in its arguments, or the lines it reads from stdin."""
+    from .taxonomy import split_args
+
+    args = inv.args
+    if any(a.split("=", 1)[0] in spec.get("read_options", ()) for a in args if a.startswith("-")):
+        return [allow(f"{inv.name} only inspects the store", "database", rule="store.read")]
+    positionals, _ = split_args(args, frozenset(spec.get("value_options", ())))
+    if positionals:
+        lines = [positionals]
+    else:
+        stream = run.stdin_source(inv.cmd)
+        if stream.kind == "text" and stream.text is not None:
+            lines = [line.split() for line in stream.text.splitlines() if line.strip()]
+        elif stream.kind in ("file", "unknown", "network"):
+            return [ask(f"{inv.name} runs store commands from a file or a pipe", "database", BlastRadius.MEDIUM,
+                        "store.file")]
+        else:
+            return [allow(f"{inv.name} opens an interactive session", "database", rule="store.session")]
+    groups = spec["store_commands"]
+    findings = []
+    for words in lines:
+        if not words:
+            continue
+        if DYN in words[0]:
+            findings.append(ask(f"{inv.name} runs a command built at run time", "database", BlastRadius.HIGH,
+                                "store.dynamic"))
+            continue
+        one = words[0].upper()
+        two = f"{one} {words[1].upper()}" if len(words) > 1 and DYN not in words[1] else one
+
+        def member(group: str) -> bool:
+            names = groups.get(group, ())
+            return two in names or one in names
+
+        if member("critical"):
+            findings.append(deny(f"{one} deletes every key in the store", "database", "store.destructive"))
+        elif member("high"):
+            findings.append(ask(f"{two if two in groups.get('high', ()) else one} changes how the store runs",
+                                "database", BlastRadius.HIGH, "store.admin"))
+        elif not member("read"):
+            findings.append(ask(f"{one} changes or deletes data in the store", "database", BlastRadius.MEDIUM,
+                                "store.write"))
+    best = worst(findings)
+    return [best] if best else [allow(f"{inv.name} only reads", "database", rule="store.read")]
+
+
 # Scripts whose subcommands are database and shell tools in disguise: `python manage.py flush`,
 # `python manage.py shell -c CODE`, `php artisan tinker --execute=CODE`.
 _FRAMEWORK_SCRIPTS = {"manage.py": ("shell", "python"), "artisan": ("tinker", "php")}
@@ -667,6 +766,8 @@ def framework_script(run: "_Run", inv: "Invocation", script: str, args: list[Wor
     from .analyze import Invocation
 
     code_command, language = _FRAMEWORK_SCRIPTS[script]
+    if args and args[0].value in _DB_SHELLS:
+        return _db_shell(run, inv, f"{script} {args[0].value}")
     if args and args[0].value == code_command:
         for i, w in enumerate(args):
             if w.value in ("-c", "--command", "--execute") and i + 1 < len(args):
@@ -681,8 +782,20 @@ def framework_script(run: "_Run", inv: "Invocation", script: str, args: list[Wor
 
 
 def rails(run: "_Run", inv: "Invocation") -> list[Finding]:
-    """`rails runner CODE` runs Ruby; the rest goes to the taxonomy."""
+    """`rails runner CODE` runs Ruby; `rails dbconsole` is a SQL client; the rest goes to the taxonomy."""
     args = inv.words
     if args and args[0].value in ("runner", "r") and len(args) > 1:
         return code_findings(run, inv, args[1], "ruby")
+    if args and args[0].value in _DB_SHELLS:
+        return _db_shell(run, inv, f"rails {args[0].value}")
     return []
+
+
+# `manage.py dbshell`, `rails dbconsole`, `artisan db`: the project's SQL client, fed on stdin
+_DB_SHELLS = ("dbshell", "dbconsole", "db")
+
+
+def _db_shell(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
+    client = inv.__class__("psql", [], inv.cmd, inv.scope, inv.privileged, "psql")
+    findings = judge_sql(run, client)
+    return [replace(f, reason=f.reason.replace("psql", name)) for f in findings]

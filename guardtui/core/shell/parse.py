@@ -132,13 +132,15 @@ class Walker:
         if kind == "pipeline":
             self._pipeline(node, scope, stdin_from, piped, tail_redirects=extra)
         elif kind == "list":
-            self._statements(_flatten_list(node), scope)
+            self._list(_flatten_list(node), scope)
         elif kind in ("subshell",):
             self._statements(node.children, scope.copy())
         elif kind in ("compound_statement", "do_group", "else_clause", "elif_clause", "program"):
             self._statements(node.children, scope)
-        elif kind in ("if_statement", "while_statement", "until_statement"):
-            self._statements(node.children, scope)
+        elif kind == "if_statement":
+            self._if(node, scope)
+        elif kind in ("while_statement", "until_statement"):
+            self._loop(node, scope)
         elif kind == "for_statement":
             self._for(node, scope)
         elif kind == "c_style_for_statement":
@@ -181,6 +183,80 @@ class Walker:
         else:
             self._substitutions(node, scope)
         return None
+
+    # -- conditions known before they run: `false && rm -rf /`, `if false; then …; fi` ---------------
+    def _constant(self, node, scope: Scope) -> bool | None:
+        """The exit status of a bare `true`, `:` or `false` (not redefined as a function); else None."""
+        if node is None or node.type != "command" or node.named_child_count != 1:
+            return None
+        name = self.text(node).strip()
+        if name in scope.functions:
+            return None
+        return {"true": True, ":": True, "false": False}.get(name)
+
+    def _never_runs(self, node) -> None:
+        self.script.data_spans.append(("never runs", self.text(node)))
+
+    def _list(self, items, scope: Scope) -> None:
+        """Walk `a && b || c; d` as bash runs it: what a constant status skips never runs."""
+        status: bool | None = None
+        op = ";"
+        for item in items:
+            if not item.is_named:
+                op = item.type
+                continue
+            if item.type == "comment":
+                self._statement(item, scope)
+                continue
+            if (op == "&&" and status is False) or (op == "||" and status is True):
+                self._never_runs(item)  # the status carries on unchanged
+                continue
+            self._statement(item, scope)
+            status = self._constant(item, scope)
+
+    def _if(self, node, scope: Scope) -> None:
+        conditions = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "condition"]
+        named = [c for c in conditions if c.is_named]
+        constant = self._constant(named[0], scope) if len(named) == 1 else None
+        self._statements(conditions, scope)
+        in_then = False
+        for child in node.children:
+            if child.type == "then":
+                in_then = True
+            elif child.type in ("elif_clause", "else_clause", "fi"):
+                in_then = False
+                if child.is_named and constant is True:
+                    self._never_runs(child)
+                elif child.is_named:
+                    self._statement(child, scope)
+            elif in_then and child.is_named:
+                if constant is False:
+                    self._never_runs(child)
+                else:
+                    self._statement(child, scope)
+
+    def _loop(self, node, scope: Scope) -> None:
+        conditions = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "condition"]
+        named = [c for c in conditions if c.is_named]
+        constant = self._constant(named[0], scope) if len(named) == 1 else None
+        runs_forever = constant is (node.type == "while_statement")
+        self._statements(conditions, scope)
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        if constant is (node.type == "until_statement"):
+            self._never_runs(body)  # `while false`, `until true`: the body never runs
+            return
+        self._statement(body, scope)
+        if runs_forever and self._spawns_without_pause(body):
+            self.script.fork_bomb = self.text(node)
+
+    def _spawns_without_pause(self, body) -> bool:
+        """A loop body that starts background work and never waits: it piles up processes forever."""
+        parts = [c for c in body.children]
+        background = any(c.type == "&" for c in parts)
+        pauses = re.search(r"(^|[\s;&|(])(sleep|wait|read|timeout)\b", self.text(body))
+        return background and not pauses
 
     def _pipeline(self, node, scope: Scope, stdin_from=None, piped=False, tail_redirects=()) -> None:
         stages = self._flatten_pipeline(node)

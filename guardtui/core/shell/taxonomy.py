@@ -44,7 +44,11 @@ _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
     "value_options": _LIST, "module": _LIST, "language": Field(str, required=True), "code_subcommand": Field(str),
 }
-_SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool)}
+_SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
+        "only_with_code": Field(bool),
+        # a key-value store's own commands (redis): what wipes, what is risky, what only reads
+        "store_commands": Field(dict, fields={"critical": _LIST, "high": _LIST, "read": _LIST}),
+        "read_options": _LIST}
 _COMMAND = {
     "category": Field(str, required=True), "aliases": _LIST, "value_options": _LIST, "dry_run": _LIST,
     "verbs": Field(dict, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
