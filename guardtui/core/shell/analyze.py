@@ -397,7 +397,7 @@ class _Run:
             return self.dynamic_name(inv)
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             return cmd_exec.judge(self, inv)
-        if any(a in _DESCRIBE_FLAGS for a in _options_before_end(inv.args)) and name not in ("find", "git"):
+        if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         handler = _HANDLERS.get(name)
         if handler is None and name.startswith("mkfs."):
@@ -514,6 +514,10 @@ class _Run:
         return bool(info.path) and (info.path.rstrip("/") in self.empty_dirs or info.path.startswith(MKTEMP_PREFIX))
 
     def script_run(self, inv: Invocation) -> Finding:
+        if re.match(r"(?i)(https?|ftp|git\+\w+|jsr|npm):", inv.written_name):
+            # deno run https://…/install.ts, bun https://…: code fetched and run as it is
+            return ask(f"runs {inv.written_name}, code fetched from the network", "remote-exec", BlastRadius.HIGH,
+                       "shell.remote-script")
         info = classify(Word.literal(inv.written_name), inv.scope, self.tax)
         if info.path and info.path in self.written:
             self.nested(self.written[info.path], inv, f"{inv.written_name} (written above)")
@@ -568,6 +572,10 @@ class _Run:
         if body is not None:
             return Stream("text", body) if DYN not in body else Stream("unknown")
         if cmd.stdin_redirected:
+            last = [r for r in cmd.redirects if r.op == "<" and r.fd in (None, 0)][-1]
+            if last.producers:  # `< <(printf …)`: what that command prints
+                producer = next((c for c in reversed(last.producers) if c.via == last.producers[-1].via), None)
+                return self.output_of(producer) if producer is not None else Stream("unknown")
             return Stream("file")
         if cmd.stdin_group is not None:
             return self.group_output(cmd.stdin_group)
@@ -701,6 +709,24 @@ def _chdir(scope: Scope, target: str) -> Scope:
     return new
 
 
+# commands whose first operand is a program they fetch or run: a --help after it is that program's
+# (`npx some-pkg --help` still downloads and runs some-pkg)
+_RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bun", "python", "python3", "node",
+                               "ruby", "perl", "php", "Rscript", "lua", "java", "dotnet"})
+
+
+def _describing_options(name: str, args: list[str]) -> list[str]:
+    options = _options_before_end(args)
+    if name not in _RUNS_ITS_OPERAND:
+        return options
+    before = []
+    for a in options:
+        if not a.startswith("-"):
+            break
+        before.append(a)
+    return before
+
+
 def _options_before_end(args: list[str]) -> list[str]:
     out = []
     for a in args:
@@ -742,7 +768,8 @@ _HANDLERS = {
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab,
-    "rails": cmd_code.rails,
+    "rails": cmd_code.rails, "ansible": cmd_exec.ansible,
+    "gh": cmd_net.publish, "glab": cmd_net.publish,
     "gcloud": cmd_exec.gcloud_ssh,
     **{n: cmd_exec.make for n in ("make", "gmake")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},

@@ -175,8 +175,9 @@ def _run_process_input(run: "_Run", inv: "Invocation", index: int, what: str) ->
 
 
 def _as_script(inv: "Invocation", word: Word) -> "Invocation":
-    return inv.__class__(word.value, [], inv.cmd, inv.scope, inv.privileged, word.value if "/" in word.value
-                         else "./" + word.value)
+    remote = re.match(r"(?i)(https?|ftp|jsr|npm):", word.value)
+    return inv.__class__(word.value, [], inv.cmd, inv.scope, inv.privileged,
+                         word.value if "/" in word.value or remote else "./" + word.value)
 
 
 def eval_(run: "_Run", inv: "Invocation") -> list[Finding]:
@@ -596,6 +597,19 @@ def make(run: "_Run", inv: "Invocation") -> list[Finding]:
     for i, a in enumerate(args):
         if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
             makefile = args[i + 1]
+            producers = _process_inputs(inv).get(i + 1)
+            if producers:  # make -f <(curl …): the recipes come from that command's output
+                out = run.output_of(producers[-1])
+                if out.kind == "network":
+                    return [ask("make runs recipes downloaded from the network", "remote-exec", BlastRadius.HIGH,
+                                "exec.make")]
+                if out.kind != "text" or out.text is None:
+                    return [ask("make runs recipes generated at run time", "dynamic-exec", BlastRadius.HIGH,
+                                "exec.make")]
+                for line in out.text.splitlines():
+                    if line.startswith("\t"):
+                        run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
+                return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
         elif a.startswith(("--file=", "--makefile=")):
             makefile = a.partition("=")[2]
         elif a.startswith("-f") and len(a) > 2:
@@ -645,3 +659,47 @@ def at(run: "_Run", inv: "Invocation") -> list[Finding]:
     if stream.kind == "text" and stream.text is not None:
         run.nested(stream.text, inv, f"{inv.name} job")
     return [ask(f"{inv.name} schedules commands to run later, unattended", "process", BlastRadius.MEDIUM, "exec.at")]
+
+
+# ansible modules that only gather facts or check reachability
+_ANSIBLE_READ_MODULES = frozenset({"ping", "setup", "gather_facts", "debug", "stat", "slurp", "find", "command_info",
+                                   "package_facts", "service_facts", "ansible.builtin.ping", "ansible.builtin.setup",
+                                   "ansible.builtin.stat", "ansible.builtin.debug", "ansible.builtin.find"})
+_ANSIBLE_SHELL_MODULES = frozenset({"shell", "command", "raw", "ansible.builtin.shell", "ansible.builtin.command",
+                                    "ansible.builtin.raw"})
+
+
+def ansible(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """`ansible HOSTS -m shell -a CMD`: CMD runs on every host (judged as a remote command, with
+    -b as root); read-only modules are fine; any other module changes the hosts."""
+    words = inv.args
+    module, module_args, become = "command", None, False
+    i = 0
+    while i < len(words):
+        a = words[i]
+        if a in ("-m", "--module-name") and i + 1 < len(words):
+            module, i = words[i + 1], i + 2
+            continue
+        if a in ("-a", "--args") and i + 1 < len(words):
+            module_args, i = words[i + 1], i + 2
+            continue
+        if a.startswith("--module-name="):
+            module = a.partition("=")[2]
+        elif a.startswith("--args="):
+            module_args = a.partition("=")[2]
+        become |= a in ("-b", "--become") or (a.startswith("-") and not a.startswith("--") and "b" in a[1:]
+                                              and a[1:].isalpha())
+        i += 1
+    if module in _ANSIBLE_READ_MODULES:
+        return [allow(f"ansible -m {module} only gathers facts or checks the hosts", "infra-as-code",
+                      rule="exec.ansible")]
+    if module in _ANSIBLE_SHELL_MODULES and module_args:
+        if DYN in module_args:
+            return [ask("ansible runs a command built at run time on the hosts", "remote-exec", BlastRadius.HIGH,
+                        "exec.ansible")]
+        scope = Scope(None, "/root" if become else "~", {}, set(), remote=True)
+        run.nested(module_args, inv, f"ansible -m {module}", scope)
+        return [allow(f"ansible runs `{module_args}` on the hosts it targets (judged on its own)", "remote-exec",
+                      rule="exec.ansible")]
+    return [ask(f"ansible -m {module} changes the hosts it targets", "infra-as-code", BlastRadius.MEDIUM,
+                "exec.ansible")]

@@ -1,6 +1,7 @@
 """Commands that delete, move, write or change files: their flags parsed as the tools do."""
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import TYPE_CHECKING
 
@@ -92,8 +93,16 @@ def rm(run: "_Run", inv: "Invocation", record: bool = True) -> list[Finding]:
     if not targets:
         return [allow(f"{label} names no file, so it deletes nothing", "fs-delete", rule="fs.rm")]
     findings = [run.delete(w, inv, recursive, label, record=record) for w in targets]
+    if recursive and inv.scope.cd_dynamic and any(w.value in _WHOLE_DIRECTORY for w in targets):
+        # `cd "$(…)" && rm -rf *`: if that cd went wrong (an empty value goes home), this wipes it
+        findings.append(deny(f"{label} {' '.join(w.display() for w in targets)} deletes everything in a directory "
+                             "known only at run time (an empty or wrong value there can mean your home)",
+                             "fs-delete"))
     best = worst(findings)
     return [_with_rule(best, "fs.rm")]
+
+
+_WHOLE_DIRECTORY = frozenset({"*", "./*", ".", "./", ".*", "./.*", "* .*"})
 
 
 def rimraf(run: "_Run", inv: "Invocation") -> list[Finding]:
@@ -302,6 +311,11 @@ def mkfs(run: "_Run", inv: "Invocation") -> list[Finding]:
     operands = [w for w in inv.words if not w.value.startswith("-")]
     if not operands:
         return [allow(f"{inv.name} names no device, so it formats nothing", "disk", rule="fs.mkfs")]
+    # mke2fs -n and mkfs.xfs -N only show what they would do
+    dry = "-n" if re.match(r"(mke2fs|mkfs\.ext[234])$", inv.name) else "-N" if inv.name == "mkfs.xfs" else None
+    if dry and any(w.value.startswith("-") and not w.value.startswith("--") and dry[1] in w.value[1:]
+                   for w in inv.words):
+        return [allow(f"{inv.name} {dry} only shows what it would do; it writes nothing", "disk", rule="fs.mkfs")]
     findings = []
     for w in operands[-1:]:
         info = run.path(w, inv)
@@ -510,6 +524,9 @@ def _find_exec(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool
     out: list[Finding] = []
     for root in roots:
         placeholder = root if not filtered else Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/{}")
+        secret = _secret_found(run, inv, root) if filtered else None
+        if secret is not None:  # find ~ -name 'id_*' -exec curl -F f=@{}: {} is a private key
+            placeholder = Word(secret, root.raw + "/{}")
         argv = [placeholder if w.value == "{}" else
                 Word(w.value.replace("{}", placeholder.value), w.raw, w.quoted, w.glob) for w in child]
         synthetic = SimpleCommand(argv, " ".join(w.display() for w in child), inv.cmd.span, inv.scope.copy(),
@@ -519,6 +536,35 @@ def _find_exec(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool
         out.extend(run.result.findings[before:])
         del run.result.findings[before:]
     return out
+
+
+# well-known secret files, to test what a find's -name could reach
+_KNOWN_SECRETS = ("~/.ssh/id_rsa", "~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_dsa", "~/.aws/credentials",
+                  "~/.netrc", "~/.kube/config", "~/.docker/config.json", "~/.git-credentials", "~/.pgpass",
+                  "~/.npmrc", "~/.pypirc", "./.env")
+
+
+def _secret_found(run: "_Run", inv: "Invocation", root: Word) -> str | None:
+    """A well-known secret file under `root` whose name a positive -name/-iname of this find matches."""
+    words = [w.value for w in inv.words]
+    patterns = []
+    for i, w in enumerate(words[:-1]):
+        if w in ("-name", "-iname") and not (i > 0 and words[i - 1] in ("!", "-not")):
+            patterns.append((words[i + 1], w == "-iname"))
+    if not patterns:
+        return None
+    base = run.path(root, inv).path
+    if not base:
+        return None
+    for known in _KNOWN_SECRETS:
+        literal = inv.scope.home.rstrip("/") + known[1:] if known.startswith("~/") else known
+        path = run.path(Word.literal(literal), inv).path
+        if not path or not (path == base or path.startswith(base.rstrip("/") + "/")):
+            continue
+        name = path.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatchcase(name.lower() if fold else name, p.lower() if fold else p) for p, fold in patterns):
+            return path
+    return None
 
 
 def _via(inv: "Invocation", label: str) -> str:
@@ -780,9 +826,67 @@ def ripgrep(run: "_Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
-    """Reading a private key or cloud credential asks (project .env files do not)."""
+# commands that look at a file's name, size or existence, never print what is in it
+_METADATA_ONLY = frozenset({"test", "[", "[[", "ls", "ll", "la", "stat", "file", "du", "realpath", "readlink",
+                            "basename", "dirname", "wc", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
+                            "cksum", "cd", "pushd", "which", "type", "tree", "lsof"})
+
+
+_GREPS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"})
+_SECRET_WORD = re.compile(r"(?i)token|secret|passw|api_?key|private|credential|auth")
+
+
+def _grep_for_secret_values(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """`grep TOKEN .env`: searching a secrets file for secret names prints their values
+    (`grep -c`, `-l` and `-q` print none)."""
+    words = [w for w in inv.words if not w.dynamic]
+    options = [w.value for w in words if w.value.startswith("-")]
+    if any(o in ("-c", "--count", "-l", "-L", "--files-with-matches", "--files-without-match", "-q", "--quiet")
+           or (not o.startswith("--") and any(ch in o[1:] for ch in "clLq")) for o in options):
+        return []
+    operands = [w for w in words if not w.value.startswith("-")]
+    if len(operands) < 2 or not _SECRET_WORD.search(operands[0].value):
+        return []
+    for w in operands[1:]:
+        info = run.path(w, inv)
+        name = (w.value if w.glob or not info.path else info.path).rsplit("/", 1)[-1]
+        if is_secret(info.path or w.value, inv.scope.home, run.tax) or fnmatch.fnmatchcase(name, ".env*"):
+            return [ask(f"{inv.name} {operands[0].display()} {w.display()} prints secret values", "sensitive-read",
+                        BlastRadius.LOW, "fs.secret-grep")]
+    return []
+
+
+_SECRET_VARIABLE = re.compile(r"\$\{?([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|"
+                              r"CREDENTIALS?)[A-Za-z0-9_]*)", re.I)
+
+
+def _prints_secret_variable(inv: "Invocation") -> list[Finding]:
+    """`echo $OPENAI_API_KEY` puts the token on the screen and into the agent's transcript;
+    `echo "$TOKEN" | docker login --password-stdin` hands it on, and the next stage is judged."""
+    cmd = inv.cmd
+    if cmd.pipes_out or cmd.via or any(r.writes and r.fd in (None, 1) for r in cmd.redirects):
+        return []
     for w in inv.words:
+        m = _SECRET_VARIABLE.search(w.raw)
+        if m and "'" not in w.raw[: m.start()]:
+            return [ask(f"{inv.name} prints ${m.group(1)}, a secret", "sensitive-read", BlastRadius.LOW,
+                        "fs.secret-print")]
+    return []
+
+
+def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """Reading a private key or cloud credential asks (project .env files do not), as an operand or
+    on stdin (`base64 < ~/.kube/config`)."""
+    if inv.name in _METADATA_ONLY:
+        return []
+    if inv.name in _GREPS:
+        found = _grep_for_secret_values(run, inv)
+        if found:
+            return found
+    if inv.name in ("echo", "printf"):
+        return _prints_secret_variable(inv)
+    stdin_files = [r.target for r in inv.cmd.redirects if r.op == "<" and r.fd in (None, 0) and r.target is not None]
+    for w in list(inv.words) + stdin_files:
         if w.value.startswith("-") or w.dynamic:
             continue
         info = run.path(w, inv)

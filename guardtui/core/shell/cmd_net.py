@@ -137,3 +137,25 @@ def socket_client(run: "_Run", inv: "Invocation") -> list[Finding]:
         return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
                      "net.exfiltration")]
     return []
+
+
+# service CLIs that publish the files they are given: a gist, a release asset, a pastebin
+_PUBLISHERS = {("gh", "gist"), ("glab", "snippet"), ("gh", "release"), ("glab", "release")}
+
+
+def publish(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """`gh gist create --public .env`: a secrets file handed to a service that publishes it."""
+    import fnmatch
+
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    if len(operands) < 2 or (inv.name, operands[0].value) not in _PUBLISHERS:
+        return []
+    for w in operands[2:]:
+        info = run.path(w, inv)
+        name = (w.value if w.glob or not info.path else info.path).rsplit("/", 1)[-1]
+        if re.search(r"(?i)\.(example|sample|template|dist)$", name):
+            continue  # .env.example: the shape of the secrets, without them
+        if is_secret(info.path or w.value, inv.scope.home, run.tax) or fnmatch.fnmatchcase(name, ".env*"):
+            return [deny(f"{inv.name} {operands[0].value} {operands[1].value} publishes {w.display()}, a secrets file",
+                         "secrets", "net.publish-secret")]
+    return []

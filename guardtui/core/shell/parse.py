@@ -33,6 +33,7 @@ class Redirect:
     fd: int | None
     target: Word | None = None  # the file, for file redirects
     body: str | None = None  # heredoc or here-string text (DYN marks unknown parts)
+    producers: list | None = None  # `< <(cmd)`: the commands whose output is read
 
     @property
     def writes(self) -> bool:
@@ -58,6 +59,7 @@ class SimpleCommand:
     piped: bool = False  # reads a pipe (even from a compound stage)
     stdin_group: "list[SimpleCommand] | None" = None  # the commands of a compound previous stage: ( a; b ) | c
     stdout_to: "SimpleCommand | None" = None  # the next pipeline stage, when it is simple
+    pipes_out: bool = False  # its output goes to a next pipeline stage (simple or not)
     process_inputs: dict[int, list["SimpleCommand"]] = field(default_factory=dict)  # argv index -> <(…)
     assignment_inputs: dict[str, list["SimpleCommand"]] = field(default_factory=dict)  # VAR=<(…) prefixes
     depth: int = 0
@@ -265,11 +267,15 @@ class Walker:
         prev: SimpleCommand | None = stdin_from
         group: list[SimpleCommand] | None = None
         first = stdin_from is None
-        for child, redirect_nodes in stages:
+        for index, (child, redirect_nodes) in enumerate(stages):
             before = len(self.script.commands)
             # every stage runs in a subshell
             simple = self._statement(child, scope.copy(), prev, piped=(not first) or piped,
                                      extra_redirects=redirect_nodes)
+            if index < len(stages) - 1:
+                for c in self.script.commands[before:]:
+                    if c.via == self.via:
+                        c.pipes_out = True
             if simple is not None:
                 if group is not None:
                     simple.stdin_group = group
@@ -385,10 +391,13 @@ class Walker:
                     continue  # `>& /dev/tcp/x 0>&1`: tree-sitter splits the IO number off the next redirect
                 extra_args.append(extra)
         target = None
+        producers = None
         if dest is not None:
             self._substitutions(dest, scope)
             target = self.resolver.word(dest, scope)
-        return [Redirect(op, fd, target)]
+            if op == "<" and dest.type == "process_substitution":
+                producers = self._walk_nested(dest, scope, "<(…)", collect=True)
+        return [Redirect(op, fd, target, producers=producers)]
 
     def _heredoc_text(self, node, scope: Scope, quoted: bool) -> str:
         if quoted:
@@ -581,7 +590,9 @@ class Walker:
             return
         if target.dynamic or scope.cwd is None and not target.value.startswith("/"):
             scope.cwd, scope.oldpwd = None, previous
+            scope.cd_dynamic = scope.cd_dynamic or target.dynamic
             return
+        scope.cd_dynamic = False
         base = scope.cwd or "/"
         scope.cwd, scope.oldpwd = posixpath.normpath(posixpath.join(base, target.value)), previous
 

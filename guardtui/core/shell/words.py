@@ -63,6 +63,7 @@ class Scope:
     aliases: dict[str, str] = field(default_factory=dict)  # alias ls='…' earlier in the script
     origins: dict[str, str] = field(default_factory=dict)  # variable -> the text its value came from
     oldpwd: str | None = None  # the directory before the last cd (`cd -`, `~-`)
+    cd_dynamic: bool = False  # the last cd went to a directory known only at run time (`cd "$X"`)
 
     def __post_init__(self) -> None:
         if self.project is None and not self.remote:
@@ -70,7 +71,8 @@ class Scope:
 
     def copy(self) -> "Scope":
         return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
-                     {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins), self.oldpwd)
+                     {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins), self.oldpwd,
+                     self.cd_dynamic)
 
     def elements(self, name: str) -> list[str] | None:
         """The elements of an array (or of "@", the positional parameters), when known."""
