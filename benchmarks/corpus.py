@@ -24,7 +24,8 @@ def main() -> None:
     parser.add_argument("--misses", type=int, default=40)
     args = parser.parse_args()
     engine = isolated_engine()
-    for name in ("shell-dev.jsonl", "tricky.jsonl", "unseen-2.jsonl", "unseen-3.jsonl", "unseen-4.jsonl"):
+    for name in ("shell-dev.jsonl", "tricky.jsonl", "unseen-2.jsonl", "unseen-3.jsonl", "unseen-4.jsonl",
+                 "unseen-5.jsonl"):
         path = CORPORA / name
         if not path.exists():
             continue

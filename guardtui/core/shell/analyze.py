@@ -40,6 +40,7 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
                                "paste", "join", "comm", "iconv", "base64", "xxd", "od", "zcat", "gunzip", "envsubst",
                                "expand", "unexpand", "rev", "strings", "tr", "python", "python3", "node", "perl",
                                "ruby", "xmllint", "json_pp"})
+_TCP_EXEC = re.compile(r"\bexec\s+(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -135,6 +136,11 @@ class _Run:
             self.result.parse_errors.append(error)
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
                          "shell.parse"), text, via, span)
+        m = _TCP_EXEC.search(text)
+        if m and re.search(r"\b(?:ba|z|k|da)?sh\b[^;|&\n]*<&\s*" + m.group(1) + r"\b", text):
+            # exec 3<>/dev/tcp/h/p; bash <&3 >&3: a shell reading commands from a socket
+            self.add(deny("a shell reads its commands from a network socket (a reverse shell): it hands this "
+                          "machine to a remote host", "network", "shell.reverse-shell"), text, via, span)
         if parsed.fork_bomb:
             self.add(deny("it spawns processes endlessly (a fork bomb): it exhausts the machine", "fork-bomb",
                           "shell.fork-bomb"), parsed.fork_bomb, via, span)
@@ -229,6 +235,11 @@ class _Run:
                 if info.path.endswith("/.ssh/authorized_keys") and out.kind == "network":
                     self.add(deny(f"appends a downloaded key to {r.target.display()}: someone else gets in",
                                   "privilege", "shell.authorized-keys"))
+            if cmd.argv and posixpath.basename(cmd.argv[0].value) in self.tax.shells and \
+                    cmd.scope.facts.get("tcp-fd") and r.target.raw.lstrip("&") in ("$REPLY", "${REPLY}"):
+                # ztcp host port; zsh >&$REPLY: zsh's socket module, the same reverse shell
+                self.add(deny(f"a shell wired to the socket ztcp opened is a reverse shell: it hands this machine "
+                              "to a remote host", "network", "shell.reverse-shell"))
             if info.kind is PathKind.NETWORK_DEVICE and cmd.argv and \
                     posixpath.basename(cmd.argv[0].value) in self.tax.shells | {"exec"}:
                 self.add(deny(f"a shell wired to {r.target.display()} is a reverse shell: it hands this machine to "
@@ -446,6 +457,11 @@ class _Run:
             if cls == "read":
                 return [allow(f"{name} {word} only reads", category, rule="taxonomy.verb")]
             if cls == "delete":
+                listing = _whole_listing(inv)
+                if listing and (category == "backup" or re.search(r"\b(snapshots|backups|archives)\b", listing)):
+                    # every backup the tool lists, deleted: nothing is left to restore from
+                    return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
+                                 "taxonomy.delete-all-listed")]
                 return [ask(f"{name} {word} deletes or stops something", category, BlastRadius.HIGH, "taxonomy.verb")]
             return [ask(f"{name} {word} changes something", category, BlastRadius.MEDIUM, "taxonomy.verb")]
         if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
@@ -715,6 +731,28 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
                                "ruby", "perl", "php", "Rscript", "lua", "java", "dotnet"})
 
 
+_LISTING_VERBS = frozenset({"snapshots", "list", "ls", "ps", "images", "volumes", "keys", "archives", "backups",
+                            "instances", "buckets", "objects", "releases", "tags", "branches"})
+_NARROWING = re.compile(r"\b(grep|egrep|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filter|query|tag|"
+                        r"host|path|older|before|since|label|prefix|keep)|\s-f\s|\s-l\s")
+
+
+def _whole_listing(inv: Invocation) -> str | None:
+    """`restic forget $(restic snapshots -q --json | jq -r '.[].id')`: a delete fed by the same tool's
+    unfiltered listing deletes all of it. The listing's text, or None."""
+    for w in inv.words:
+        m = re.search(r"\$\((.+)\)|`(.+)`", w.raw, re.S)
+        if not m:
+            continue
+        inner = (m.group(1) or m.group(2)).strip()
+        first = inner.split("|")[0].split()
+        if not first or posixpath.basename(first[0]) != inv.name:
+            continue
+        if any(v in _LISTING_VERBS for v in first[1:4]) and not _NARROWING.search(" " + inner + " "):
+            return inner
+    return None
+
+
 def _describing_options(name: str, args: list[str]) -> list[str]:
     options = _options_before_end(args)
     if name not in _RUNS_ITS_OPERAND:
@@ -768,7 +806,7 @@ _HANDLERS = {
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab,
-    "rails": cmd_code.rails, "ansible": cmd_exec.ansible,
+    "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
     "gcloud": cmd_exec.gcloud_ssh,
     **{n: cmd_exec.make for n in ("make", "gmake")},

@@ -111,6 +111,7 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
     return stdin_script(run, inv, name)
 
 
+_HARMLESS_CATEGORIES = frozenset({"read-only", "git", "build-test", "interpreter"})
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "nc.traditional", "nc.openbsd"})
 
@@ -126,7 +127,9 @@ def stdin_script(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
     if kind == "text" and stream.text is not None:
         before = len(run.result.findings)
         run.nested(stream.text, inv, f"stdin › {name}")
-        harmless = all(f.verdict is Verdict.ALLOW and f.category == "read-only" for f in run.result.findings[before:])
+        # decoded and judged in full: if every part of it is allowed, the encoding hid nothing bad
+        harmless = all(f.verdict is Verdict.ALLOW and f.category in _HARMLESS_CATEGORIES
+                       for f in run.result.findings[before:])
         if stream.obfuscated and not harmless:
             return [ask(f"pipes encoded text into {name}: what runs is hidden until it is decoded", "dynamic-exec",
                         BlastRadius.HIGH, "exec.obfuscated-script")]
@@ -170,8 +173,37 @@ def _run_process_input(run: "_Run", inv: "Invocation", index: int, what: str) ->
     if stream.kind == "network":
         return [ask(f"{what} runs a script downloaded from the network", "remote-exec", BlastRadius.HIGH,
                     "exec.remote-script")]
+    source = _filtered_project_file(run, inv, producer)
+    if source is not None:  # source <(grep -v '^#' .env.dev | sed 's/^/export /'): that file, reshaped
+        return [allow(f"{what} runs lines of the project's {source} (as sourcing it would)", "shell-state",
+                      rule="exec.source")]
     return [ask(f"{what} runs commands generated at run time", "dynamic-exec", BlastRadius.HIGH,
                 "exec.dynamic-script")]
+
+
+def _filtered_project_file(run: "_Run", inv: "Invocation", last: SimpleCommand) -> str | None:
+    """The project file a pipeline of plain text filters reads, when that is all it does."""
+    from .paths import PathKind
+
+    stage: SimpleCommand | None = last
+    files: list[str] = []
+    while stage is not None:
+        if not stage.argv or posixpath.basename(stage.argv[0].value) not in _FILTERS or \
+                any(w.dynamic for w in stage.argv):
+            return None
+        name = posixpath.basename(stage.argv[0].value)
+        operands = [w for w in stage.argv[1:] if not w.value.startswith("-")]
+        if name in ("grep", "sed", "awk") and operands:
+            operands = operands[1:]  # the pattern or program
+        for w in operands:
+            info = run.path(w, inv)
+            if info.kind not in (PathKind.PROJECT_SUB, PathKind.PROJECT_ROOT):
+                return None
+            files.append(w.display())
+        if name == "sed" and any(w.value in ("-i", "--in-place") or w.value.startswith("-i") for w in stage.argv):
+            return None
+        stage = stage.stdin_from
+    return files[-1] if len(files) == 1 else None
 
 
 def _as_script(inv: "Invocation", word: Word) -> "Invocation":
@@ -703,3 +735,13 @@ def ansible(run: "_Run", inv: "Invocation") -> list[Finding]:
                       rule="exec.ansible")]
     return [ask(f"ansible -m {module} changes the hosts it targets", "infra-as-code", BlastRadius.MEDIUM,
                 "exec.ansible")]
+
+
+def terraform(run: "_Run", inv: "Invocation") -> list[Finding]:
+    """`terraform plan -destroy -out=p && terraform apply p`: applying that plan destroys the stack.
+    Everything else goes to the taxonomy."""
+    args = [w.value for w in inv.words if not w.value.startswith("-")]
+    if len(args) >= 2 and args[0] == "apply" and ("destroy-plan:" + args[-1]) in inv.scope.facts:
+        return [deny(f"{inv.name} apply {args[-1]} applies a destroy plan: it tears down every resource in it",
+                     "infra-as-code", "exec.terraform-destroy-plan")]
+    return []

@@ -291,6 +291,11 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
     if name == "chmod" and mode:
         for part in mode.split(","):
             if _SETID.match(part):
+                shell = next((w for w in operands if _is_shell_binary(run, w, inv)), None)
+                if shell is not None:  # cp /bin/bash /tmp/x && chmod +s /tmp/x: a root shell for anyone
+                    findings.append(deny(f"chmod {mode} {shell.display()} makes a setuid shell: anyone who runs it "
+                                         "gets its owner's rights (root)", "privilege", "fs.chmod-setuid-shell"))
+                    break
                 findings.append(ask(f"chmod {mode} sets the setuid/setgid bit", "permissions", BlastRadius.HIGH,
                                     "fs.chmod"))
                 break
@@ -328,6 +333,17 @@ def mkfs(run: "_Run", inv: "Invocation") -> list[Finding]:
             findings.append(f or allow(f"{inv.name} {w.display()} formats an image file, not a disk", "disk",
                                        rule="fs.mkfs"))
     return [worst(findings)]
+
+
+_SHELL_BINARIES = re.compile(r"^(/usr)?/bin/(ba|da|z|k|c|tc|fi|yash|)sh$|^(/usr)?/bin/(python3?|perl|ruby|node|env)$")
+
+
+def _is_shell_binary(run: "_Run", w: Word, inv: "Invocation") -> bool:
+    """A shell (or interpreter) binary, or a copy of one made earlier in the command."""
+    if w.dynamic:
+        return False
+    source = inv.scope.facts.get("copy-of:" + w.value, w.value)
+    return bool(_SHELL_BINARIES.match(source))
 
 
 def _only_removes(mode: str) -> bool:

@@ -82,7 +82,8 @@ def git(run: "_Run", inv: "Invocation") -> list[Finding]:
     rest = words[i + 1:]
     inv_scope = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     findings: list[Finding] = []
-    aliases = {}
+    # aliases defined earlier in this command (`git config alias.x …; git x`), then by -c here
+    aliases = {k[len("git-alias:"):]: v for k, v in scope.facts.items() if k.startswith("git-alias:")}
     for entry in configs:
         key, _, value = entry.partition("=")
         if key.lower().startswith("alias."):
@@ -98,6 +99,9 @@ def git(run: "_Run", inv: "Invocation") -> list[Finding]:
     rest = _expand_abbreviations(sub, rest)
     if sub in aliases:
         body = aliases[sub]
+        scope = scope.copy()
+        scope.facts.pop("git-alias:" + sub, None)  # an alias naming itself runs git's own command
+        inv_scope = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
         if body.startswith("!"):  # a shell alias: git runs the rest through sh, with the arguments
             run.nested(" ".join([body[1:]] + [w.value for w in rest]), inv_scope, f"git alias {sub}")
             return findings + [ask(f"git alias {sub} runs a shell command", "git", BlastRadius.LOW, "git.alias")]

@@ -241,12 +241,14 @@ class Walker:
         conditions = [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "condition"]
         named = [c for c in conditions if c.is_named]
         constant = self._constant(named[0], scope) if len(named) == 1 else None
-        runs_forever = constant is (node.type == "while_statement")
+        # tree-sitter calls both loops while_statement; the keyword tells them apart
+        until = node.type == "until_statement" or (node.children and node.children[0].type == "until")
+        runs_forever = constant is (not until)
         self._statements(conditions, scope)
         body = node.child_by_field_name("body")
         if body is None:
             return
-        if constant is (node.type == "until_statement"):
+        if constant is until:
             self._never_runs(body)  # `while false`, `until true`: the body never runs
             return
         self._statement(body, scope)
@@ -560,6 +562,7 @@ class Walker:
             for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
                 scope.variables[name] = value.value
         self._follow_cd(argv, scope)
+        self._follow_facts(argv, scope)
         if len(argv) >= 4 and argv[0].value == "printf" and argv[1].value == "-v":
             out = static_output(["printf"] + [w.value for w in argv[3:]], None, scope)
             scope.variables[argv[2].value] = out.text if out is not None else DYN  # printf -v cmd FMT …
@@ -572,6 +575,31 @@ class Walker:
             scope.arrays["@"] = [w.value for w in argv[2:]]  # set -- a b: the positional parameters
         self.script.commands.append(cmd)
         return cmd
+
+    def _follow_facts(self, argv: list[Word], scope: Scope) -> None:
+        """Note what this command sets up for the ones after it (see Scope.facts)."""
+        while argv and posixpath.basename(argv[0].value) in ("sudo", "doas", "command", "nohup", "env", "time"):
+            argv = argv[1:]
+            while argv and argv[0].value.startswith("-"):
+                argv = argv[1:]
+        words = [w.value for w in argv]
+        if not words:
+            return
+        name = posixpath.basename(words[0])
+        if name == "git" and "config" in words[1:4]:
+            for i, w in enumerate(words):
+                if w.startswith("alias.") and i + 1 < len(words) and not argv[i + 1].dynamic:
+                    scope.facts["git-alias:" + w[len("alias."):]] = words[i + 1]
+                    break
+        elif name in ("terraform", "tofu") and "plan" in words and \
+                any(w in ("-destroy", "--destroy") for w in words):
+            for w in words:
+                if w.startswith(("-out=", "--out=")):
+                    scope.facts["destroy-plan:" + w.partition("=")[2]] = "1"
+        elif name == "cp" and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
+            scope.facts["copy-of:" + words[-1]] = words[-2]
+        elif name == "ztcp":
+            scope.facts["tcp-fd"] = "REPLY"
 
     def _follow_cd(self, argv: list[Word], scope: Scope) -> None:
         if not argv or argv[0].value not in ("cd", "pushd", "popd", "chdir"):

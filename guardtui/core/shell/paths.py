@@ -189,12 +189,19 @@ _CRITICAL_DELETE = {PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, Pa
                     PathKind.DEVICE}
 
 
+# a directory of backups outside the project: /mnt/backup, /var/backups, ~/Backups, /srv/db-backups
+_BACKUPS = re.compile(r"(?i)/[^/]*backups?/?$")
+
+
 def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "fs-delete") -> Finding:
     """The verdict for deleting `info` (recursively or not). `what` names the action."""
     target = info.shown
     suffix = " on the remote host" if info.remote else ""
     kind = info.kind
     if recursive:
+        if info.path and _BACKUPS.search(info.path) and kind not in (PathKind.PROJECT_SUB, PathKind.TEMP,
+                                                                      PathKind.PROJECT_ROOT):
+            return deny(f"{what} {target} deletes backups{suffix}", category)
         if info.hits_system:
             return deny(f"{what} {target} matches top-level system directories (/etc, /usr, …)", category)
         if kind in _CRITICAL_DELETE and not info.glob:

@@ -64,6 +64,9 @@ class Scope:
     origins: dict[str, str] = field(default_factory=dict)  # variable -> the text its value came from
     oldpwd: str | None = None  # the directory before the last cd (`cd -`, `~-`)
     cd_dynamic: bool = False  # the last cd went to a directory known only at run time (`cd "$X"`)
+    # what earlier commands set up for later ones: "git-alias:NAME" -> its value, "destroy-plan:PATH",
+    # "copy-of:PATH" -> the file it was copied from, "tcp-fd" -> the variable holding a socket
+    facts: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.project is None and not self.remote:
@@ -72,7 +75,7 @@ class Scope:
     def copy(self) -> "Scope":
         return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
                      {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins), self.oldpwd,
-                     self.cd_dynamic)
+                     self.cd_dynamic, dict(self.facts))
 
     def elements(self, name: str) -> list[str] | None:
         """The elements of an array (or of "@", the positional parameters), when known."""
