@@ -449,6 +449,10 @@ class _Run:
             reason = best.reason(name, options)
             if best.shape.verdict == "allow":
                 return [allow(reason, best.shape.category, rule=f"taxonomy:{best.shape.id}")]
+            target = _production_target(args) if best.shape.category == "database" and \
+                best.shape.blast_radius is BlastRadius.HIGH else None
+            if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
+                return [deny(f"{reason}, on {target}", "database", f"taxonomy:{best.shape.id}")]
             return [by_radius(best.shape.blast_radius, reason, best.shape.category, f"taxonomy:{best.shape.id}")]
         verb = verb_class(canonical, args, self.tax)
         if verb is not None:
@@ -733,22 +737,47 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
 
 _LISTING_VERBS = frozenset({"snapshots", "list", "ls", "ps", "images", "volumes", "keys", "archives", "backups",
                             "instances", "buckets", "objects", "releases", "tags", "branches"})
-_NARROWING = re.compile(r"\b(grep|egrep|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filter|query|tag|"
-                        r"host|path|older|before|since|label|prefix|keep)|\s-f\s|\s-l\s")
+_LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots|backups|archives|recovery-points)"
+                           r"(-by-\w+)?$")
+_NARROWING = re.compile(r"\b(grep|egrep|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
+                        r"host|path|older|before|since|label|prefix|keep)|\[\?|\s-f\s|\s-l\s")
+
+
+def _production_target(args: list[str]) -> str | None:
+    """What in the arguments names a production database (or a linked remote one), if anything."""
+    for a in args:
+        if a == "--linked":
+            return "the linked remote database"
+        value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
+        if re.search(r"(?i)(^|[^a-z])prod(uction)?([^a-z]|$)", value) and not value.startswith("-"):
+            return f"{value} (production)"
+    return None
 
 
 def _whole_listing(inv: Invocation) -> str | None:
     """`restic forget $(restic snapshots -q --json | jq -r '.[].id')`: a delete fed by the same tool's
     unfiltered listing deletes all of it. The listing's text, or None."""
+    listings = []
     for w in inv.words:
         m = re.search(r"\$\((.+)\)|`(.+)`", w.raw, re.S)
-        if not m:
-            continue
-        inner = (m.group(1) or m.group(2)).strip()
+        if m:
+            listings.append((m.group(1) or m.group(2)).strip())
+    feeder = inv.cmd
+    if feeder.argv and posixpath.basename(feeder.argv[0].value) == "xargs":
+        # `aws ec2 describe-snapshots … | xargs -n1 aws ec2 delete-snapshot --snapshot-id`
+        stages = []
+        stage = feeder.stdin_from
+        while stage is not None:
+            stages.insert(0, stage.text)
+            stage = stage.stdin_from
+        if stages:
+            listings.append(" | ".join(stages))
+    for inner in listings:
         first = inner.split("|")[0].split()
         if not first or posixpath.basename(first[0]) != inv.name:
             continue
-        if any(v in _LISTING_VERBS for v in first[1:4]) and not _NARROWING.search(" " + inner + " "):
+        if any(v in _LISTING_VERBS or _LISTING_WORD.match(v) for v in first[1:4]) and \
+                not _NARROWING.search(" " + inner + " "):
             return inner
     return None
 
