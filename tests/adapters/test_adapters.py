@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from guardtui import hook
-from guardtui.adapters import AGENTS, adapter_for, base, claude, codex, cursor, docker_agent, gemini
+from guardtui.adapters import AGENTS, adapter_for, base, claude, codex, cursor, docker_agent, gemini, \
+    why_not_handed_back
 from guardtui.adapters.tools import normalise_tool
 from guardtui.core.model import ToolCall, Verdict
 
@@ -151,7 +152,15 @@ def test_gemini_answers_cannot_allow():
     assert gemini.render(call, ALLOW, "ok") == {}  # no objection: Gemini's policy engine decides
     assert gemini.render(call, DENY, "bad")["decision"] == "deny"
     assert "Do not retry" in gemini.render(call, DENY, "bad")["reason"]
-    assert gemini.render(call, ASK, "?") == {"decision": "ask", "systemMessage": "guardtui: ?"}
+
+
+@pytest.mark.parametrize("mode", ["default", "yolo", ""])
+def test_gemini_is_never_told_ask_it_would_hang_a_headless_run(mode):
+    call = call_of(gemini, "BeforeTool", mode=mode)
+    out = gemini.render(call, ASK, "force push")
+    assert out["decision"] == "deny" and "wait forever" in out["reason"] and "force push" in out["reason"]
+    assert gemini.fail_safe("BeforeTool", "broken")["decision"] == "deny"
+    assert why_not_handed_back(call)  # the offline hook, serve --ask defer and the console deny instead
 
 
 # -- Cursor ----------------------------------------------------------------------------------
@@ -239,7 +248,7 @@ def test_fail_safe_answers_never_allow(agent):
     for event in (*adapter.EVENTS, "Nonsense"):
         answer = json.dumps(adapter.fail_safe(event, "broken"))
         assert '"allow"' not in answer and "approve" not in answer
-    expected = {"claude": "ask", "codex": "deny", "gemini": "ask", "cursor": "ask", "docker-agent": "ask"}[agent]
+    expected = {"claude": "ask", "codex": "deny", "gemini": "deny", "cursor": "ask", "docker-agent": "ask"}[agent]
     assert expected in json.dumps(adapter.fail_safe(adapter.DEFAULT_EVENT, "broken"))
 
 
