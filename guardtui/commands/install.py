@@ -88,7 +88,8 @@ def run(args, command: str) -> int:
 
 NOTES = {
     "gemini": ("Gemini hooks cannot approve a call: to make guardtui the approver, add a user policy "
-               "(~/.gemini/policies/*.toml) that allows the tools guardtui guards.",),
+               "(~/.gemini/policies/*.toml) that allows the tools guardtui guards. An ask waits for the "
+               "console; with none running it is denied (Gemini's own prompt would hang a gemini -p run).",),
 }
 
 
