@@ -148,8 +148,10 @@ def ours(hooks: list[dict], source: Path) -> list[dict]:
     """The hooks in `source` that run guardtui's hook script."""
     from .install import is_ours
 
-    return [h for h in hooks if _same_file(h.get("sourcePath"), source) and h.get("handlerType") == "command"
-            and not h.get("isManaged") and is_ours({"command": h.get("command")}) and isinstance(h.get("key"), str)]
+    found = {h["key"]: h for h in hooks if isinstance(h.get("key"), str) and h.get("handlerType") == "command"
+             and _same_file(h.get("sourcePath"), source) and not h.get("isManaged")
+             and is_ours({"command": h.get("command")})}
+    return list(found.values())  # one per key, should a layer be listed twice
 
 
 def recorded_for(config: Path, source: Path) -> list[str]:
