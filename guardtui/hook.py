@@ -10,7 +10,8 @@ pays for this start-up on every call.
 
 When no console runs it judges with the engine here (that imports the engine, so it is slower)
 and hands asks back to the agent's own prompt (`--offline ask`, the default) or denies them
-(`--offline deny`). A payload it cannot judge gets a one-line error on stderr and the agent's
+(`--offline deny`); an agent that cannot take a call back (Gemini CLI, whose prompt would hang a
+headless run) has it denied. A payload it cannot judge gets a one-line error on stderr and the agent's
 fail-safe answer, never an allow; if even that is out of reach it exits 2, which every agent
 takes as a block.
 """

@@ -12,3 +12,16 @@ def adapter_for(agent: str) -> ModuleType:
     if agent not in AGENTS:
         raise KeyError(agent)
     return importlib.import_module(f"{__name__}.{agent.replace('-', '_')}")
+
+
+def why_not_handed_back(call) -> str:
+    """Why an ask cannot go back to the agent's own prompt for this call ("" when it can).
+
+    Where it cannot, whatever would hand it back (the offline hook, `serve --ask defer`, the
+    console's timeout) denies instead: an ask must never leave the agent hanging, nor pass."""
+    try:
+        adapter = adapter_for(call.agent)
+    except KeyError:
+        return ""
+    check = getattr(adapter, "why_not_handed_back", None)
+    return check(call) if check is not None else ""

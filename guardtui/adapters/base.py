@@ -6,6 +6,8 @@ An adapter is a module with pure functions and no I/O:
     parse(payload, event=None) -> ToolCall          (raises PayloadError)
     render(call, verdict, reason) -> dict | None    (None: print nothing, the agent decides)
     fail_safe(event, error) -> dict | None          (the answer when the payload cannot be judged)
+    why_not_handed_back(call) -> str                (optional: why an ask cannot go back to the
+                                                     agent's own prompt; then policies deny it)
 
 `render` gets allow, deny or ask; ask means "hand the call back to the agent's own permission
 prompt". Each adapter says it the way its agent understands, and where the agent cannot

@@ -51,6 +51,13 @@ def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
     return tool, {**tool_input, "file_path": path}
 
 
+def why_not_handed_back(call: ToolCall) -> str:
+    if call.event == "PreToolUse" and not base.agent_asks(call):
+        mode = "" if call.mode == base.UNKNOWN_MODE else f" and Codex runs with its approvals off ({call.mode})"
+        return f"Codex's PreToolUse hook cannot ask{mode}"
+    return ""
+
+
 def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
     if call.event == "PermissionRequest":
         if verdict is Verdict.ALLOW:
@@ -61,9 +68,7 @@ def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
             return None
         return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
     if verdict is Verdict.ASK and not base.agent_asks(call):
-        verdict = Verdict.DENY
-        why = "" if call.mode == base.UNKNOWN_MODE else f" and Codex runs with its approvals off ({call.mode})"
-        reason = f"{reason}; Codex's PreToolUse hook cannot ask{why}, so guardtui denies"
+        verdict, reason = Verdict.DENY, f"{reason}; {why_not_handed_back(call)}, so guardtui denies"
     if verdict is not Verdict.DENY:
         return None  # PreToolUse cannot allow or ask: silence lets Codex's own approval go on
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",

@@ -1,7 +1,12 @@
-"""Gemini CLI: BeforeTool. A hook can deny (the reason goes to the model) or ask (forces Gemini's
-own confirmation, even in YOLO mode), but it cannot allow: `{}` means "no objection" and
-Gemini's policy engine decides. To make guardtui the approver, give Gemini a user policy that
-allows the tools and let the hook hold the call until the person answers."""
+"""Gemini CLI: BeforeTool. A hook can deny (the reason goes to the model), but it cannot allow:
+`{}` means "no objection" and Gemini's policy engine decides. To make guardtui the approver, give
+Gemini a user policy that allows the tools and let the hook hold the call until the person
+answers (the console), or answer by policy.
+
+guardtui never answers `{"decision": "ask"}`. Gemini turns it into its own confirmation even
+where no one can confirm: a non-interactive run (`gemini -p`, or no TTY) then waits forever
+(checked with Gemini CLI 0.61.0), and the payload does not say which kind of run it is. So an
+ask is held for the console, and where it would be handed back to Gemini's prompt it is denied."""
 from __future__ import annotations
 
 from typing import Any
@@ -29,11 +34,19 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
                     mode=base.text(f.data, "approval_mode"))
 
 
+NO_HAND_BACK = ("Gemini CLI cannot be handed the call back (its own prompt would wait forever in a "
+                "non-interactive run such as gemini -p)")
+
+
+def why_not_handed_back(call: ToolCall) -> str:
+    return NO_HAND_BACK
+
+
 def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+    if verdict is Verdict.ASK:  # never {"decision": "ask"}: it hangs a headless Gemini
+        verdict, reason = Verdict.DENY, f"{reason}; {NO_HAND_BACK}, so guardtui denies"
     if verdict is Verdict.DENY:
         return {"decision": "deny", "reason": base.denial_message(call, reason)}
-    if verdict is Verdict.ASK:
-        return {"decision": "ask", "systemMessage": base.ask_message(reason)}
     return {}  # no objection: Gemini's policy engine decides (a hook cannot allow)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
+from ..adapters import why_not_handed_back
 from ..adapters.base import PayloadError, UnsupportedEvent, guess_event
 from ..core.engine import Engine
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
@@ -71,9 +72,14 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
     if decision.verdict in (Verdict.ALLOW, Verdict.DENY):
         reason = decision.reason if decision.verdict is Verdict.ALLOW else rule_reason(decision)
         return HookAnswer(adapter.render(call, decision.verdict, reason), verdict=decision.verdict)
-    verdict = Verdict.DENY if policy == "deny" else Verdict.ASK
-    why = ("no guardtui console is running: denied by policy (--offline deny)" if verdict is Verdict.DENY
-           else "no guardtui console is running: handed back to the agent's own prompt")
+    refusal = why_not_handed_back(call) if policy != "deny" else ""
+    verdict = Verdict.DENY if policy == "deny" or refusal else Verdict.ASK
+    if refusal:
+        why = f"no guardtui console is running, and {refusal}: denied by policy"
+    elif verdict is Verdict.DENY:
+        why = "no guardtui console is running: denied by policy (--offline deny)"
+    else:
+        why = "no guardtui console is running: handed back to the agent's own prompt"
     final = decision.with_(verdict=verdict, reason=f"{why} — {decision.reason}")
     latency_ms = (time.perf_counter() - start) * 1000
     if verdict is Verdict.DENY:

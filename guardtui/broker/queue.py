@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable
 
+from ..adapters import why_not_handed_back
 from ..core.engine import Engine, GuardEvent
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import Approval, approval_matches
@@ -55,8 +56,13 @@ class PendingCall:
         return max(0.0, self.deadline - (time.time() if now is None else now))
 
 
-def policy_resolution(policy: Outcome, why: str, by: DecidedBy = DecidedBy.POLICY) -> Resolution:
-    """An answer by policy (deny, or defer to the agent's own prompt), saying why."""
+def policy_resolution(policy: Outcome, why: str, by: DecidedBy = DecidedBy.POLICY,
+                      call: ToolCall | None = None) -> Resolution:
+    """An answer by policy (deny, or defer to the agent's own prompt), saying why. A call that
+    cannot go back to its agent's prompt (Gemini CLI; Codex with its approvals off) is denied."""
+    refusal = why_not_handed_back(call) if call is not None and policy is Outcome.DEFER else ""
+    if refusal:
+        return Resolution(Outcome.DENY, by, f"{why}, and {refusal}: denied by policy")
     if policy is Outcome.DENY:
         return Resolution(Outcome.DENY, by, f"{why}: denied by policy")
     if policy is Outcome.DEFER:
@@ -102,7 +108,7 @@ class PendingQueue:
     async def submit(self, call: ToolCall, decision: Decision, hook_timeout_s: float) -> Resolution:
         """Queue an asked call and wait for its one answer (person, timeout or shutdown)."""
         if self.closed:  # still an answered call: audited like any other
-            resolution = self._policy_resolution("the console is shutting down")
+            resolution = self._policy_resolution("the console is shutting down", call=call)
             self.record(call, decision, resolution, 0.0)
             return resolution
         loop = asyncio.get_running_loop()
@@ -116,12 +122,14 @@ class PendingQueue:
             return await asyncio.wait_for(asyncio.shield(pending.future), timeout=wait)
         except asyncio.TimeoutError:
             # the person may have answered in the same instant: then theirs is the one answer
-            if self.resolve(pending.id, self._policy_resolution(f"no answer within {wait:.0f}s", DecidedBy.TIMEOUT)):
-                self._emit("timeout", f"{call.summary(80)}: no answer in time, {self.timeout_policy.value}", call)
+            if self.resolve(pending.id, self._policy_resolution(f"no answer within {wait:.0f}s", DecidedBy.TIMEOUT,
+                                                                call)):
+                outcome = pending.resolution.outcome.value  # type: ignore[union-attr]
+                self._emit("timeout", f"{call.summary(80)}: no answer in time, {outcome}", call)
             return pending.resolution  # type: ignore[return-value]
         except asyncio.CancelledError:
             # the agent went away (connection closed): end the call so it leaves the queue
-            self.resolve(pending.id, self._policy_resolution("the agent stopped waiting", DecidedBy.POLICY))
+            self.resolve(pending.id, self._policy_resolution("the agent stopped waiting", DecidedBy.POLICY, call))
             raise
 
     # -- the person side -------------------------------------------------------------
@@ -156,7 +164,7 @@ class PendingQueue:
         self.closed = True
         count = 0
         for pending in self.pending():
-            if self.resolve(pending.id, self._policy_resolution(why)):
+            if self.resolve(pending.id, self._policy_resolution(why, call=pending.call)):
                 count += 1
         if count:
             self._emit("shutdown", f"{why}: {count} pending call(s) answered {self.timeout_policy.value}", None)
@@ -185,8 +193,9 @@ class PendingQueue:
                 self.resolve(other.id, Resolution(Outcome.ALLOW, DecidedBy.APPROVAL,
                                                   f"previously approved ({approval.label})"))
 
-    def _policy_resolution(self, why: str, by: DecidedBy = DecidedBy.POLICY) -> Resolution:
-        return policy_resolution(self.timeout_policy, why, by)
+    def _policy_resolution(self, why: str, by: DecidedBy = DecidedBy.POLICY,
+                           call: ToolCall | None = None) -> Resolution:
+        return policy_resolution(self.timeout_policy, why, by, call)
 
     @staticmethod
     def final_decision(decision: Decision, resolution: Resolution) -> Decision:

@@ -161,7 +161,7 @@ class Broker:
             resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now")
             final = self.queue.record(call, decision, resolution, 0.0)
         elif self.ask_policy is not None:  # headless: no person to wait for
-            resolution = policy_resolution(self.ask_policy, "no person is watching (guardtui serve)")
+            resolution = policy_resolution(self.ask_policy, "no person is watching (guardtui serve)", call=call)
             final = self.queue.record(call, decision, resolution, 0.0)
         else:
             resolution = await self.queue.submit(call, decision, timeout)

@@ -13,6 +13,10 @@ loopback.
     cursor        ~/.cursor/hooks.json                     DIR/.cursor/hooks.json
     docker-agent  <config>/cagent/hooks.d/50-guardtui.yaml (user only)
 
+For Codex, install also records Codex's trust in the two hooks it adds (Codex skips an untrusted
+hook without a word), through `codex app-server`, and uninstall takes that trust out again: see
+codex_trust.py. Without `codex` on PATH it says what to do instead.
+
 The command hook runs this installation's own interpreter on its guardtui/hook.py with `-S` (no
 site-packages scan: it starts faster than a pip console script). The HTTP hook (Claude Code
 only) carries the broker's token, so it is written only to user-local files: Claude's
@@ -47,14 +51,19 @@ class Target:
     path: Path
     http: bool
     port: int
+    user: bool = False  # the user's settings (else a project's)
 
 
 def run(args, command: str) -> int:
     from ..core.config import Locations
+    from . import codex_trust
 
     try:
         target = resolve_target(args.agent, project=args.project, user=args.user, http=args.http,
                                 port=args.port, env=os.environ)
+        trust = codex_trust.Trust(target, os.environ) if target.agent == "codex" else None
+        if trust is not None and command == "uninstall":
+            trust.read_before_uninstall()
         if command == "install":
             changed, backup = install(target, Locations.from_env())
             verb = "installed" if changed else "already installed"
@@ -68,16 +77,19 @@ def run(args, command: str) -> int:
     print(f"guardtui {command} {target.agent}: {verb} ({kind}) in {target.path}")
     if backup is not None:
         print(f"  the previous file is kept in {backup}")
+    status = 0
+    if trust is not None:  # Codex runs only hooks it trusts, and skips the others without a word
+        status = trust.after_install() if command == "install" else trust.after_uninstall()
     if changed and command == "install":
         for line in NOTES.get(target.agent, ()):
             print(f"  note: {line}")
-    return 0
+    return status
 
 
 NOTES = {
-    "codex": ("Codex runs only hooks it trusts: review them once with /hooks in the Codex TUI.",),
     "gemini": ("Gemini hooks cannot approve a call: to make guardtui the approver, add a user policy "
-               "(~/.gemini/policies/*.toml) that allows the tools guardtui guards.",),
+               "(~/.gemini/policies/*.toml) that allows the tools guardtui guards. An ask waits for the "
+               "console; with none running it is denied (Gemini's own prompt would hang a gemini -p run).",),
 }
 
 
@@ -94,7 +106,7 @@ def resolve_target(agent: str, *, project: str | None, user: bool, http: bool, p
             raise InstallError("docker-agent reads hooks from the user's hooks.d directory; use --user")
         base = env.get("DOCKER_AGENT_CONFIG_DIR") or env.get("CAGENT_CONFIG_DIR")
         config = Path(base) if base else Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "cagent"
-        return Target(agent, config / "hooks.d" / DROP_IN, False, 0)
+        return Target(agent, config / "hooks.d" / DROP_IN, False, 0, True)
     if user:
         path = {"claude": home / ".claude" / "settings.json",
                 "codex": Path(env.get("CODEX_HOME") or home / ".codex") / "hooks.json",
@@ -106,7 +118,7 @@ def resolve_target(agent: str, *, project: str | None, user: bool, http: bool, p
             raise InstallError(f"{root} is not a directory")
         path = {"claude": root / ".claude" / "settings.local.json", "codex": root / ".codex" / "hooks.json",
                 "gemini": root / ".gemini" / "settings.json", "cursor": root / ".cursor" / "hooks.json"}[agent]
-    return Target(agent, path, http, DEFAULT_PORT if port is None else port)
+    return Target(agent, path, http, DEFAULT_PORT if port is None else port, user)
 
 
 # -- what ----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from guardtui import hook
-from guardtui.adapters import AGENTS, adapter_for, base, claude, codex, cursor, docker_agent, gemini
+from guardtui.adapters import AGENTS, adapter_for, base, claude, codex, cursor, docker_agent, gemini, \
+    why_not_handed_back
 from guardtui.adapters.tools import normalise_tool
 from guardtui.core.model import ToolCall, Verdict
 
@@ -151,7 +152,44 @@ def test_gemini_answers_cannot_allow():
     assert gemini.render(call, ALLOW, "ok") == {}  # no objection: Gemini's policy engine decides
     assert gemini.render(call, DENY, "bad")["decision"] == "deny"
     assert "Do not retry" in gemini.render(call, DENY, "bad")["reason"]
-    assert gemini.render(call, ASK, "?") == {"decision": "ask", "systemMessage": "guardtui: ?"}
+
+
+@pytest.mark.parametrize("mode", ["default", "yolo", ""])
+def test_gemini_is_never_told_ask_it_would_hang_a_headless_run(mode):
+    call = call_of(gemini, "BeforeTool", mode=mode)
+    out = gemini.render(call, ASK, "force push")
+    assert out["decision"] == "deny" and "wait forever" in out["reason"] and "force push" in out["reason"]
+    assert gemini.fail_safe("BeforeTool", "broken")["decision"] == "deny"
+    assert why_not_handed_back(call)  # the offline hook, serve --ask defer and the console deny instead
+
+
+# -- captured by guardtui's own hook in the end-to-end runs (tests/e2e) -------------------------
+def test_codex_payloads_from_the_e2e_runs_with_approvals_on_and_off():
+    calls = [codex.parse(p) for p in captured("codex-e2e.jsonl")]
+    assert [(c.event, c.command, c.mode) for c in calls] == [
+        ("PreToolUse", "echo hello > hello.txt", "default"), ("PreToolUse", "rm -rf ~", "default"),
+        ("PreToolUse", "echo up > up.txt", "default"), ("PermissionRequest", "echo up > up.txt", "default"),
+        ("PreToolUse", ASKS_E2E, "default"), ("PermissionRequest", ASKS_E2E, "default"),
+        ("PreToolUse", "echo hello > hello.txt", "bypassPermissions"), ("PreToolUse", "rm -rf ~", "bypassPermissions"),
+        ("PreToolUse", ASKS_E2E, "bypassPermissions")]  # --dangerously-bypass-approvals-and-sandbox
+    perm = calls[3]
+    assert perm.call_id == "" and perm.input["description"] == "needs to write"  # the model's justification
+    assert calls[2].call_id.startswith("call_") and calls[2].session == perm.session
+    assert codex.render(calls[4], ASK, "force push") is None  # Codex's own approval goes on
+    assert codex.render(calls[8], ASK, "force push")["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_gemini_payloads_from_the_e2e_runs_do_not_say_the_mode():
+    payloads = captured("gemini-e2e.jsonl")  # three from a default-mode run with an allow policy, three from yolo
+    assert {tuple(p) for p in payloads} == {("session_id", "transcript_path", "cwd", "hook_event_name", "timestamp",
+                                             "tool_name", "tool_input")}
+    calls = [gemini.parse(p) for p in payloads]
+    assert [c.command for c in calls] == ["echo hello > hello.txt", "rm -rf ~", ASKS_E2E] * 2
+    assert all(c.mode == "" and c.call_id == "" and c.tool == "Bash" and c.cwd == "/w/proj" for c in calls)
+    assert all(gemini.render(c, ASK, "?")["decision"] == "deny" for c in calls)  # an ask would hang gemini -p
+
+
+ASKS_E2E = "git push --force-with-lease origin feature; touch pushed.txt"
 
 
 # -- Cursor ----------------------------------------------------------------------------------
@@ -239,7 +277,7 @@ def test_fail_safe_answers_never_allow(agent):
     for event in (*adapter.EVENTS, "Nonsense"):
         answer = json.dumps(adapter.fail_safe(event, "broken"))
         assert '"allow"' not in answer and "approve" not in answer
-    expected = {"claude": "ask", "codex": "deny", "gemini": "ask", "cursor": "ask", "docker-agent": "ask"}[agent]
+    expected = {"claude": "ask", "codex": "deny", "gemini": "deny", "cursor": "ask", "docker-agent": "ask"}[agent]
     assert expected in json.dumps(adapter.fail_safe(adapter.DEFAULT_EVENT, "broken"))
 
 

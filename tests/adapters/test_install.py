@@ -75,13 +75,32 @@ def test_user_settings_and_default_port(isolated_env):
 
 def test_codex_installs_pre_tool_use_and_permission_request(isolated_env, tmp_path, monkeypatch):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
-    assert run("install", "codex", "--user").returncode == 0
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no codex: trust cannot be recorded (the e2e tests do)
+    done = run("install", "codex", "--user")
+    assert done.returncode == 0
+    assert "`codex` is not on PATH" in done.stdout and "does NOT guard Codex" in done.stdout and "/hooks" in done.stdout
     data = json.loads((tmp_path / "codex-home" / "hooks.json").read_text())
     assert set(data) == {"hooks"} and set(data["hooks"]) == {"PreToolUse", "PermissionRequest"}
     assert data["hooks"]["PermissionRequest"][0]["hooks"][0]["command"].endswith("codex --timeout 600")
     assert run("install", "codex", "--http").returncode == 1  # Codex has no HTTP hooks
     run("uninstall", "codex", "--user")
     assert json.loads((tmp_path / "codex-home" / "hooks.json").read_text()) == {}
+
+
+def test_a_codex_that_cannot_be_asked_is_one_line_and_a_failure(isolated_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "codex"
+    fake.write_text("#!/bin/sh\necho not a codex\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    done = run("install", "codex", "--user")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("guardtui install codex: ") and len(done.stderr.splitlines()) == 1
+    assert "exited (status 3) before answering initialize" in done.stderr and "does NOT guard Codex" in done.stdout
+    assert json.loads((tmp_path / "codex-home" / "hooks.json").read_text())["hooks"]  # the hooks are in place
 
 
 def test_gemini_timeout_is_in_milliseconds(isolated_env, tmp_path):

@@ -73,6 +73,16 @@ async def test_offline_judges_here_and_hands_asks_back(short_runtime, project):
     assert audit == [("deny", "rule"), ("ask", "policy"), ("allow", "rule")]
 
 
+async def test_offline_an_ask_for_gemini_is_denied_not_handed_back(short_runtime, project):
+    """`{"decision": "ask"}` would leave a headless `gemini -p` waiting forever."""
+    gemini = json.dumps({"hook_event_name": "BeforeTool", "cwd": project, "tool_name": "run_shell_command",
+                         "tool_input": {"command": ASKS}}).encode()
+    code, out, err = await run_hook(hook_command("gemini"), gemini)
+    answer = json.loads(out)
+    assert code == 0 and answer["decision"] == "deny" and "no guardtui console is running" in answer["reason"]
+    assert [(e.verdict, e.decided_by) for e in _audit()] == [("deny", "policy")]
+
+
 async def test_offline_deny_policy(short_runtime, project):
     code, out, _ = await run_hook(hook_command("claude") + " --offline deny", body(ASKS, project))
     assert decision_of(json.loads(out)) == "deny"

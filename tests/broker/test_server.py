@@ -153,6 +153,32 @@ async def test_headless_defer_hands_asks_to_the_agents_prompt(start_broker):
     assert answer["permission"] == "ask"
     _, codex, _ = await post(broker, "codex", payload(ASKS, permission_mode="bypassPermissions"))
     assert codex["hookSpecificOutput"]["permissionDecision"] == "deny"  # approvals off: the guard holds
+    assert [e.verdict for e in broker.engine.audit.entries()] == ["ask", "deny"]  # as each agent was answered
+
+
+GEMINI_ASKS = {"hook_event_name": "BeforeTool", "cwd": "/home/user/project", "tool_name": "run_shell_command",
+               "tool_input": {"command": ASKS}}
+
+
+@pytest.mark.parametrize("how", ["headless", "timeout", "quit"])
+async def test_an_ask_that_would_go_back_to_gemini_is_denied_never_ask(start_broker, how):
+    """Gemini's own prompt never answers in a headless run: handing a call back would hang it."""
+    if how == "headless":
+        broker = await start_broker(ask_policy=Outcome.DEFER)
+        _, answer, _ = await post(broker, "gemini", GEMINI_ASKS)
+    elif how == "timeout":
+        broker = await start_broker(timeout_policy=Outcome.DEFER)
+        _, answer, _ = await post(broker, "gemini", GEMINI_ASKS, query="?timeout=1")
+    else:
+        broker = await start_broker(timeout_policy=Outcome.DEFER)
+        request = asyncio.create_task(post(broker, "gemini", GEMINI_ASKS))
+        await until(lambda: len(broker.queue) == 1)
+        await broker.queue.close("the console quit")
+        _, answer, _ = await request
+    assert answer["decision"] == "deny" and "wait forever" in answer["reason"]
+    assert [e.verdict for e in broker.engine.audit.entries()] == ["deny"]  # audited as what Gemini got
+    _, claude, _ = await post(broker, "claude", payload(ASKS), query="?timeout=1")
+    assert decision_of(claude) == "ask"  # Claude Code's own prompt still gets it back
 
 
 async def test_a_persons_allow_also_answers_the_same_calls_second_hook(start_broker):

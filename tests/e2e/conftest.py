@@ -1,8 +1,12 @@
-"""End to end with the real Claude Code CLI, driven by a scripted fake of the Anthropic API.
+"""End to end with the real agent CLIs, each driven by a scripted fake of its model's API.
 
-The CLI comes from npm (`@anthropic-ai/claude-code`, pinned below). It is installed into
-~/.cache/claude-e2e the first time (a fresh CI machine: the npm registry is reachable), or taken
-from $GUARDTUI_CLAUDE. Set GUARDTUI_SKIP_E2E=1 to skip these tests on a machine without node.
+    Claude Code  @anthropic-ai/claude-code  fake_anthropic.py          ~/.cache/claude-e2e  $GUARDTUI_CLAUDE
+    Codex CLI    @openai/codex              fake_openai_responses.py   ~/.cache/codex-e2e   $GUARDTUI_CODEX
+    Gemini CLI   @google/gemini-cli         fake_gemini.py             ~/.cache/gemini-e2e  $GUARDTUI_GEMINI
+
+Each CLI comes from npm at the version pinned below. It is installed into its cache directory the
+first time (a fresh CI machine: the npm registry is reachable), or taken from the environment
+variable. Set GUARDTUI_SKIP_E2E=1 to skip these tests on a machine without node.
 """
 from __future__ import annotations
 
@@ -14,10 +18,13 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 CLAUDE_VERSION = "2.1.328"
+CODEX_VERSION = "0.169.0"
+GEMINI_VERSION = "0.61.0"
 HERE = Path(__file__).parent
 
 
@@ -28,44 +35,62 @@ def _platform_package() -> str:
     return f"claude-code-{system}-{arch}"
 
 
-def _find_claude(prefix: Path) -> Path | None:
-    modules = prefix / "node_modules" / "@anthropic-ai"
-    for candidate in (modules / _platform_package() / "claude", prefix / "node_modules" / ".bin" / "claude"):
+def _executable(*candidates: Path) -> Path | None:
+    for candidate in candidates:
         if candidate.exists() and os.access(candidate, os.X_OK):
             return candidate
     return None
 
 
-def _version_ok(binary: Path) -> bool:
+def _version_ok(binary: Path, version: str) -> bool:
     try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return out.returncode == 0 and out.stdout.startswith(CLAUDE_VERSION)
+    return out.returncode == 0 and version in out.stdout.split()
+
+
+def npm_cli(name: str, package: str, version: str, find: Callable[[Path], Path | None]) -> Path:
+    """The pinned CLI: $GUARDTUI_<NAME>, else ~/.cache/<name>-e2e, installed there from npm if missing."""
+    if os.environ.get("GUARDTUI_SKIP_E2E") == "1":
+        pytest.skip("GUARDTUI_SKIP_E2E=1")
+    given = os.environ.get(f"GUARDTUI_{name.upper()}")
+    if given:
+        return Path(given)
+    prefix = Path(os.path.expanduser("~")) / ".cache" / f"{name}-e2e"
+    binary = find(prefix)
+    if binary is None or not _version_ok(binary, version):
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail(f"the end-to-end tests need npm to install {package} (or set GUARDTUI_{name.upper()}, "
+                        "or GUARDTUI_SKIP_E2E=1)")
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix), f"{package}@{version}"],
+                       check=True, capture_output=True, timeout=600)
+        binary = find(prefix)
+        if binary is None or not _version_ok(binary, version):
+            pytest.fail(f"{package} {version} did not install under {prefix}")
+    return binary
 
 
 @pytest.fixture(scope="session")
 def claude_cli() -> Path:
-    if os.environ.get("GUARDTUI_SKIP_E2E") == "1":
-        pytest.skip("GUARDTUI_SKIP_E2E=1")
-    given = os.environ.get("GUARDTUI_CLAUDE")
-    if given:
-        return Path(given)
-    prefix = Path(os.path.expanduser("~")) / ".cache" / "claude-e2e"
-    binary = _find_claude(prefix)
-    if binary is None or not _version_ok(binary):
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("the end-to-end tests need npm to install Claude Code (or set GUARDTUI_CLAUDE, "
-                        "or GUARDTUI_SKIP_E2E=1)")
-        prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
-                        f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"], check=True, capture_output=True,
-                       timeout=600)
-        binary = _find_claude(prefix)
-        if binary is None or not _version_ok(binary):
-            pytest.fail(f"Claude Code {CLAUDE_VERSION} did not install under {prefix}")
-    return binary
+    return npm_cli("claude", "@anthropic-ai/claude-code", CLAUDE_VERSION, lambda prefix: _executable(
+        prefix / "node_modules" / "@anthropic-ai" / _platform_package() / "claude",
+        prefix / "node_modules" / ".bin" / "claude"))
+
+
+@pytest.fixture(scope="session")
+def codex_cli() -> Path:
+    return npm_cli("codex", "@openai/codex", CODEX_VERSION,
+                   lambda prefix: _executable(prefix / "node_modules" / ".bin" / "codex"))
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> Path:
+    return npm_cli("gemini", "@google/gemini-cli", GEMINI_VERSION,
+                   lambda prefix: _executable(prefix / "node_modules" / ".bin" / "gemini"))
 
 
 @dataclass
@@ -90,7 +115,8 @@ def world(tmp_path) -> World:
     home.mkdir()
     project.mkdir()
     runtime = Path(tempfile.mkdtemp(prefix="gte"))  # short: AF_UNIX path limit
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GUARDTUI_", "ANTHROPIC_", "CLAUDE"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GUARDTUI_", "ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "GEMINI_", "GOOGLE_"))}
     env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                 "XDG_STATE_HOME": str(home / ".local" / "state"), "GUARDTUI_RUNTIME_DIR": str(runtime / "rt"),
                 "IS_SANDBOX": "1"})  # lets bypassPermissions run as root in CI containers
@@ -134,15 +160,88 @@ def servers():
 
 def run_claude(binary: Path, world: World, turns: list[dict], servers, *mode: str) -> tuple[dict, list[dict]]:
     """Run `claude -p` once against the fake model; (its JSON result, the model's request log)."""
-    script, log = world.root / "turns.json", world.root / "requests.jsonl"
-    script.write_text(json.dumps(turns))
-    fake = servers([sys.executable, str(HERE / "fake_anthropic.py"), "--port", "0", "--script", str(script),
-                    "--log", str(log)], world.env, world.root, "listening on")
-    port = fake.line.split()[-1]
+    port, log = _fake(servers, world, "fake_anthropic.py", turns)
     env = {**world.env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-test",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
     proc = subprocess.run([str(binary), "-p", "go", "--output-format", "json", *mode], env=env, cwd=world.project,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
-    requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return json.loads(proc.stdout), requests
+    return json.loads(proc.stdout), _requests(log)
+
+
+def _requests(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _fake(servers, world: World, script: str, turns: list[dict], *extra: str) -> tuple[int, Path]:
+    """Start a fake model API on a free port; (its port, its request log)."""
+    turns_file, log = world.root / "turns.json", world.root / "requests.jsonl"
+    turns_file.write_text(json.dumps(turns))
+    log.unlink(missing_ok=True)
+    fake = servers([sys.executable, str(HERE / script), "--port", "0", "--script", str(turns_file), "--log", str(log),
+                    *extra], world.env, world.root, "listening on")
+    return int(fake.line.split()[-1]), log
+
+
+def codex_env(world: World, codex: Path) -> dict[str, str]:
+    """The world with Codex in it: CODEX_HOME in the isolated HOME, `codex` on PATH (so
+    `guardtui install codex` finds it, as it would on a person's machine)."""
+    world.env["CODEX_HOME"] = str(world.home / ".codex")
+    world.env["PATH"] = f"{codex.parent}{os.pathsep}{world.env.get('PATH', os.defpath)}"
+    return world.env
+
+
+def run_codex(binary: Path, world: World, turns: list[dict], servers, *flags: str,
+              review: str = "deny") -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """Run `codex exec` once against the fake Responses API; (the process, the model's request log).
+
+    The provider comes in as -c overrides, so config.toml holds only what `guardtui install` wrote."""
+    port, log = _fake(servers, world, "fake_openai_responses.py", turns, "--review", review)
+    provider = (f'{{name="Fake", base_url="http://127.0.0.1:{port}/v1", wire_api="responses", '
+                f'env_key="FAKE_API_KEY"}}')
+    env = {**world.env, "FAKE_API_KEY": "sk-test"}
+    proc = subprocess.run([str(binary), "exec", "--skip-git-repo-check", "-c", 'model="fake-model"',
+                           "-c", 'model_provider="fake"', "-c", f"model_providers.fake={provider}", *flags, "go"],
+                          env=env, cwd=world.project, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return proc, _requests(log)
+
+
+GEMINI_ALLOW_SHELL = """# the person's own policy: Gemini runs shell commands without asking, guardtui's hook judges them
+[[rule]]
+toolName = "run_shell_command"
+decision = "allow"
+priority = 100
+allowRedirection = true
+"""
+
+
+def gemini_setup(world: World, *, allow_policy: bool = True) -> Path:
+    """What a Gemini user has before installing guardtui: API-key auth and, to make guardtui the
+    approver, a user policy that lets Gemini run shell commands (headless Gemini does not even
+    offer the model a tool that would need confirmation)."""
+    settings = world.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    if allow_policy:
+        (world.home / ".gemini" / "policies").mkdir(exist_ok=True)
+        (world.home / ".gemini" / "policies" / "allow-shell.toml").write_text(GEMINI_ALLOW_SHELL)
+    return settings
+
+
+def run_gemini(binary: Path, world: World, turns: list[dict], servers, *flags: str,
+               timeout: float = 120) -> tuple[dict, list[dict]]:
+    """Run `gemini -p` once against the fake Gemini API; (its JSON result, the model's request log).
+
+    The timeout is a safety net: a run takes a few seconds, and one that hangs fails the test."""
+    port, log = _fake(servers, world, "fake_gemini.py", turns)
+    env = {**world.env, "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{port}"}
+    try:
+        proc = subprocess.run([str(binary), "--skip-trust", "-m", "gemini-2.5-flash", "--output-format", "json",
+                               *flags, "-p", "go"], env=env, cwd=world.project, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"gemini -p did not finish within {timeout:.0f}s: it hangs")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), _requests(log)
