@@ -8,6 +8,8 @@
    medians and their ratio. The target is at most 1.5x (the aim 1.3x).
 2. The HTTP hook: a POST /hooks/claude to the broker over loopback with a new connection each
    time, as Claude Code's HTTP hook does. Reported: the median and the 90th percentile.
+3. The command hook with no console running (it judges with the engine itself): the median,
+   and its ratio to `python -c pass` (what a person pays per call before starting the console).
 
 The broker runs in this process (a thread with its own event loop), on a throwaway config,
 with asks denied by policy (the call measured is a safe `ls`, allowed by rule). Exit status 1
@@ -100,17 +102,23 @@ def measure(broker, project: Path, runs: int, requests: int) -> dict:
         pass_times.append(timed(["sh", "-c", baseline], body))
         hook_times.append(timed(["sh", "-c", command], body))
     http_times = [http_round_trip(broker, body) for _ in range(requests)]
+    offline_env = {**os.environ, "GUARDTUI_RUNTIME_DIR": str(project / "no-console")}
+    offline = subprocess.run(["sh", "-c", command], input=body, capture_output=True, check=True, env=offline_env)
+    assert b'"allow"' in offline.stdout, offline.stdout  # judged offline, by rule
+    offline_times = [timed(["sh", "-c", command], body, offline_env) for _ in range(max(5, runs // 4))]
     hook_ms, pass_ms = statistics.median(hook_times), statistics.median(pass_times)
     return {"python": sys.executable, "runs": runs, "requests": requests,
             "python_c_pass_median_ms": round(pass_ms, 2), "command_hook_median_ms": round(hook_ms, 2),
             "command_ratio": round(hook_ms / pass_ms, 3), "budget_ratio": BUDGET, "aim_ratio": AIM,
             "http_hook_median_ms": round(statistics.median(http_times), 3),
-            "http_hook_p90_ms": round(statistics.quantiles(http_times, n=10)[-1], 3)}
+            "http_hook_p90_ms": round(statistics.quantiles(http_times, n=10)[-1], 3),
+            "offline_hook_median_ms": round(statistics.median(offline_times), 2),
+            "offline_ratio": round(statistics.median(offline_times) / pass_ms, 2)}
 
 
-def timed(argv: list[str], body: bytes) -> float:
+def timed(argv: list[str], body: bytes, env: dict | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, input=body, capture_output=True, check=True)
+    subprocess.run(argv, input=body, capture_output=True, check=True, env=env)
     return (time.perf_counter() - start) * 1000
 
 
@@ -135,6 +143,8 @@ def report(f: dict) -> None:
     print(f"  ratio                 {f['command_ratio']:.2f}x  (budget {BUDGET}x, aim {AIM}x): {verdict}")
     print(f"HTTP hook ({f['requests']} POST /hooks/claude, a new loopback connection each)")
     print(f"  round trip            median {f['http_hook_median_ms']:8.3f} ms, p90 {f['http_hook_p90_ms']:.3f} ms")
+    print("command hook with no console (judged in the hook process)")
+    print(f"  median                {f['offline_hook_median_ms']:8.2f} ms  ({f['offline_ratio']:.1f}x python -c pass)")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,9 @@ def field_name(path: Iterable) -> str:
     return out
 
 
-class _Loader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it: the taxonomy loads in a few ms instead of a second,
+# which is most of what an offline hook call costs
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     pass
 
 
@@ -66,8 +68,12 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_dupl
 def load_yaml(text: str, file: str, line_offset: int = 0) -> Located:
     """Parse text; raise DataError (one line, with the line number) on bad YAML."""
     try:
-        node = yaml.compose(text, Loader=_Loader)
-        data = yaml.load(text, Loader=_Loader) if node is not None else None
+        loader = _Loader(text)
+        try:  # one parse: the nodes give the line numbers, the same nodes give the data
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark else None
