@@ -1,5 +1,6 @@
 """OpenAI Codex CLI: PermissionRequest (allow / deny / no decision) and PreToolUse, which can
-only deny (a bare allow or ask is "unsupported" and fails open, so silence stands for both).
+only deny (a bare allow or ask is "unsupported" and fails open, so silence stands for allow, and
+an ask no person answers becomes a deny: Codex prompts only for what its sandbox would stop).
 
 Shell calls arrive as `Bash` with `{"command": ...}`; file edits as `apply_patch` whose
 `command` is the patch envelope: a patch touching one file becomes Write (a new file) or Edit
@@ -52,10 +53,14 @@ def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
 
 
 def why_not_handed_back(call: ToolCall) -> str:
-    if call.event == "PreToolUse" and not base.agent_asks(call):
-        mode = "" if call.mode == base.UNKNOWN_MODE else f" and Codex runs with its approvals off ({call.mode})"
-        return f"Codex's PreToolUse hook cannot ask{mode}"
-    return ""
+    """Every PreToolUse ask. Silence there does not reach a prompt: Codex asks only for what its
+    sandbox would stop, so a handed-back `rm -rf build` inside the workspace would run unasked."""
+    if call.event != "PreToolUse":
+        return ""
+    if base.agent_asks(call):
+        return "Codex's PreToolUse hook cannot ask, and Codex runs what its sandbox allows without asking"
+    mode = "" if call.mode == base.UNKNOWN_MODE else f" and Codex runs with its approvals off ({call.mode})"
+    return f"Codex's PreToolUse hook cannot ask{mode}"
 
 
 def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
@@ -67,7 +72,7 @@ def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
         else:  # no decision: Codex's own approval (the person or its reviewer)
             return None
         return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
-    if verdict is Verdict.ASK and not base.agent_asks(call):
+    if verdict is Verdict.ASK:  # handed back: see why_not_handed_back
         verdict, reason = Verdict.DENY, f"{reason}; {why_not_handed_back(call)}, so guardtui denies"
     if verdict is not Verdict.DENY:
         return None  # PreToolUse cannot allow or ask: silence lets Codex's own approval go on

@@ -59,7 +59,7 @@ class PendingCall:
 def policy_resolution(policy: Outcome, why: str, by: DecidedBy = DecidedBy.POLICY,
                       call: ToolCall | None = None) -> Resolution:
     """An answer by policy (deny, or defer to the agent's own prompt), saying why. A call that
-    cannot go back to its agent's prompt (Gemini CLI; Codex with its approvals off) is denied."""
+    cannot go back to its agent's prompt (Gemini CLI; Codex PreToolUse) is denied."""
     refusal = why_not_handed_back(call) if call is not None and policy is Outcome.DEFER else ""
     if refusal:
         return Resolution(Outcome.DENY, by, f"{why}, and {refusal}: denied by policy")

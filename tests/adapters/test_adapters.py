@@ -92,16 +92,20 @@ def test_codex_captured_pre_tool_use_and_permission_request():
 def test_codex_pre_tool_use_can_only_deny():
     call = call_of(codex, "PreToolUse")
     assert codex.render(call, ALLOW, "ok") is None  # a bare allow is "unsupported" in Codex
-    assert codex.render(call, ASK, "?") is None  # so is ask: silence lets Codex's approval go on
     out = codex.render(call, DENY, "bad")
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert out["hookSpecificOutput"]["permissionDecisionReason"]  # Codex requires a non-empty reason
 
 
-def test_codex_with_approvals_off_an_ask_is_a_deny():
-    call = call_of(codex, "PreToolUse", mode="bypassPermissions")
-    out = codex.render(call, ASK, "force push")["hookSpecificOutput"]
-    assert out["permissionDecision"] == "deny" and "approvals off" in out["permissionDecisionReason"]
+def test_codex_pre_tool_use_never_hands_an_ask_back():
+    """Silence is no prompt: Codex asks only for what its sandbox would stop, so an in-workspace
+    `rm -rf build` handed back would run unasked. With approvals on or off, an unanswered ask denies."""
+    on = codex.render(call_of(codex, "PreToolUse"), ASK, "force push")["hookSpecificOutput"]
+    assert on["permissionDecision"] == "deny" and "without asking" in on["permissionDecisionReason"]
+    off = codex.render(call_of(codex, "PreToolUse", mode="bypassPermissions"), ASK, "force push")
+    assert "approvals off" in off["hookSpecificOutput"]["permissionDecisionReason"]
+    assert why_not_handed_back(call_of(codex, "PreToolUse")) and not why_not_handed_back(call_of(codex,
+                                                                                                   "PermissionRequest"))
 
 
 def test_codex_permission_request_answers():
@@ -175,7 +179,8 @@ def test_codex_payloads_from_the_e2e_runs_with_approvals_on_and_off():
     perm = calls[3]
     assert perm.call_id == "" and perm.input["description"] == "needs to write"  # the model's justification
     assert calls[2].call_id.startswith("call_") and calls[2].session == perm.session
-    assert codex.render(calls[4], ASK, "force push") is None  # Codex's own approval goes on
+    assert codex.render(calls[5], ASK, "force push") is None  # PermissionRequest: Codex's own approval goes on
+    assert codex.render(calls[4], ASK, "force push")["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert codex.render(calls[8], ASK, "force push")["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 

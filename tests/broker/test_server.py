@@ -153,7 +153,11 @@ async def test_headless_defer_hands_asks_to_the_agents_prompt(start_broker):
     assert answer["permission"] == "ask"
     _, codex, _ = await post(broker, "codex", payload(ASKS, permission_mode="bypassPermissions"))
     assert codex["hookSpecificOutput"]["permissionDecision"] == "deny"  # approvals off: the guard holds
-    assert [e.verdict for e in broker.engine.audit.entries()] == ["ask", "deny"]  # as each agent was answered
+    _, codex, _ = await post(broker, "codex", payload(ASKS))  # approvals on: its sandbox would not ask either
+    assert "runs what its sandbox allows" in codex["hookSpecificOutput"]["permissionDecisionReason"]
+    _, codex, _ = await post(broker, "codex", payload(ASKS, event="PermissionRequest"))
+    assert codex is None  # a prompt Codex is about to show: no decision, the person sees it there
+    assert [e.verdict for e in broker.engine.audit.entries()] == ["ask", "deny", "deny", "ask"]
 
 
 GEMINI_ASKS = {"hook_event_name": "BeforeTool", "cwd": "/home/user/project", "tool_name": "run_shell_command",

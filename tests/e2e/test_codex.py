@@ -4,9 +4,9 @@
 hooks (Codex skips an untrusted hook without a word), so every run here goes WITHOUT
 --dangerously-bypass-hook-trust. One scripted session: a safe command runs; `rm -rf ~` is denied
 by rule at PreToolUse (the isolated HOME survives); a command that asks for escalation
-(sandbox_permissions require_escalated) is allowed by rule at PermissionRequest; and an ask is
-answered by the broker's policy, or handed back to Codex's own approval (in exec with
---approve-for-me, its automatic reviewer: the fake model). And with Codex's approvals and sandbox
+(sandbox_permissions require_escalated) is allowed by rule at PermissionRequest; and an ask no
+person answers is denied, by the broker's policy or because Codex would not ask (it prompts only
+for what its sandbox would stop; in exec with --approve-for-me its reviewer is the fake model). And with Codex's approvals and sandbox
 off, where guardtui is all that stands between the model and the machine.
 """
 from __future__ import annotations
@@ -106,25 +106,23 @@ def test_install_records_trust_so_the_hooks_run_with_no_bypass(codex, world, ser
     assert (ASKS, "deny", "policy") in audit(world)
 
 
-@pytest.mark.parametrize(("how", "review"), [("serve --ask defer", "deny"), ("serve --ask defer", "allow"),
-                                             ("no console", "deny")])
-def test_an_ask_handed_back_is_decided_by_codexs_own_approval(codex, world, servers, how, review):
-    """PreToolUse stays silent, PermissionRequest gives no decision: Codex's approval decides (in exec
-    with --approve-for-me, its automatic reviewer, which the fake model plays)."""
+@pytest.mark.parametrize("how", ["serve --ask defer", "no console"])
+def test_an_ask_no_person_answers_is_denied_because_codex_would_not_ask(codex, world, servers, how):
+    """Handing an ask back to Codex (silence at PreToolUse) is no prompt: Codex asks only for what its
+    sandbox would stop, so an in-workspace command would run unasked, and even an escalated one goes to
+    a reviewer that may be automatic. With no person to answer, guardtui denies at PreToolUse."""
     if how != "no console":
         start_guardtui(world, servers, "defer")
     install(world)
-    turns = TURNS[:4] + [{"text": "all done"}]
-    _, requests = run_codex(codex, world, turns, servers, APPROVE, review=review)
+    turns = [shell(ASKS), shell(ASKS, escalate=True), {"text": "all done"}]
+    _, requests = run_codex(codex, world, turns, servers, APPROVE, review="allow")
     outputs = told(requests)
-    assert any(r["review"] for r in requests)  # Codex's reviewer was asked
-    assert (world.home / "canary.txt").exists()
-    assert outputs[1].startswith("Command blocked by PreToolUse hook: guardtui blocked")
-    if review == "deny":
-        assert not (world.project / "pushed.txt").exists() and "Rejected" in outputs[3]
-    else:
-        assert (world.project / "pushed.txt").exists() and ran(outputs[3])
-    assert audit(world).count((ASKS, "ask", "policy")) == 2  # handed back at both hooks
+    assert not (world.project / "pushed.txt").exists()  # neither the sandboxed nor the escalated ask ran
+    for output in outputs:
+        assert output.startswith("Command blocked by PreToolUse hook: guardtui blocked this Bash call")
+        assert "Codex's PreToolUse hook cannot ask, and Codex runs what its sandbox allows" in output
+    assert not any(r["review"] for r in requests)  # the reviewer (who would have allowed it) never saw it
+    assert audit(world).count((ASKS, "deny", "policy")) == 2  # audited as what Codex was told
 
 
 @pytest.mark.parametrize("how", ["serve --ask defer", "no console"])
