@@ -7,16 +7,18 @@ import sys
 from ..core.config import Locations
 from ..core.engine import Engine, LLMGuard
 from ..core.factory import build_engine, llm_guard
-from ..core.plugins import PluginRule, load_plugin_set
+from ..core.plugins import PluginRule, ProjectPlugins, load_plugin_set, project_root
 from ..core.yamlfile import DataError
 
 
 def cli_engine(cwd: str, record: bool = False, locations: Locations | None = None,
                path_env: str | None = None, llm: bool = False) -> Engine:
-    """An engine over the user's config and the project's plugins; with `llm`, the LLM guard
-    the user configured (the console and serve judge real agents' calls; check stays static)."""
+    """An engine over the user's config and the project's plugins (a call made in another
+    project: that project's); with `llm`, the LLM guard the user configured (the console and
+    serve judge real agents' calls; check stays static)."""
     locations = Locations.from_env() if locations is None else locations
-    plugin_rule = PluginRule(load_plugin_set(locations, cwd).plugins)
+    plugin_rule = PluginRule(load_plugin_set(locations, cwd).plugins,
+                             projects=ProjectPlugins(locations, project_root(cwd, locations.home) or cwd))
     return build_engine(locations, record=record, plugin_rule=plugin_rule, llm=configured_llm(locations) if llm
                         else None, path_env=os.environ.get("PATH", "") if path_env is None else path_env)
 

@@ -42,6 +42,7 @@ class GuardEvent:
 
 
 EventSink = Callable[[GuardEvent], None]
+PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule's ask
 
 
 class Engine:
@@ -117,31 +118,45 @@ class Engine:
 
     def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision]]:
         flags: list[Decision] = []
-        for rule in self._rules:
-            try:
-                decision = rule.evaluate(call, ctx)
-            except Exception as exc:  # fail closed: a broken rule asks, never allows
-                message = f"rule {rule.id} failed: {type(exc).__name__}: {exc}"
-                self._emit("rule-error", message, rule.id, call)
-                return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error"), flags
+        rules = self._rules
+        for index, rule in enumerate(rules):
+            decision = self._run_rule(rule, call, ctx, flags)
             if decision is None:
                 continue
-            if not isinstance(decision, Decision):
-                message = f"rule {rule.id} returned {type(decision).__name__}, not a decision"
-                self._emit("rule-error", message, rule.id, call)
-                return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error"), flags
-            raised = decision.metadata.get("flags_raised")
-            if raised:  # flags a rule raised beside its verdict (plugins): recorded like its own
-                decision = decision.with_(metadata={k: v for k, v in decision.metadata.items() if k != "flags_raised"})
-                for flag in raised:
-                    flags.append(flag)
-                    self._emit("flag", flag.reason, flag.rule or rule.id, call)
-            if decision.verdict is Verdict.FLAG:
-                flags.append(decision)
-                self._emit("flag", decision.reason, decision.rule or rule.id, call)
-                continue
+            if decision.verdict is Verdict.ASK:
+                # the person's plugins may only tighten: their deny beats a built-in rule's ask
+                tighter = next((r for r in rules[index + 1:] if r.id == PLUGINS_RULE), None)
+                verdict = self._run_rule(tighter, call, ctx, flags) if tighter is not None else None
+                if verdict is not None and verdict.verdict is Verdict.DENY:
+                    return verdict.with_metadata(tightened=decision.reason), flags
             return decision, flags
         return Decision(Verdict.LLM, "no rule judged this call", "engine", BlastRadius.UNKNOWN, "unknown"), flags
+
+    def _run_rule(self, rule: Rule, call: ToolCall, ctx: EvalContext, flags: list[Decision]) -> Decision | None:
+        """One rule's decision (None: abstains or only flags; its flags go into `flags`)."""
+        try:
+            decision = rule.evaluate(call, ctx)
+        except Exception as exc:  # fail closed: a broken rule asks, never allows
+            message = f"rule {rule.id} failed: {type(exc).__name__}: {exc}"
+            self._emit("rule-error", message, rule.id, call)
+            return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error")
+        if decision is None:
+            return None
+        if not isinstance(decision, Decision):
+            message = f"rule {rule.id} returned {type(decision).__name__}, not a decision"
+            self._emit("rule-error", message, rule.id, call)
+            return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error")
+        raised = decision.metadata.get("flags_raised")
+        if raised:  # flags a rule raised beside its verdict (plugins): recorded like its own
+            decision = decision.with_(metadata={k: v for k, v in decision.metadata.items() if k != "flags_raised"})
+            for flag in raised:
+                flags.append(flag)
+                self._emit("flag", flag.reason, flag.rule or rule.id, call)
+        if decision.verdict is Verdict.FLAG:
+            flags.append(decision)
+            self._emit("flag", decision.reason, decision.rule or rule.id, call)
+            return None
+        return decision
 
     def _escalate(self, call: ToolCall, decision: Decision) -> tuple[Decision, DecidedBy]:
         if self.llm is None:

@@ -24,13 +24,21 @@ DENY_DOCKER = "id: docker\npatterns: [{match: docker, verdict: deny, reason: no 
 ASK_DOCKER = "id: docker\npatterns: [{match: docker, verdict: ask, reason: ask about docker}]\n"
 
 
+def plugins_in_force_of(rules) -> tuple:
+    return next(r for r in rules if r.id == "plugins").plugins
+
+
+def plugins_in_force(engine: Engine) -> tuple:
+    return plugins_in_force_of(engine.rules)
+
+
 class Watcher:
-    def __init__(self, engine: Engine):
-        self.engine = engine
+    def __init__(self, engine: Engine, project: str):
+        self.engine, self.project = engine, project
         self.events: list[GuardEvent] = []
 
-    def verdict(self, command: str = "docker build .") -> Verdict:
-        return self.engine.evaluate(bash(command), record=False).verdict
+    def verdict(self, command: str = "docker build .", cwd: str = "") -> Verdict:
+        return self.engine.evaluate(bash(command, cwd or self.project), record=False).verdict
 
     def kinds(self) -> list[str]:
         return [e.kind for e in self.events]
@@ -52,7 +60,7 @@ class Watcher:
 @contextlib.asynccontextmanager
 async def watching(make_engine, locations, project):
     engine = make_engine(record=False)
-    watcher = Watcher(engine)
+    watcher = Watcher(engine, str(project))
     stop, ready = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(watch_plugins(engine, locations, str(project), watcher.events.append, stop,
                                              ready=ready))
@@ -220,7 +228,7 @@ async def test_a_failing_watcher_keeps_the_rules_says_so_once_and_retries(make_e
     write(locations.user_plugins_dir / "docker.yaml", DENY_DOCKER)
     engine = make_engine(record=False)
     before = engine.rules
-    w = Watcher(engine)
+    w = Watcher(engine, str(project))
     stop = asyncio.Event()
     task = asyncio.create_task(watch_plugins(engine, locations, str(project), w.events.append, stop))
     await w.until(lambda: len(attempts) >= 2, "the watcher to retry")
@@ -228,4 +236,5 @@ async def test_a_failing_watcher_keeps_the_rules_says_so_once_and_retries(make_e
     await asyncio.wait_for(task, LIMIT_S)
     assert w.kinds() == ["reload-error"]
     assert "the plugin watcher failed (OSError: [Errno 28] inotify watch limit reached)" in w.events[0].message
-    assert engine.rules == before
+    assert [r.id for r in engine.rules] == [r.id for r in before]
+    assert plugins_in_force(engine) == plugins_in_force_of(before)

@@ -33,6 +33,26 @@ def test_built_in_rules_run_before_plugins(make_engine):
     assert judge(make_engine, [p], bash("rm -rf ~")).verdict is Verdict.DENY
 
 
+def test_a_plugins_deny_tightens_a_built_in_rules_ask(make_engine):
+    """The person's rules may only tighten: a deny beats the shell rule's ask, an allow does not."""
+    deny = plugin("patterns: [{match: '^npm (install|i)\\b', verdict: deny, reason: no installs in CI}]\n")
+    decision = judge(make_engine, [deny], bash("npm install left-pad"))
+    assert (decision.verdict, decision.rule, decision.reason) == (Verdict.DENY, "plugins/p", "no installs in CI")
+    assert decision.metadata["tightened"]  # what the built-in rule said, kept for the record
+    allow = plugin("patterns: [{match: npm, verdict: allow}]\n")
+    assert judge(make_engine, [allow], bash("npm install left-pad")).verdict is Verdict.ASK
+    ask = plugin("patterns: [{match: npm, verdict: ask, reason: mine}]\n")
+    assert judge(make_engine, [ask], bash("npm install left-pad")).reason != "mine"  # the built-in reason stays
+
+
+def test_a_flag_is_recorded_when_a_built_in_rule_asks(make_engine):
+    events: list[GuardEvent] = []
+    p = plugin('patterns: [{match: "npm", verdict: flag, reason: measuring npm}]\n')
+    engine = make_engine(record=False, plugin_rule=PluginRule([p]), on_event=events.append)
+    decision = engine.evaluate(bash("npm install left-pad"), record=False)
+    assert decision.verdict is Verdict.ASK and [(e.kind, e.message) for e in events] == [("flag", "measuring npm")]
+
+
 def test_match_applies_to_shell_calls_only_and_file_globs_to_file_tools(make_engine):
     p = plugin("""
         patterns:

@@ -5,7 +5,11 @@ earlier one; within a directory files are taken in sorted name order, never the 
 system's):
 
     user     ~/.agents/guards  ~/.claude/guards  <guardtui config>/guards
-    project  <cwd>/.agents/guards  <cwd>/.claude/guards  <cwd>/.guardtui/guards
+    project  <root>/.agents/guards  <root>/.claude/guards  <root>/.guardtui/guards
+
+The project root of a working directory is the nearest directory from it upwards that holds
+one of the project guard directories (`project_root`), so an agent working in `src/` gets its
+project's plugins; with none, the working directory itself.
 
 Nothing fails open: a file that does not load keeps its last good version when there is
 one (`last_good`), and otherwise stands in as a broken plugin that makes every call ask.
@@ -42,16 +46,59 @@ class PluginSet:
     loaded_at: float = field(default_factory=time.time)
 
 
-def plugin_dirs(locations: Locations, cwd: str) -> list[PluginDir]:
-    home, project = Path(locations.home), Path(os.path.abspath(cwd or "."))
+PROJECT_GUARD_DIRS = (".agents", ".claude", ".guardtui")  # each holds a `guards` directory
+
+
+def project_root(cwd: str, home: str) -> str | None:
+    """The project a working directory belongs to: the nearest directory from `cwd` upwards that
+    holds a project guard directory, or None. The home directory and above are the user's own."""
+    path, home = os.path.abspath(cwd), os.path.abspath(home)
+    while path != home:
+        if any(os.path.isdir(os.path.join(path, sub, "guards")) for sub in PROJECT_GUARD_DIRS):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    return None
+
+
+def plugin_dirs(locations: Locations, cwd: str | None) -> list[PluginDir]:
+    """The guard directories, lowest precedence first, for work in `cwd` (its project root's);
+    `cwd` None: the user's only."""
+    home = Path(locations.home)
     dirs = [PluginDir(home / ".agents" / "guards", USER), PluginDir(home / ".claude" / "guards", USER),
             PluginDir(Path(locations.user_plugins_dir), USER)]
+    if cwd is None:
+        return dirs
+    cwd = os.path.abspath(cwd or ".")
+    project = Path(project_root(cwd, locations.home) or cwd)
     seen = {d.path for d in dirs}
-    for sub in (".agents", ".claude", ".guardtui"):
+    for sub in PROJECT_GUARD_DIRS:
         path = project / sub / "guards"
         if path not in seen:  # the project is the home directory: those are the user's own
             dirs.append(PluginDir(path, PROJECT))
     return dirs
+
+
+def files_signature(dirs: Iterable[Path], trust_file: str) -> tuple:
+    """(path, mtime_ns, size, inode) of every plugin file in `dirs` and of the trust store:
+    cheap to take, and different after any save, rename or trust."""
+    out = []
+    for path in [*(f for d in dirs for f in _listed(d)), Path(trust_file)]:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(out)
+
+
+def _listed(directory: Path) -> list[Path]:
+    try:
+        return plugin_files(directory)
+    except DataError:
+        return [directory]
 
 
 def plugin_files(directory: Path) -> list[Path]:
@@ -67,8 +114,8 @@ def plugin_files(directory: Path) -> list[Path]:
             if is_plugin_name(name) and ((directory / name).is_file() or (directory / name).is_symlink())]
 
 
-def load_plugin_set(locations: Locations, cwd: str, last_good: Iterable[Plugin] = ()) -> PluginSet:
-    """Every plugin in force for a project, in evaluation order."""
+def load_plugin_set(locations: Locations, cwd: str | None, last_good: Iterable[Plugin] = ()) -> PluginSet:
+    """Every plugin in force for a project (`cwd` None: the user's only), in evaluation order."""
     entries: list[_Entry] = []
     for d in plugin_dirs(locations, cwd):
         try:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import regex
 
@@ -27,6 +27,9 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
 from ..rules.base import EvalContext, resolve_path
 from .model import Pattern, Plugin
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .projects import ProjectPlugins
+
 REGEX_TIMEOUT_S = 0.1  # per search: a catastrophic pattern asks instead of hanging the guard
 _NO_MATCH = object()
 
@@ -34,14 +37,19 @@ _NO_MATCH = object()
 class PluginRule:
     id = "plugins"
 
-    def __init__(self, plugins: Iterable[Plugin] = (), regex_timeout: float = REGEX_TIMEOUT_S):
-        self.plugins: tuple[Plugin, ...] = tuple(plugins)
+    def __init__(self, plugins: Iterable[Plugin] = (), regex_timeout: float = REGEX_TIMEOUT_S,
+                 projects: "ProjectPlugins | None" = None):
+        self.plugins: tuple[Plugin, ...] = tuple(plugins)  # the watched project's (and the user's)
         self.regex_timeout = regex_timeout
+        self.projects = projects  # other projects' plugins, for calls made there
+
+    def plugins_for(self, call: ToolCall) -> tuple[Plugin, ...]:
+        return self.plugins if self.projects is None else self.projects.plugins_for(call.cwd, self.plugins)
 
     def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         decisive: Decision | None = None
         flags: list[Decision] = []
-        for plugin in self.plugins:
+        for plugin in self.plugins_for(call):
             decision = self.judge(plugin, call, ctx)
             if decision is None:
                 continue

@@ -20,9 +20,10 @@ from typing import Iterable
 
 from ..config import Locations
 from ..engine import Engine, EventSink, GuardEvent
-from .loader import PluginSet, load_plugin_set, plugin_dirs, plugin_files
+from .loader import PluginSet, files_signature, load_plugin_set, plugin_dirs, project_root
 from .model import Plugin
 from .parse import is_plugin_name
+from .projects import ProjectPlugins
 from .rule import PluginRule
 
 WAKE_MS = 250  # how often the watcher wakes to look for guard directories created later
@@ -78,22 +79,22 @@ class Reloader:
         rule = next((r for r in engine.rules if r.id == PluginRule.id), None)
         if rule is None:
             raise ValueError("the engine has no 'plugins' rule to reload (build it with build_engine)")
-        self.engine, self.locations, self.cwd, self.on_event = engine, locations, cwd, on_event
+        self.engine, self.locations, self.on_event = engine, locations, on_event
+        self.cwd = project_root(cwd, locations.home) or cwd  # started in src/: the project's guards
         self.current: tuple[Plugin, ...] = tuple(getattr(rule, "plugins", ()))
-        self.dirs = [d.path for d in plugin_dirs(locations, cwd)]
+        self.dirs = [d.path for d in plugin_dirs(locations, self.cwd)]
         self.reported: set[str] = set()
         self.seen: tuple | None = None  # the files' stat signature at the last reload
+        # calls from other projects: their own plugins (kept across reloads, reported like ours)
+        self.projects: ProjectPlugins = getattr(rule, "projects", None) or ProjectPlugins(locations, self.cwd)
+        if getattr(rule, "projects", None) is None:
+            engine.replace_rule(PluginRule.id, PluginRule(self.current, projects=self.projects))
+        if self.projects.report is None:
+            self.projects.report = self.emit
 
     def signature(self) -> tuple:
         """(path, mtime_ns, size, inode) of every plugin file and the trust store: cheap to take."""
-        out = []
-        for path in [*(f for d in self.dirs for f in plugin_files(d)), Path(self.locations.trust_file)]:
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            out.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
-        return tuple(out)
+        return files_signature(self.dirs, self.locations.trust_file)
 
     def stale(self) -> bool:
         return self.seen != self.signature()
@@ -118,7 +119,7 @@ class Reloader:
             return None
         if loaded.plugins != self.current:
             summary = describe_changes(self.current, loaded.plugins)
-            self.engine.replace_rule(PluginRule.id, PluginRule(loaded.plugins))
+            self.engine.replace_rule(PluginRule.id, PluginRule(loaded.plugins, projects=self.projects))
             self.current = loaded.plugins
             if summary:
                 self.emit("reload", f"plugins reloaded: {summary}; {len(loaded.plugins)} in force")
