@@ -12,8 +12,6 @@ KNOWN_MISSES = {
         "one name is a branch or a path; with no repo to consult and no file extension, we take it for a branch",
     "git checkout --recurse-submodules checkout main":
         "--recurse-submodules takes no separate value, so `checkout main` reads as tree-ish + path: we ask",
-    "rclone sync /empty remote:important-bucket":
-        "sync deletes what the source lacks (ask, high); that /empty is empty is not in the command",
     "rsync -a --progress /src/ /dest/":
         "a write outside the project: the working-directory rule asks (issue 2), the label allows local copies",
 }
@@ -54,7 +52,8 @@ def test_dev_corpus_misses_are_exactly_the_known_ones(dev_scored):
     assert set(misses) == set(KNOWN_MISSES), misses
 
 
-@pytest.mark.parametrize("name", ["tricky.jsonl", "unseen-2.jsonl", "unseen-3.jsonl", "unseen-4.jsonl", "unseen-5.jsonl"])
+@pytest.mark.parametrize("name", ["tricky.jsonl", "unseen-2.jsonl", "unseen-3.jsonl", "unseen-4.jsonl", "unseen-5.jsonl",
+                                  "unseen-6.jsonl"])
 def test_independently_written_corpora_meet_the_targets(corpus_engine, name):
     """Commands written apart from the analysis, by engineers who did not read its code.
     Their first-run figures (before any fix they prompted) are recorded in the issue notes."""

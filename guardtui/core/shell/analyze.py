@@ -40,7 +40,7 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
                                "paste", "join", "comm", "iconv", "base64", "xxd", "od", "zcat", "gunzip", "envsubst",
                                "expand", "unexpand", "rev", "strings", "tr", "python", "python3", "node", "perl",
                                "ruby", "xmllint", "json_pp"})
-_TCP_EXEC = re.compile(r"\bexec\s+(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
+_TCP_EXEC = re.compile(r"(?:\bexec\s+|\s)(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -466,6 +466,10 @@ class _Run:
                     # every backup the tool lists, deleted: nothing is left to restore from
                     return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
                                  "taxonomy.delete-all-listed")]
+                if listing and re.search(_WHOLE_ENVIRONMENT, listing):
+                    # every namespace, instance, cluster or volume there is: the whole environment
+                    return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
+                                 "taxonomy.delete-all-listed")]
                 return [ask(f"{name} {word} deletes or stops something", category, BlastRadius.HIGH, "taxonomy.verb")]
             return [ask(f"{name} {word} changes something", category, BlastRadius.MEDIUM, "taxonomy.verb")]
         if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
@@ -483,7 +487,7 @@ class _Run:
             return [allow(f"{name} runs the function defined in this command (judged above)", "read-only",
                           rule="shell.function")]
         if "/" in inv.written_name:
-            return [self.script_run(inv)]
+            return self.binstub(inv) or [self.script_run(inv)]
         exists = self.analyzer.command_exists
         if exists is not None and not inv.scope.remote and name not in self.tax.builtins and not exists(name) \
                 and ("=" in name or not self._looks_destructive(inv)):  # `9X=y rm …`: never a program
@@ -503,9 +507,10 @@ class _Run:
         """`mkdir -p /tmp/e && aws s3 sync /tmp/e s3://b --delete`: the destination is wiped."""
         args = inv.args
         deleting = any(a.startswith("--delete") or a in ("-d",) for a in args) or inv.name == "rclone"
-        if "sync" not in args or not deleting:
+        verb = "sync" if "sync" in args else "rsync" if inv.name == "gsutil" and "rsync" in args else ""
+        if not verb or not deleting:
             return None
-        sources = [w for w in inv.words[args.index("sync") + 1:] if not w.value.startswith("-")]
+        sources = [w for w in inv.words[args.index(verb) + 1:] if not w.value.startswith("-")]
         if sources and self.known_empty(sources[0], inv):
             return deny(f"{inv.name} sync from the empty {sources[0].display()} deletes everything at the destination",
                         "cloud", "shell.sync-from-empty")
@@ -529,9 +534,28 @@ class _Run:
                                                              f"{name}")
 
     def known_empty(self, word: Word, inv: Invocation) -> bool:
-        """Was this directory created empty earlier in the command (mkdir, mktemp -d)?"""
+        """Was this directory created empty earlier in the command (mkdir, mktemp -d), or is it
+        named for being empty (`rclone sync /empty remote:b`: the evident intent is a wipe)?"""
         info = classify(word, inv.scope, self.tax)
-        return bool(info.path) and (info.path.rstrip("/") in self.empty_dirs or info.path.startswith(MKTEMP_PREFIX))
+        if not info.path:
+            return False
+        path = info.path.rstrip("/")
+        return path in self.empty_dirs or info.path.startswith(MKTEMP_PREFIX) or \
+            re.fullmatch(r"(?i)empty([-_]?dir)?|blank|nothing", posixpath.basename(path)) is not None
+
+    def binstub(self, inv: Invocation) -> list[Finding]:
+        """`bin/rails db:drop`, `node_modules/.bin/prisma migrate reset`: a project's launcher for a
+        tool guardtui knows is judged as that tool, where it knows what the call does."""
+        m = re.fullmatch(r"(?:\./)?(?:bin|node_modules/\.bin|vendor/bin)/([\w.-]+)", inv.written_name)
+        if m is None or m.group(1) == inv.name and "/" not in inv.name:
+            return []
+        tool = m.group(1)
+        if not (self.tax.shapes_for(tool) or tool in self.tax.commands or tool in _HANDLERS):
+            return []
+        findings = self.judge_invocation(Invocation(tool, inv.words, inv.cmd, inv.scope, inv.privileged, tool))
+        if not findings or any(f.rule in ("shell.unknown", "shell.not-installed") for f in findings):
+            return []  # nothing known about this call: it stays the project's own script
+        return findings
 
     def script_run(self, inv: Invocation) -> Finding:
         if re.match(r"(?i)(https?|ftp|git\+\w+|jsr|npm):", inv.written_name):
@@ -627,6 +651,9 @@ class _Run:
         name = posixpath.basename(words[0].value)
         args = [w.value for w in words[1:]]
         if name in _FETCHERS or name in ("nc", "ncat", "socat", "lynx", "links", "w3m", "fetch"):
+            if any(s.id == "cloud-metadata-credentials" and match_shape(s, name, args, frozenset()) is not None
+                   for s in self.tax.shapes_for(name)):
+                return Stream("secret")  # the instance's cloud credentials
             return Stream("network")
         if name in ("env", "printenv", "set", "export", "declare") and not \
                 [a for a in args if not a.startswith("-") and "=" not in a]:
@@ -736,10 +763,12 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
 
 
 _LISTING_VERBS = frozenset({"snapshots", "list", "ls", "ps", "images", "volumes", "keys", "archives", "backups",
-                            "instances", "buckets", "objects", "releases", "tags", "branches"})
-_LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots|backups|archives|recovery-points)"
+                            "instances", "buckets", "objects", "releases", "tags", "branches", "get"})
+_LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots|backups|archives|recovery-points|"
+                           r"instances|clusters|volumes|buckets|namespaces|functions|stacks)"
                            r"(-by-\w+)?$")
-_NARROWING = re.compile(r"\b(grep|egrep|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
+_WHOLE_ENVIRONMENT = r"(?i)\b(ns|namespaces?|instances|db-instances|clusters|volume ls|volumes|buckets|stacks|functions)\b"
+_NARROWING = re.compile(r"\b((grep|egrep)(?!\s+-\w*v)|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
                         r"host|path|older|before|since|label|prefix|keep)|\[\?|\s-f\s|\s-l\s")
 
 
@@ -762,11 +791,10 @@ def _whole_listing(inv: Invocation) -> str | None:
         m = re.search(r"\$\((.+)\)|`(.+)`", w.raw, re.S)
         if m:
             listings.append((m.group(1) or m.group(2)).strip())
-    feeder = inv.cmd
-    if feeder.argv and posixpath.basename(feeder.argv[0].value) == "xargs":
+    if inv.cmd.items_from is not None:
         # `aws ec2 describe-snapshots … | xargs -n1 aws ec2 delete-snapshot --snapshot-id`
         stages = []
-        stage = feeder.stdin_from
+        stage: SimpleCommand | None = inv.cmd.items_from
         while stage is not None:
             stages.insert(0, stage.text)
             stage = stage.stdin_from

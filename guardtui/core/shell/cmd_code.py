@@ -199,6 +199,10 @@ def _module(run: "_Run", inv: "Invocation", module: str, rest: list[Word]) -> li
                 served = rest[i + 1]
         from .paths import PathKind
         kind = run.path(served, inv).kind
+        bind = next((rest[i + 1].value for i, w in enumerate(rest[:-1]) if w.value in ("-b", "--bind")), "")
+        if bind in ("0.0.0.0", "::", "[::]", "*"):  # said out loud: for other machines to fetch from
+            return [ask(f"{inv.name} -m http.server serves {served.display()} to every machine on the network "
+                        f"(--bind {bind})", "network", BlastRadius.MEDIUM, "code.module")]
         if kind in (PathKind.PROJECT_ROOT, PathKind.PROJECT_SUB, PathKind.TEMP):
             return [allow(f"{inv.name} -m http.server serves {served.display()}", "network", rule="code.module")]
         return [ask(f"{inv.name} -m http.server serves {served.display()} ({kind.value}) over the network",
@@ -224,7 +228,10 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
             rest = m.group("rest")
             literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
-            if literal is None:
+            if literal is None and (decoded := _decoded_argument(rest)) is not None:
+                # os.system(base64.b64decode('ZGQg…').decode()): the command, hidden but literal
+                run.nested(decoded, inv, f"{inv.name} → shell (decoded base64)")
+            elif literal is None:
                 findings.append(ask(f"{inv.name} runs a shell command built at run time", "dynamic-exec",
                                     BlastRadius.HIGH, "code.shell"))
             elif literal:
@@ -237,7 +244,10 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
             head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
-            findings.append(run.delete(_path_word(target, inv.scope.home), inv, True, f"{inv.name}: {_name(head)}"))
+            looped = _loop_values(code, m.group("rest")) if target is None else None
+            for value in looped or [target]:  # for p in ("/usr/local", "/etc"): shutil.rmtree(p)
+                findings.append(run.delete(_path_word(value, inv.scope.home), inv, True,
+                                           f"{inv.name}: {_name(head)}"))
     computed_delete = False
     for pattern in _FILE_DELETES:
         for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
@@ -514,6 +524,47 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
             return None
     text = "".join(out)
     return text
+
+
+_BASE64_CALL = re.compile(r"""^\s*\(?\s*(?:[\w.]*b64decode|atob|Buffer\.from|Base64\.decode64|base64_decode|"""
+                          r"""decode_base64)\s*\(\s*[bB]?(['"])([A-Za-z0-9+/=\s]+)\1""")
+
+
+def _decoded_argument(rest: str) -> str | None:
+    """The text of a base64 literal decoded as the call's first argument, when it is one."""
+    import base64
+    import binascii
+
+    m = _BASE64_CALL.match(rest)
+    if m is None:
+        return None
+    try:
+        return base64.b64decode(re.sub(r"\s", "", m.group(2)), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _loop_values(code: str, rest: str) -> list[str] | None:
+    """The strings a loop variable takes when the call's argument is one, over a literal list:
+    `for p in ("/a", "/b"):`, `for (const p of ["/a"])`, `["/a"].each do |p|`, `foreach (["/a"] as $p)`."""
+    m = re.match(r"\s*\(?\s*(\$?[A-Za-z_]\w*)\s*[,)]", rest)
+    if m is None:
+        return None
+    name = re.escape(m.group(1))
+    loops = (rf"\bfor\s+{name}\s+in\s+[\(\[]([^\)\]]*)[\)\]]",
+             rf"\bfor\s*\(\s*(?:const|let|var|my)?\s*{name}\s+of\s+\[([^\]]*)\]",
+             rf"\[([^\]]*)\]\.each\s*(?:do\s*|\{{\s*)\|{name}\|",
+             rf"\bforeach\s*\(\s*\[([^\]]*)\]\s+as\s+{name}\s*\)",
+             rf"\bfor(?:each)?\s+(?:my\s+)?{name}\s*\(([^\)]*)\)")
+    for loop in loops:
+        found = re.search(loop, code)
+        if found is None:
+            continue
+        items = [i.strip() for i in found.group(1).split(",") if i.strip()]
+        values = [re.fullmatch(_STR, i, re.S) for i in items]
+        if values and all(values):
+            return [_unescape(v.group("s")) for v in values if v is not None][:16]
+    return None
 
 
 def _split_concatenation(expr: str) -> list[str] | None:

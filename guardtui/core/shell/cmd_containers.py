@@ -33,7 +33,10 @@ def docker(run: "_Run", inv: "Invocation") -> list[Finding]:
     """docker/podman run|exec|create: judge the command the container runs."""
     args = inv.words
     raws = " ".join(w.raw for w in args)
-    if re.search(r"volume (rm|remove|delete)\b.*\$\(\s*\w+ volume (ls|list) -q", raws):
+    fed = inv.cmd.items_from  # docker volume ls -q | xargs docker volume rm
+    listed = fed.text if fed is not None and fed.stdin_from is None else ""
+    if re.search(r"volume (rm|remove|delete)\b.*\$\(\s*\w+ volume (ls|list) -q", raws) or \
+            re.search(r"volume (rm|remove|delete)\b", raws) and re.match(r"\w+ volume (ls|list) -q\s*$", listed):
         return [deny(f"{inv.name} volume rm $({inv.name} volume ls -q) deletes every volume and its data", "container",
                      "container.volumes")]
     positionals = [w for w in args if not w.value.startswith("-")]

@@ -53,7 +53,8 @@ def _label(inv: "Invocation", what: str) -> str:
 def run_synthetic(run: "_Run", inv: "Invocation", argv: list[Word], label: str, scope: Scope | None = None) -> None:
     """Judge a command that `inv` starts (xargs, parallel, find -exec children)."""
     synthetic = SimpleCommand(argv, " ".join(w.display() for w in argv), inv.cmd.span, (scope or inv.scope).copy(),
-                              _label(inv, label), depth=inv.cmd.depth + 1)
+                              _label(inv, label), depth=inv.cmd.depth + 1,
+                              items_from=inv.cmd.stdin_from if label == "xargs" else None)
     run.judge(synthetic, inv.cmd.depth + 1)
 
 

@@ -485,7 +485,9 @@ def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
         roots = roots[:1] if name != "find" else _leading_roots(words)
         filters = {w.value for w in words} & (_FIND_FILTERS - {"-empty"})
         negated = any(w.value in ("!", "-not") for w in words)
-        pruned = any(w.value == "-prune" for w in words)
+        # `-path ./keep -prune -o -print` lists everything else; `-name x -prune -print` only x
+        values = [w.value for w in words]
+        pruned = "-prune" in values and any(v in ("-o", "-or") for v in values[values.index("-prune"):])
         narrowed = bool(filters) and not (negated and len(filters) == 1) and not (pruned and len(filters) <= 1)
         if name != "find":
             narrowed = len([w for w in words if not w.value.startswith("-")]) > 1 or bool(filters)
@@ -545,6 +547,8 @@ def _find_exec(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool
             placeholder = Word(secret, root.raw + "/{}")
         argv = [placeholder if w.value == "{}" else
                 Word(w.value.replace("{}", placeholder.value), w.raw, w.quoted, w.glob) for w in child]
+        if not filtered and head in ("chmod", "chown", "chgrp", "setfacl"):
+            argv.insert(1, Word.literal("-R"))  # every file under the root: as recursive as -R
         synthetic = SimpleCommand(argv, " ".join(w.display() for w in child), inv.cmd.span, inv.scope.copy(),
                                   _via(inv, f"find {action}"), depth=inv.cmd.depth + 1)
         before = len(run.result.findings)

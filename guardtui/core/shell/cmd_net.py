@@ -73,16 +73,33 @@ def exfiltration(run: "_Run", inv: "Invocation", upload_options: set[str]) -> li
                 value = Word(attached, w.raw)
             elif i + 1 < len(words):
                 value = words[i + 1]
+        elif re.fullmatch(r"-[a-zA-Z]{2,}", w.value) and f"-{w.value[-1]}" in upload_options and \
+                all(f"-{c}" not in upload_options for c in w.value[1:-1]) and i + 1 < len(words):
+            value = words[i + 1]  # curl -sT - URL: flags clustered, the last one takes the next word
+            name = f"-{w.value[-1]}"
         elif len(w.value) > 2 and w.value[:2] in upload_options and not w.value.startswith("--"):
             value = Word(w.value[2:], w.raw)
         elif inv.name in ("http", "https", "xh") and re.match(r"^[\w-]+(:=|=)?@", w.value):
             value = Word("@" + w.value.split("@", 1)[1], w.raw)
         if value is None:
-            if w.dynamic and ("$(" in w.raw + w.origin or "`" in w.raw + w.origin) and not w.value.startswith("-"):
+            if w.dynamic and ("$(" in w.raw + w.origin or "`" in w.raw + w.origin) and not w.value.startswith("-") \
+                    and not _only_local_destinations(words):
                 findings.append(_sends_output(w, inv))
             continue
         findings.append(_upload(run, inv, value, file_option=name in _FILE_UPLOADS))
     return [f for f in findings if f is not None]
+
+
+_URL_HOST = re.compile(r"(?i)^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)")
+_LOCAL_HOST = re.compile(r"(?i)^(localhost|127\.[0-9.]+|0\.0\.0\.0|\[::1\]|169\.254\.[0-9.]+|"
+                         r"metadata\.google\.internal|100\.100\.100\.200|\[fd00:ec2::254\]|[^.]+\.localhost)$")
+
+
+def _only_local_destinations(words: list[Word]) -> bool:
+    """Every URL goes to this machine or its own metadata service (`curl -H "X-aws-ec2-metadata-token:
+    $TOKEN" http://169.254.169.254/…` hands the token back where it came from)."""
+    hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
+    return bool(hosts) and all(_LOCAL_HOST.match(h) for h in hosts)
 
 
 def _upload(run: "_Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
@@ -147,10 +164,13 @@ def publish(run: "_Run", inv: "Invocation") -> list[Finding]:
     """`gh gist create --public .env`: a secrets file handed to a service that publishes it."""
     import fnmatch
 
-    operands = [w for w in inv.words if not w.value.startswith("-")]
+    operands = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
     if len(operands) < 2 or (inv.name, operands[0].value) not in _PUBLISHERS:
         return []
     for w in operands[2:]:
+        if w.value == "-" and run.stdin_source(inv.cmd).kind == "secret":  # cat .env | gh gist create -
+            return [deny(f"{inv.name} {operands[0].value} {operands[1].value} publishes secrets it reads on its "
+                         f"input", "secrets", "net.publish-secret")]
         info = run.path(w, inv)
         name = (w.value if w.glob or not info.path else info.path).rsplit("/", 1)[-1]
         if re.search(r"(?i)\.(example|sample|template|dist)$", name):

@@ -47,7 +47,12 @@ def _echo(args: list[str], stdin, scope) -> Output:
     return Output(text)
 
 
+_PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?([sbdicqu]))")
+
+
 def _printf(args: list[str], stdin, scope) -> Output | None:
+    """printf FORMAT ARGS: the format is applied to as many arguments as it has conversions, and
+    again while arguments remain (`printf 'rm -%s %s' rf /` prints `rm -rf /`)."""
     if args and args[0] == "--":
         args = args[1:]
     if not args:
@@ -57,15 +62,24 @@ def _printf(args: list[str], stdin, scope) -> Output | None:
     fmt = decode_ansi_c(fmt)
     if "%" not in fmt:
         return Output(fmt, obfuscated)
+    specs = [m for m in _PRINTF_SPEC.finditer(fmt) if m.group(1) != "%"]
+    if len(specs) != fmt.count("%") - 2 * fmt.count("%%"):
+        return None  # a conversion we do not model
     out = []
-    for token in rest or [""]:
-        piece = fmt.replace("%%", "\x01")
-        if "%b" in piece:
-            obfuscated |= bool(re.search(r"\\(x|[0-7]|u)", token))
-        piece = piece.replace("%s", token, 1).replace("%b", decode_ansi_c(token), 1)
-        if "%" in piece:
-            return None
-        out.append(piece.replace("\x01", "%"))
+    queue = list(rest)
+    while True:
+        def fill(m: re.Match) -> str:
+            nonlocal obfuscated
+            if m.group(1) == "%":
+                return "%"
+            token = queue.pop(0) if queue else ""
+            if m.group(2) == "b":
+                obfuscated |= bool(re.search(r"\\(x|[0-7]|u)", token))
+                return decode_ansi_c(token)
+            return token
+        out.append(_PRINTF_SPEC.sub(fill, fmt))
+        if not queue or not specs:
+            break
     return Output("".join(out), obfuscated)
 
 

@@ -16,7 +16,7 @@ import tree_sitter as ts
 import tree_sitter_bash as tsb
 
 from .evaluate import Output, static_output
-from .words import DYN, Scope, Word, WordResolver, expand_braces
+from .words import DYN, GlobMatch, Scope, Word, WordResolver, expand_braces
 
 MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and ask)
 _OPAQUE_NODES = frozenset({"heredoc_body", "comment", "raw_string", "ansi_c_string", "string_content"})
@@ -63,6 +63,7 @@ class SimpleCommand:
     process_inputs: dict[int, list["SimpleCommand"]] = field(default_factory=dict)  # argv index -> <(…)
     assignment_inputs: dict[str, list["SimpleCommand"]] = field(default_factory=dict)  # VAR=<(…) prefixes
     depth: int = 0
+    items_from: "SimpleCommand | None" = None  # xargs children: the command whose output became their arguments
 
     @property
     def name(self) -> Word | None:
@@ -428,12 +429,13 @@ class Walker:
                 values.extend(self.resolver.fields(child, scope))
         body = node.child_by_field_name("body")
         name = self.text(var) if var is not None else ""
-        static = values and len(values) <= 8 and all(v.static and not v.glob for v in values)
+        static = values and len(values) <= 8 and all(v.static for v in values)
         origin = " ".join(self.text(c) for i, c in enumerate(node.children) if node.field_name_for_child(i) == "value")
         for value in (values if static else [None]):
             branch = scope.copy()
             if name:
-                branch.variables[name] = value.value if value is not None else DYN
+                branch.variables[name] = DYN if value is None else GlobMatch(value.value) if value.glob \
+                    else value.value
                 if "$(" in origin or "`" in origin:
                     branch.origins[name] = origin
             if body is not None:
@@ -753,6 +755,9 @@ def join_continuations(text: str) -> str:
     return "".join(out)
 
 
+_READ_WRITE = re.compile(r"(?<=[\s\d])<>(?=\s*[\w/$~\"'])")  # the `<>` redirect operator
+
+
 def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:
     text = join_continuations(text)
     walker = Walker(text.encode("utf-8", "surrogatepass"), base, via, depth)
@@ -761,6 +766,11 @@ def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: i
         # tree-sitter chokes on \$( in heredocs; escaped, they are plain text to bash: parse them as such
         retry = Walker(text.replace("\\$", "\x01").replace("\\`", "\x02").encode("utf-8", "surrogatepass"),
                        base, via, depth).run(scope)
+        if not retry.parse_error:
+            return retry
+    if script.parse_error and _READ_WRITE.search(text):
+        # `exec 3<>/dev/tcp/h/p`: tree-sitter-bash has no `<>`; read as `<` (same length: spans hold)
+        retry = Walker(_READ_WRITE.sub("< ", text).encode("utf-8", "surrogatepass"), base, via, depth).run(scope)
         if not retry.parse_error:
             return retry
     if script.parse_error and _BRACE_COMMAND.search(text):

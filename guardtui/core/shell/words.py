@@ -362,6 +362,11 @@ class Assumed(str):
     """A value taken from ${X:-default} because X was never set in the command."""
 
 
+class GlobMatch(str):
+    """A loop variable over a glob (`for d in /*`): each value is one of its matches, so "$d"
+    stands for the glob itself, quoted or not."""
+
+
 def _split_ifs(value: str, ifs: str) -> list[str]:
     """Word splitting on IFS: whitespace in IFS folds, other characters separate exactly."""
     if ifs == " \t\n":
@@ -463,6 +468,9 @@ class _FieldBuilder:
         if isinstance(value, Assumed):
             self.cur_assumed = True
             self.has_cur = True
+        if isinstance(value, GlobMatch):
+            self.add(value, quoted=False, glob=True)
+            return
         if quoted or value == DYN:
             self.add(value, quoted=quoted)  # an unknown value may split too; one field is the cautious reading
             return
