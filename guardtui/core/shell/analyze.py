@@ -41,6 +41,7 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
                                "expand", "unexpand", "rev", "strings", "tr", "python", "python3", "node", "perl",
                                "ruby", "xmllint", "json_pp"})
 _TCP_EXEC = re.compile(r"(?:\bexec\s+|\s)(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
+UNKNOWN_WORD = "${__guardtui_unknown}"  # stands in for a part of a nested script known only at run time
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -104,6 +105,9 @@ class Analyzer:
                                        "shell.depth").located(command[:200], "", None))
         if not result.findings:
             result.findings.append(allow("nothing to run", "read-only", rule="shell.empty"))
+        if any(UNKNOWN_WORD in f.reason or UNKNOWN_WORD in f.segment for f in result.findings):
+            result.findings[:] = [replace(f, reason=f.reason.replace(UNKNOWN_WORD, "…"),
+                                          segment=f.segment.replace(UNKNOWN_WORD, "…")) for f in result.findings]
         return result
 
 
@@ -130,14 +134,16 @@ class _Run:
         if DYN in text:
             self.add(ask("part of a script is only known at run time", "dynamic-exec", BlastRadius.HIGH,
                          "shell.dynamic-script"), text.replace(DYN, "…"), via, span)
-            text = text.replace(DYN, " ")
+            # the unknown parts stay unknown words (an unset variable), so what surrounds them is still judged
+            text = text.replace(DYN, UNKNOWN_WORD)
         parsed = parse_script(text, scope, via=via, depth=depth, base=span[0] if span and not via else 0)
         for error in parsed.errors:
             self.result.parse_errors.append(error)
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
                          "shell.parse"), text, via, span)
         m = _TCP_EXEC.search(text)
-        if m and re.search(r"\b(?:ba|z|k|da)?sh\b[^;|&\n]*<&\s*" + m.group(1) + r"\b", text):
+        if m and (re.search(r"\b(?:ba|z|k|da)?sh\b[^;|&\n]*<&\s*" + m.group(1) + r"\b", text) or
+                  re.search(r"<&\s*" + m.group(1) + r"\b[^;&\n]*\|\s*(?:\S*/)?(?:ba|z|k|da)?sh\b", text)):
             # exec 3<>/dev/tcp/h/p; bash <&3 >&3: a shell reading commands from a socket
             self.add(deny("a shell reads its commands from a network socket (a reverse shell): it hands this "
                           "machine to a remote host", "network", "shell.reverse-shell"), text, via, span)
@@ -449,6 +455,10 @@ class _Run:
             reason = best.reason(name, options)
             if best.shape.verdict == "allow":
                 return [allow(reason, best.shape.category, rule=f"taxonomy:{best.shape.id}")]
+            listing = _whole_listing(inv) if best.shape.blast_radius is BlastRadius.HIGH else None
+            if listing and re.search(_WHOLE_ENVIRONMENT, listing):  # helm list -q | xargs helm uninstall
+                return [deny(f"{reason}: everything `{listing}` lists", best.shape.category,
+                             f"taxonomy:{best.shape.id}")]
             target = _production_target(args) if best.shape.category == "database" and \
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
@@ -620,6 +630,9 @@ class _Run:
             if last.producers:  # `< <(printf …)`: what that command prints
                 producer = next((c for c in reversed(last.producers) if c.via == last.producers[-1].via), None)
                 return self.output_of(producer) if producer is not None else Stream("unknown")
+            info = classify(last.target, cmd.scope, self.tax) if last.target is not None else None
+            if info is not None and info.path and is_secret(info.path, cmd.scope.home, self.tax):
+                return Stream("secret")  # nc host port < ~/.ssh/id_rsa
             return Stream("file")
         if cmd.stdin_group is not None:
             return self.group_output(cmd.stdin_group)
@@ -682,6 +695,7 @@ class _Run:
 
 # commands whose output is a secret: keychains, password managers, cloud credentials
 _SECRET_PRINTERS = re.compile(r"^(security find-(generic|internet)-password .*-w|op (read|item get)|pass (show )?\S|"
+                              r"git credential(-\S+)? (fill|get)|"
                               r"gopass (show )?\S|bw get|lpass show|vault (kv get|read) .*-field|aws configure get |"
                               r"aws configure export-credentials|gcloud auth print-(access|identity)-token|"
                               r"gh auth token|az account get-access-token|kubectl get secret|doppler secrets)")
@@ -767,7 +781,7 @@ _LISTING_VERBS = frozenset({"snapshots", "list", "ls", "ps", "images", "volumes"
 _LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots|backups|archives|recovery-points|"
                            r"instances|clusters|volumes|buckets|namespaces|functions|stacks)"
                            r"(-by-\w+)?$")
-_WHOLE_ENVIRONMENT = r"(?i)\b(ns|namespaces?|instances|db-instances|clusters|volume ls|volumes|buckets|stacks|functions)\b"
+_WHOLE_ENVIRONMENT = r"(?i)\b(ns|namespaces?|instances|db-instances|clusters|volume ls|volumes|buckets|stacks|functions)\b|^helm (list|ls)\b"
 _NARROWING = re.compile(r"\b((grep|egrep)(?!\s+-\w*v)|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
                         r"host|path|older|before|since|label|prefix|keep)|\[\?|\s-f\s|\s-l\s")
 
@@ -778,6 +792,8 @@ def _production_target(args: list[str]) -> str | None:
         if a == "--linked":
             return "the linked remote database"
         value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
+        if re.search(r"(?i)\.(dump|sql|gz|tar|bak|backup|archive)$", value):
+            continue  # restoring FROM prod.dump: the file is the source, not the target
         if re.search(r"(?i)(^|[^a-z])prod(uction)?([^a-z]|$)", value) and not value.startswith("-"):
             return f"{value} (production)"
     return None
@@ -853,7 +869,7 @@ _HANDLERS = {
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
     "at": cmd_exec.at, "batch": cmd_exec.at,
-    **{n: cmd_net.socket_client for n in ("nc", "ncat", "netcat", "socat", "telnet")},
+    **{n: cmd_net.socket_client for n in ("nc", "ncat", "netcat", "socat", "telnet", "openssl")},
     **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,

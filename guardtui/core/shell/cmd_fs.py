@@ -526,6 +526,11 @@ def _find_delete(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bo
             out.append(allow(f"{what} deletes matching files under the temp directory", "fs-delete"))
         elif info.kind in (PathKind.PROJECT_ROOT, PathKind.PROJECT_SUB):
             out.append(ask(f"{what} deletes the matching files in {root.display()}", "fs-delete", BlastRadius.MEDIUM))
+        elif info.kind in (PathKind.SYSTEM_CORE, PathKind.CRITICAL_FILE) or \
+                info.kind in (PathKind.SYSTEM, PathKind.SYSTEM_TOP) and info.path and any(
+                    info.path == d or info.path.startswith(d + "/") for d in run.tax.core_system_dirs):
+            out.append(deny(f"{what} deletes files across {root.display()} ({info.kind.value}): the system "
+                            f"breaks", "fs-delete", "fs.find-delete-system"))
         else:
             out.append(ask(f"{what} deletes the matching files under {root.display()}", "fs-delete",
                            BlastRadius.HIGH))
@@ -776,7 +781,8 @@ def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
         f = run.write(target, inv, "tar -x into")
         if f is not None:
             findings.append(f)
-        if any(a in ("-P", "--absolute-names") for a in args):
+        if any(a in ("-P", "--absolute-names") or re.fullmatch(r"-?[a-zA-Z]*P[a-zA-Z]*", a) and a is args[0] or
+               a.startswith("-") and not a.startswith("--") and "P" in a[1:] and a[1:].isalpha() for a in args):
             findings.append(ask("tar -P extracts absolute paths anywhere on disk", "fs-write", BlastRadius.HIGH,
                                 "fs.tar"))
     return [_with_rule(worst(findings), "fs.tar")] if findings else [allow("tar packs or lists files", "fs-write",

@@ -395,8 +395,12 @@ def push(run, inv, rest) -> list[Finding]:
     findings: list[Finding] = []
     wildcard = any("*" in t for t in targets) or _long(options, "--all", "--branches")
     if mirror or ((force or lease) and wildcard and not lease):
-        return [deny("git push --mirror (or a forced push of every branch) overwrites main and deletes the remote's "
-                     "other refs", "git", "git.push-force-main")]
+        shared = not positionals or positionals[0] in ("origin", "upstream")
+        if shared:  # the team's remote: its main is overwritten and what it has that we lack deleted
+            return [deny("git push --mirror (or a forced push of every branch) overwrites main and deletes the "
+                         "remote's other refs", "git", "git.push-force-main")]
+        return [ask(f"git push --mirror (or a forced push of every branch) to {positionals[0]} overwrites every "
+                    f"branch there and deletes the refs it lacks", "git", BlastRadius.HIGH, "git.push-force-all")]
     if run.staged_secrets:
         return [deny(f"pushes commits that contain secrets ({', '.join(run.staged_secrets[:2])})", "secrets",
                      "git.push-secrets")]
@@ -565,6 +569,11 @@ def config(run, inv, rest) -> list[Finding]:
     if _long(options, "--edit") or _short(options, "e"):
         return [ask("git config --edit opens an editor on the config", "git", BlastRadius.LOW, "git.config")]
     harmless_alias = key.lower().startswith("alias.") and len(words) >= 2 and not words[1].startswith("!")
+    if key.lower() == "credential.helper" and len(words) >= 2 and words[1].startswith("!") and \
+            re.search(r"\b(curl|wget|nc|ncat|socat|scp|rsync|ssh)\b|/dev/(tcp|udp)/", words[1]):
+        # git hands this helper every username and password it stores or asks for
+        return [deny("git config credential.helper installs a helper that sends your credentials to another host",
+                     "secrets", "git.credential-exfiltration")]
     if key and _EXEC_CONFIG.match(key) and len(words) >= 2 and not harmless_alias:
         return [ask(f"git config {key} makes git run a program", "git", BlastRadius.HIGH, "git.config-exec")]
     return [allow("git config changes a setting", "git", rule="git.config")]
@@ -626,6 +635,18 @@ def send_email(run, inv, rest) -> list[Finding]:
     return [ask("git send-email sends email", "git", BlastRadius.MEDIUM, "git.send-email")]
 
 
+def credential(run, inv, rest) -> list[Finding]:
+    _, positionals, _ = _options(rest)
+    action = positionals[0].value if positionals else ""
+    if action == "fill":
+        return [ask("git credential fill prints the stored username and password", "secrets", BlastRadius.MEDIUM,
+                    "git.credential")]
+    if action in ("approve", "reject", "store", "erase"):
+        return [ask(f"git credential {action} changes stored credentials", "secrets", BlastRadius.MEDIUM,
+                    "git.credential")]
+    return [allow("git credential", "git", rule="git.credential")]
+
+
 _SUBCOMMANDS = {
     "reset": reset, "checkout": checkout, "switch": switch, "restore": restore, "clean": clean, "stash": stash,
     "branch": branch, "push": push, "commit": commit, "worktree": worktree, "rm": git_rm, "update-ref": update_ref,
@@ -633,7 +654,7 @@ _SUBCOMMANDS = {
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
-    "checkout-index": checkout_index,
+    "checkout-index": checkout_index, "credential": credential,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

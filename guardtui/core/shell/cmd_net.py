@@ -58,8 +58,20 @@ def curl(run: "_Run", inv: "Invocation") -> list[Finding]:
                     run.downloaded.add(info.path)
         i += 1
     findings.extend(run.taxonomy(inv))
+    catcher = next((w for w in words if _REQUEST_CATCHER.search(w.value)), None)
+    if catcher is not None and any(_SECRET_VARIABLE.search(w.raw) for w in words):
+        findings.append(deny(f"{inv.name} sends a secret variable to {catcher.value.split('?')[0]}, a service that "
+                             f"collects requests (exfiltration)", "secrets", "net.exfiltration"))
     best = worst(findings)
     return [best] if best else []
+
+
+# services that record whatever is sent to them: a secret sent there has left for good
+_REQUEST_CATCHER = re.compile(r"(?i)(webhook\.site|requestbin|pipedream\.net|hookbin|beeceptor|interact\.sh|"
+                              r"\.oast\.|burpcollaborator|ngrok(-free)?\.(io|app)|transfer\.sh|pastebin|"
+                              r"canarytokens|requestcatcher|ptpb\.pw|0x0\.st|termbin)")
+_SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|ACCESS_?KEY)\w*",
+                              re.I)
 
 
 def exfiltration(run: "_Run", inv: "Invocation", upload_options: set[str]) -> list[Finding]:
@@ -149,7 +161,9 @@ def scp(run: "_Run", inv: "Invocation") -> list[Finding]:
 
 
 def socket_client(run: "_Run", inv: "Invocation") -> list[Finding]:
-    """nc / ncat / socat / telnet fed secrets on stdin: exfiltration."""
+    """nc / ncat / socat / telnet / openssl s_client fed secrets on stdin: exfiltration."""
+    if inv.name == "openssl" and "s_client" not in inv.args:
+        return []
     if run.stdin_source(inv.cmd).kind == "secret":
         return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
                      "net.exfiltration")]

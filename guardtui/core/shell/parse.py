@@ -100,6 +100,8 @@ class Walker:
         self.depth = depth
         self.script = Script([])
         self.resolver = WordResolver(source, self._static_output)
+        self.function_bodies: dict[str, object] = {}  # name -> body node, to walk again per call
+        self.calling: set[str] = set()  # functions being walked for a call (no endless recursion)
 
     # -- entry -----------------------------------------------------------------------
     def run(self, scope: Scope) -> Script:
@@ -450,6 +452,8 @@ class Walker:
             self.script.functions_defined.append(name)
         if body is None:
             return
+        if name:
+            self.function_bodies[name] = body
         before = len(self.script.commands)
         self._statement(body, scope.copy())
         inner = self.script.commands[before:]
@@ -576,7 +580,27 @@ class Walker:
         if argv and argv[0].value == "set" and len(argv) > 1 and argv[1].value == "--":
             scope.arrays["@"] = [w.value for w in argv[2:]]  # set -- a b: the positional parameters
         self.script.commands.append(cmd)
+        self._call_function(argv, scope)
         return cmd
+
+    def _call_function(self, argv: list[Word], scope: Scope) -> None:
+        """`cleanup() { rm -rf "$1"; }; cleanup /`: walk the body again with the call's arguments."""
+        name = argv[0].value if argv else ""
+        body = self.function_bodies.get(name)
+        if body is None or name in self.calling or len(argv) < 2 or len(argv) > 17 or \
+                not all(w.static for w in argv[1:]):
+            return
+        inner_scope = scope.copy()
+        inner_scope.arrays["@"] = [w.value for w in argv[1:]]
+        before = len(self.script.commands)
+        self.calling.add(name)
+        try:
+            self._statement(body, inner_scope)
+        finally:
+            self.calling.discard(name)
+        label = f"function {name} {' '.join(w.display() for w in argv[1:])}"[:80]
+        for cmd in self.script.commands[before:]:
+            cmd.via = label if not self.via else f"{self.via} › {label}"
 
     def _follow_facts(self, argv: list[Word], scope: Scope) -> None:
         """Note what this command sets up for the ones after it (see Scope.facts)."""
