@@ -37,6 +37,14 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
 
 
+def latency_summary(values: list[float]) -> dict:
+    """p50 / p95 / max in ms and the count; a small run may finish streaming before any key (n 0)."""
+    if not values:
+        return {"p50": None, "p95": None, "max": None, "n": 0}
+    return {"p50": round(pct(values, 50) * 1000, 1), "p95": round(pct(values, 95) * 1000, 1),
+            "max": round(max(values) * 1000, 1), "n": len(values)}
+
+
 def rss_mib() -> tuple[float, float]:
     """(current, peak) resident set size in MiB."""
     fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
@@ -151,14 +159,9 @@ async def run(calls: int, rate: float) -> dict:
         "answered_by_key": len(streaming_latency) + len(full_latency),
         "answered_by_policy_at_end": closed, "every_call_answered_once": len(answered_at) == calls == len(rows),
         "audit_person_rows": person, "waiting_when_full": waiting_full,
-        "latency_ms_streaming": {"p50": round(pct(streaming_latency, 50) * 1000, 1),
-                                 "p95": round(pct(streaming_latency, 95) * 1000, 1),
-                                 "max": round(max(streaming_latency) * 1000, 1), "n": len(streaming_latency)},
-        "latency_ms_full_queue": {"p50": round(pct(full_latency, 50) * 1000, 1),
-                                  "p95": round(pct(full_latency, 95) * 1000, 1),
-                                  "max": round(max(full_latency) * 1000, 1), "n": len(full_latency)},
-        "loop_lateness_ms": {"p50": round(pct(lateness, 50) * 1000, 1), "p95": round(pct(lateness, 95) * 1000, 1),
-                             "max": round(max(lateness) * 1000, 1)},
+        "latency_ms_streaming": latency_summary(streaming_latency),
+        "latency_ms_full_queue": latency_summary(full_latency),
+        "loop_lateness_ms": latency_summary(lateness),
         "memory_mib": {"rss_before": round(rss_before, 1), "rss_with_queue_full": round(rss_during, 1),
                        "rss_after": round(rss_after, 1), "rss_peak": round(rss_peak, 1)},
     }
