@@ -455,8 +455,9 @@ class _Run:
             reason = best.reason(name, options)
             if best.shape.verdict == "allow":
                 return [allow(reason, best.shape.category, rule=f"taxonomy:{best.shape.id}")]
-            listing = _whole_listing(inv) if best.shape.blast_radius is BlastRadius.HIGH else None
-            if listing and re.search(_WHOLE_ENVIRONMENT, listing):  # helm list -q | xargs helm uninstall
+            listing = _everything_listed(inv, best.shape.category) if best.shape.blast_radius is BlastRadius.HIGH \
+                else None
+            if listing:  # helm list -q | xargs helm uninstall
                 return [deny(f"{reason}: everything `{listing}` lists", best.shape.category,
                              f"taxonomy:{best.shape.id}")]
             target = _production_target(args) if best.shape.category == "database" and \
@@ -471,13 +472,8 @@ class _Run:
             if cls == "read":
                 return [allow(f"{name} {word} only reads", category, rule="taxonomy.verb")]
             if cls == "delete":
-                listing = _whole_listing(inv)
-                if listing and (category == "backup" or re.search(r"\b(snapshots|backups|archives)\b", listing)):
-                    # every backup the tool lists, deleted: nothing is left to restore from
-                    return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
-                                 "taxonomy.delete-all-listed")]
-                if listing and re.search(_WHOLE_ENVIRONMENT, listing):
-                    # every namespace, instance, cluster or volume there is: the whole environment
+                listing = _everything_listed(inv, category)
+                if listing:
                     return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
                                  "taxonomy.delete-all-listed")]
                 return [ask(f"{name} {word} deletes or stops something", category, BlastRadius.HIGH, "taxonomy.verb")]
@@ -781,7 +777,16 @@ _LISTING_VERBS = frozenset({"snapshots", "list", "ls", "ps", "images", "volumes"
 _LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots|backups|archives|recovery-points|"
                            r"instances|clusters|volumes|buckets|namespaces|functions|stacks)"
                            r"(-by-\w+)?$")
-_WHOLE_ENVIRONMENT = r"(?i)\b(ns|namespaces?|instances|db-instances|clusters|volume ls|volumes|buckets|stacks|functions)\b|^helm (list|ls)\b"
+# what a delete fed by the tool's own unfiltered listing wipes out: every backup (nothing left to
+# restore from), or every namespace, instance, cluster, volume or release (the whole environment)
+_EVERYTHING = re.compile(r"(?i)\b(snapshots|backups|archives|ns|namespaces?|instances|db-instances|clusters|volumes|"
+                         r"buckets|stacks|functions)\b|^helm (list|ls)\b")
+
+
+def _everything_listed(inv: Invocation, category: str) -> str | None:
+    """The listing a delete is fed, when it deletes all of what matters (see _EVERYTHING)."""
+    listing = whole_listing(inv)
+    return listing if listing and (category == "backup" or _EVERYTHING.search(listing)) else None
 _NARROWING = re.compile(r"\b((grep|egrep)(?!\s+-\w*v)|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
                         r"host|path|older|before|since|label|prefix|keep)|\[\?|\s-f\s|\s-l\s")
 
@@ -799,7 +804,7 @@ def _production_target(args: list[str]) -> str | None:
     return None
 
 
-def _whole_listing(inv: Invocation) -> str | None:
+def whole_listing(inv: Invocation) -> str | None:
     """`restic forget $(restic snapshots -q --json | jq -r '.[].id')`: a delete fed by the same tool's
     unfiltered listing deletes all of it. The listing's text, or None."""
     listings = []

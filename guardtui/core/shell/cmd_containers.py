@@ -31,12 +31,12 @@ _DOCKER_EXEC_VALUES = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--wor
 
 def docker(run: "_Run", inv: "Invocation") -> list[Finding]:
     """docker/podman run|exec|create: judge the command the container runs."""
+    from .analyze import whole_listing
+
     args = inv.words
-    raws = " ".join(w.raw for w in args)
-    fed = inv.cmd.items_from  # docker volume ls -q | xargs docker volume rm
-    listed = fed.text if fed is not None and fed.stdin_from is None else ""
-    if re.search(r"volume (rm|remove|delete)\b.*\$\(\s*\w+ volume (ls|list) -q", raws) or \
-            re.search(r"volume (rm|remove|delete)\b", raws) and re.match(r"\w+ volume (ls|list) -q\s*$", listed):
+    if [w.value for w in args[:2]] in (["volume", "rm"], ["volume", "remove"]) and \
+            re.search(r"\bvolume (ls|list)\b", whole_listing(inv) or ""):
+        # docker volume rm $(docker volume ls -q), or the listing piped through xargs
         return [deny(f"{inv.name} volume rm $({inv.name} volume ls -q) deletes every volume and its data", "container",
                      "container.volumes")]
     positionals = [w for w in args if not w.value.startswith("-")]
