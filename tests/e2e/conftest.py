@@ -106,6 +106,12 @@ class World:
         return subprocess.run([sys.executable, "-m", "guardtui", *args], env=self.env, capture_output=True,
                               text=True, cwd=self.project, timeout=120, **kw)
 
+    def audit(self) -> list[tuple[str, str, str]]:
+        """The audit log as (summary, verdict, decided by), oldest first."""
+        out = self.guardtui("log", "--json")
+        assert out.returncode == 0, out.stderr
+        return [(e["summary"], e["verdict"], e["decided_by"]) for e in map(json.loads, out.stdout.splitlines())]
+
 
 @pytest.fixture
 def world(tmp_path) -> World:
@@ -171,6 +177,13 @@ def run_claude(binary: Path, world: World, turns: list[dict], servers, *mode: st
 
 def _requests(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def start_guardtui(world: World, servers, ask: str) -> int:
+    """`guardtui serve --ask ASK` on a free port, in the world's environment; its port."""
+    server = servers([sys.executable, "-m", "guardtui", "serve", "--port", "0", "--ask", ask], world.env,
+                     world.project, "listening on")
+    return int(server.line.split("http://127.0.0.1:")[1].split()[0])
 
 
 def _fake(servers, world: World, script: str, turns: list[dict], *extra: str) -> tuple[int, Path]:

@@ -16,10 +16,10 @@ Requests without tools (titles, summaries) get a short text answer.
 Point Claude Code at it with ANTHROPIC_BASE_URL=http://127.0.0.1:PORT and any
 ANTHROPIC_API_KEY. Standard library only.
 """
-import argparse
-import http.server
 import itertools
 import json
+
+from fake_server import JsonHandler, serve  # beside this script
 
 _ids = itertools.count()
 
@@ -75,13 +75,9 @@ def _text(content):
 
 
 def make_handler(script, log):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(JsonHandler):
         def do_POST(self):
-            size = int(self.headers.get("content-length", 0))
-            body = json.loads(self.rfile.read(size) or b"{}")
+            body = self._read_body()
             if log:
                 results = [_text(b.get("content")) for m in body.get("messages", [])
                            if isinstance(m.get("content"), list) for b in m["content"]
@@ -94,38 +90,13 @@ def make_handler(script, log):
             msg = _message(_turn_for(body, script), body.get("model", "fake"))
             if not body.get("stream"):
                 return self._json(msg)
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.end_headers()
-            for name, data in _sse_events(msg):
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-
-        def do_GET(self):
-            self._json({})
-
-        def _json(self, data):
-            raw = json.dumps(data).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self._event_stream(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _sse_events(msg))
 
     return Handler
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--script", required=True)
-    ap.add_argument("--log")
-    args = ap.parse_args()
-    with open(args.script) as f:
-        script = json.load(f)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(script, args.log))
-    print(f"listening on {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(__doc__, make_handler)
 
 
 if __name__ == "__main__":

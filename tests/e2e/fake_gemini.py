@@ -18,9 +18,9 @@ from the schema, other requests without tools get a short text, countTokens a co
 Point the Gemini CLI at it with GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT, any
 GEMINI_API_KEY and security.auth.selectedType = "gemini-api-key". Standard library only.
 """
-import argparse
-import http.server
 import json
+
+from fake_server import JsonHandler, serve  # beside this script
 
 _DEFAULTS = {"STRING": "fake", "INTEGER": 1, "NUMBER": 1, "BOOLEAN": False, "ARRAY": [], "OBJECT": {}}
 
@@ -63,13 +63,9 @@ def _response(body, script):
 
 
 def make_handler(script, log):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(JsonHandler):
         def do_POST(self):
-            size = int(self.headers.get("content-length", 0))
-            body = json.loads(self.rfile.read(size) or b"{}")
+            body = self._read_body()
             if log:
                 responses = [p["functionResponse"] for c in body.get("contents", []) for p in c.get("parts", [])
                              if isinstance(p, dict) and "functionResponse" in p]
@@ -81,37 +77,13 @@ def make_handler(script, log):
             data = _response(body, script)
             if ":streamGenerateContent" not in self.path:
                 return self._json(data)
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-
-        def do_GET(self):
-            self._json({})
-
-        def _json(self, data):
-            raw = json.dumps(data).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self._event_stream([f"data: {json.dumps(data)}\n\n"])
 
     return Handler
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--script", required=True)
-    ap.add_argument("--log")
-    args = ap.parse_args()
-    with open(args.script) as f:
-        script = json.load(f)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(script, args.log))
-    print(f"listening on {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(__doc__, make_handler)
 
 
 if __name__ == "__main__":

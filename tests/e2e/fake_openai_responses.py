@@ -23,10 +23,10 @@ Point Codex at it with a custom provider in $CODEX_HOME/config.toml (or the same
     env_key = "FAKE_API_KEY"
 Standard library only.
 """
-import argparse
-import http.server
 import itertools
 import json
+
+from fake_server import JsonHandler, serve  # beside this script
 
 _ids = itertools.count()
 
@@ -98,13 +98,11 @@ def _sse_events(item, model):
 
 
 def make_handler(script, log, review="deny"):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
+    class Handler(JsonHandler):
+        get_reply = {"object": "list", "data": [], "models": []}
 
         def do_POST(self):
-            size = int(self.headers.get("content-length", 0))
-            body = json.loads(self.rfile.read(size) or b"{}")
+            body = self._read_body()
             if log:
                 with open(log, "a") as f:
                     outputs = [_text(i.get("output")) for i in body.get("input", [])
@@ -117,39 +115,16 @@ def make_handler(script, log, review="deny"):
             model = body.get("model", "fake")
             if not body.get("stream"):
                 return self._json(_response(item, model, "completed"))
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.end_headers()
-            for data in _sse_events(item, model):
-                self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-
-        def do_GET(self):
-            self._json({"object": "list", "data": [], "models": []})
-
-        def _json(self, data):
-            raw = json.dumps(data).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self._event_stream(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n"
+                               for data in _sse_events(item, model))
 
     return Handler
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--script", required=True)
-    ap.add_argument("--log")
-    ap.add_argument("--review", choices=("allow", "deny"), default="deny")
-    args = ap.parse_args()
-    with open(args.script) as f:
-        script = json.load(f)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(script, args.log, args.review))
-    print(f"listening on {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(__doc__, make_handler,
+          add_arguments=lambda ap: ap.add_argument("--review", choices=("allow", "deny"), default="deny"),
+          handler_options=lambda args: {"review": args.review})
 
 
 if __name__ == "__main__":

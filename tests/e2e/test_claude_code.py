@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from .conftest import run_claude
+from .conftest import run_claude, start_guardtui
 
 SAFE = "echo hello > hello.txt"
 CRITICAL = "rm -rf ~"
@@ -24,22 +24,10 @@ TURNS = [{"tool": "Bash", "input": {"command": SAFE, "description": "write a fil
          {"text": "all done"}]
 
 
-def start_guardtui(world, servers, ask: str) -> int:
-    server = servers([sys.executable, "-m", "guardtui", "serve", "--port", "0", "--ask", ask], world.env,
-                     world.project, "listening on")
-    return int(server.line.split("http://127.0.0.1:")[1].split()[0])
-
-
 def install(world, *how: str) -> dict:
     done = world.guardtui("install", "claude", "--project", str(world.project), *how)
     assert done.returncode == 0, done.stderr
     return json.loads((world.project / ".claude" / "settings.local.json").read_text())
-
-
-def audit(world) -> list[tuple[str, str, str]]:
-    out = world.guardtui("log", "--json")
-    assert out.returncode == 0, out.stderr
-    return [(e["summary"], e["verdict"], e["decided_by"]) for e in map(json.loads, out.stdout.splitlines())]
 
 
 def check_session(world, result: dict, requests: list[dict], ask_outcome: str) -> None:
@@ -53,7 +41,7 @@ def check_session(world, result: dict, requests: list[dict], ask_outcome: str) -
         assert "no person is watching" in told[2] and "denied by policy" in told[2] and "Do not retry" in told[2]
     else:  # handed back to Claude Code, whose own prompt cannot show in -p: it denies
         assert "handed back to the agent's own prompt" in told[2] or "no guardtui console" in told[2]
-    log = audit(world)
+    log = world.audit()
     assert (SAFE, "allow", "rule") in log and (CRITICAL, "deny", "rule") in log
     assert (ASKS, "deny" if ask_outcome == "deny" else "ask", "policy") in log
 
@@ -85,7 +73,7 @@ def test_command_hook_with_no_console_judges_offline(claude_cli, world, servers)
     result, requests = run_claude(claude_cli, world, TURNS, servers)
     assert (world.project / "hello.txt").exists() and (world.home / "canary.txt").exists()
     assert [d["tool_input"]["command"] for d in result["permission_denials"]] == [CRITICAL, ASKS]
-    assert (ASKS, "ask", "policy") in audit(world)  # handed back to Claude Code, which cannot ask in -p
+    assert (ASKS, "ask", "policy") in world.audit()  # handed back to Claude Code, which cannot ask in -p
 
 
 @pytest.mark.parametrize("how", ["--http", "--command"])
@@ -105,4 +93,4 @@ def test_uninstall_leaves_claude_code_unguarded_again(claude_cli, world, servers
     turns = [{"tool": "Bash", "input": {"command": "echo hi > made.txt"}}, {"text": "done"}]
     result, _ = run_claude(claude_cli, world, turns, servers, "--permission-mode", "bypassPermissions")
     assert result["permission_denials"] == [] and (world.project / "made.txt").exists()
-    assert audit(world) == []
+    assert world.audit() == []

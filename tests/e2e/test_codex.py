@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tomllib
 
 import pytest
 
-from .conftest import codex_env, run_codex
+from .conftest import codex_env, run_codex, start_guardtui
 
 SAFE = "echo hello > hello.txt"
 CRITICAL = "rm -rf ~"
@@ -44,21 +43,10 @@ def codex(codex_cli, world):
     return codex_cli
 
 
-def start_guardtui(world, servers, ask: str) -> None:
-    servers([sys.executable, "-m", "guardtui", "serve", "--port", "0", "--ask", ask], world.env, world.project,
-            "listening on")
-
-
 def install(world) -> str:
     done = world.guardtui("install", "codex", "--user")
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-def audit(world) -> list[tuple[str, str, str]]:
-    out = world.guardtui("log", "--json")
-    assert out.returncode == 0, out.stderr
-    return [(e["summary"], e["verdict"], e["decided_by"]) for e in map(json.loads, out.stdout.splitlines())]
 
 
 def told(requests: list[dict]) -> list[str]:
@@ -83,7 +71,7 @@ def check_common(world, outputs: list[str]) -> None:
     assert "deletes your home directory" in outputs[1] and "Do not retry" in outputs[1]
     assert (world.project / "up.txt").read_text() == "up\n" and ran(outputs[2])  # PermissionRequest: allowed
     assert not (world.project / "pushed.txt").exists()  # the ask did not run
-    log = audit(world)
+    log = world.audit()
     assert (SAFE, "allow", "rule") in log and (CRITICAL, "deny", "rule") in log
     assert log.count((ESCALATED, "allow", "rule")) == 2  # PreToolUse, then PermissionRequest
 
@@ -103,7 +91,7 @@ def test_install_records_trust_so_the_hooks_run_with_no_bypass(codex, world, ser
     assert outputs[3].startswith("Command blocked by PreToolUse hook: guardtui blocked this Bash call")
     assert "no person is watching" in outputs[3] and "denied by policy" in outputs[3]
     assert not any(r["review"] for r in requests)  # guardtui decided every PermissionRequest itself
-    assert (ASKS, "deny", "policy") in audit(world)
+    assert (ASKS, "deny", "policy") in world.audit()
 
 
 @pytest.mark.parametrize("how", ["serve --ask defer", "no console"])
@@ -122,7 +110,7 @@ def test_an_ask_no_person_answers_is_denied_because_codex_would_not_ask(codex, w
         assert output.startswith("Command blocked by PreToolUse hook: guardtui blocked this Bash call")
         assert "Codex's PreToolUse hook cannot ask, and Codex runs what its sandbox allows" in output
     assert not any(r["review"] for r in requests)  # the reviewer (who would have allowed it) never saw it
-    assert audit(world).count((ASKS, "deny", "policy")) == 2  # audited as what Codex was told
+    assert world.audit().count((ASKS, "deny", "policy")) == 2  # audited as what Codex was told
 
 
 @pytest.mark.parametrize("how", ["serve --ask defer", "no console"])
@@ -140,7 +128,7 @@ def test_the_guard_holds_with_codexs_approvals_and_sandbox_off(codex, world, ser
     assert outputs[2].startswith("Command blocked by PreToolUse hook: guardtui blocked")
     assert "Codex's PreToolUse hook cannot ask and Codex runs with its approvals off (bypassPermissions)" \
         in outputs[2]
-    assert (ASKS, "deny", "policy") in audit(world)  # audited as what Codex was told
+    assert (ASKS, "deny", "policy") in world.audit()  # audited as what Codex was told
 
 
 def test_without_trust_codex_skips_the_hooks_without_a_word(codex, world, servers):
@@ -151,7 +139,7 @@ def test_without_trust_codex_skips_the_hooks_without_a_word(codex, world, server
     assert "`codex` is not on PATH" in out and "does NOT guard Codex" in out and not trust_entries(world)
     world.env["PATH"] = path
     proc, requests = run_codex(codex, world, [shell(ASKS), {"text": "done"}], servers, NO_APPROVALS)
-    assert (world.project / "pushed.txt").exists() and audit(world) == []  # the hook never ran
+    assert (world.project / "pushed.txt").exists() and world.audit() == []  # the hook never ran
     (world.project / "pushed.txt").unlink()
     assert "Codex now trusts guardtui's 2 hooks" in install(world)  # with codex on PATH: trust recorded
     _, requests = run_codex(codex, world, [shell(ASKS), {"text": "done"}], servers, NO_APPROVALS)
@@ -175,4 +163,4 @@ def test_install_is_idempotent_keeps_the_users_config_and_uninstall_leaves_codex
     assert tomllib.loads(config.read_text()) == tomllib.loads(theirs)
     assert json.loads((world.home / ".codex" / "hooks.json").read_text()) == {}
     _, requests = run_codex(codex, world, [shell("echo hi > made.txt"), {"text": "done"}], servers, NO_APPROVALS)
-    assert (world.project / "made.txt").exists() and ran(told(requests)[0]) and audit(world) == []
+    assert (world.project / "made.txt").exists() and ran(told(requests)[0]) and world.audit() == []

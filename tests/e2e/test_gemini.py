@@ -10,11 +10,10 @@ headless run. Every run has a timeout, so a hang fails the test instead of stall
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from .conftest import gemini_setup, run_gemini
+from .conftest import gemini_setup, run_gemini, start_guardtui
 
 SAFE = "echo hello > hello.txt"
 CRITICAL = "rm -rf ~"
@@ -36,21 +35,10 @@ def gemini(gemini_cli, world):
     return gemini_cli
 
 
-def start_guardtui(world, servers, ask: str) -> None:
-    servers([sys.executable, "-m", "guardtui", "serve", "--port", "0", "--ask", ask], world.env, world.project,
-            "listening on")
-
-
 def install(world) -> dict:
     done = world.guardtui("install", "gemini", "--user")
     assert done.returncode == 0, done.stderr
     return json.loads((world.home / ".gemini" / "settings.json").read_text())
-
-
-def audit(world) -> list[tuple[str, str, str]]:
-    out = world.guardtui("log", "--json")
-    assert out.returncode == 0, out.stderr
-    return [(e["summary"], e["verdict"], e["decided_by"]) for e in map(json.loads, out.stdout.splitlines())]
 
 
 def told(requests: list[dict]) -> list[dict]:
@@ -67,7 +55,7 @@ def check_session(world, result: dict, requests: list[dict]) -> list[dict]:
     assert "deletes your home directory" in outputs[1]["error"] and "Do not retry" in outputs[1]["error"]
     assert not (world.project / "pushed.txt").exists()  # the ask did not run
     assert outputs[2]["error"].startswith("Tool execution blocked: guardtui blocked this Bash call")
-    log = audit(world)
+    log = world.audit()
     assert (SAFE, "allow", "rule") in log and (CRITICAL, "deny", "rule") in log
     assert (ASKS, "deny", "policy") in log  # audited as what Gemini was told
     return outputs
@@ -118,4 +106,4 @@ def test_uninstall_leaves_gemini_unguarded_again(gemini, world, servers):
     assert json.loads(settings.read_text()) == before
     result, requests = run_gemini(gemini, world, [shell("echo hi > made.txt", "write"), {"text": "done"}], servers,
                                   *YOLO, timeout=HANG_LIMIT_S)
-    assert (world.project / "made.txt").exists() and "output" in told(requests)[0] and audit(world) == []
+    assert (world.project / "made.txt").exists() and "output" in told(requests)[0] and world.audit() == []
