@@ -158,8 +158,8 @@ def judge_offline(opts, raw):
 
         site.main()
     from guardtui.adapters import adapter_for
-    from guardtui.broker.judge import answer_offline
-    from guardtui.commands.common import cli_engine
+    from guardtui.judge import answer_offline
+    from guardtui.wiring import cli_engine
 
     def make_engine(cwd):
         return cli_engine(cwd if cwd and os.path.isdir(cwd) else os.getcwd(), record=True)

@@ -29,7 +29,7 @@ from ..core.engine import Engine
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
 from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
-from .judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
+from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
 from .queue import Outcome, PendingQueue, Resolution, policy_resolution
 
 DEFAULT_PORT = 8765  # documented in the README

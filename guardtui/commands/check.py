@@ -13,7 +13,7 @@ from typing import IO, Any
 from ..adapters.tools import normalise_tool
 from ..core.engine import Engine
 from ..core.model import Decision, ToolCall, Verdict
-from .common import cli_engine
+from ..wiring import cli_engine
 
 EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
 

@@ -8,14 +8,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import IO
 
 from ..core.config import Locations
-from ..core.plugins import PROJECT, USER, Plugin, PluginSet, load_plugin_set, plugin_dirs
-from ..core.plugins.loader import read_plugin
-from ..core.plugins.trust import read_trust, store_trust
-from ..core.yamlfile import DataError
+from ..core.plugins import USER, Plugin, PluginSet, load_plugin_set
+from ..core.plugins.vouch import trust_plugin
 
 
 def run(args, command: str) -> int:
@@ -70,20 +67,6 @@ def _standing(plugin: Plugin) -> str:
 
 
 def trust(file: str, locations: Locations, cwd: str, out: IO[str]) -> int:
-    path = Path(file).absolute()
-    if not path.is_file():
-        raise DataError(file, None, "", "no such file")
-    user_dirs = {d.path.resolve() for d in plugin_dirs(locations, cwd) if d.level == USER}
-    if path.resolve().parent in user_dirs:
-        out.write(f"{file} is a user-level plugin: its allow patterns already apply; nothing to trust\n")
-        return 0
-    read_trust(locations.trust_file)  # a damaged store is reported before anything is parsed or written
-    plugin = read_plugin(path, PROJECT, {})  # raises DataError: a broken file cannot be trusted
-    store_trust(locations.trust_file, path, plugin.sha256)
-    allows = [p for p in plugin.declared if p in plugin.ignored]
-    out.write(f"trusted {plugin.id} ({file}), sha256 {plugin.sha256[:16]}…; any edit revokes the trust\n")
-    for pattern in allows:
-        out.write(f"  now applies: {pattern.describe()}  {pattern.reason}\n")
-    if not allows:
-        out.write("  (it has no allow patterns: trusting it changes nothing but lets it replace a user plugin's id)\n")
+    for line in trust_plugin(file, locations, cwd):
+        out.write(line + "\n")
     return 0

@@ -11,7 +11,7 @@ from ..broker.queue import Outcome, PendingQueue
 from ..core.config import Locations
 from ..core.engine import GuardEvent
 from ..core.plugins import watch_plugins
-from .common import cli_engine
+from ..wiring import cli_engine
 
 
 def run(args, _command: str) -> int:

@@ -13,7 +13,7 @@ from typing import Callable
 from ..broker.queue import Outcome, PendingQueue
 from ..core.config import Locations
 from ..core.engine import Engine
-from ..commands.common import cli_engine
+from ..wiring import cli_engine
 from ..core.shell.analyze import Analyzer
 from .app import ConsoleSettings, Feeder, GuardApp
 from .demo import DemoFeeder, DemoWorld, build_world, scenario

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import io
 import json
 import os
 import re
@@ -18,11 +17,11 @@ from typing import Any, Callable, Iterable
 
 import yaml
 
-from ..commands.rules import trust as trust_command
 from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent
 from ..core.model import Decision, ToolCall
 from ..core.plugins import USER, Plugin, PluginRule, PluginSet, load_plugin_set, plugin_dirs, plugin_files, watch_plugins
+from ..core.plugins.vouch import trust_plugin
 from ..core.plugins.selftest import SelfTestResult, run_plugin_tests
 from ..core.plugins.watch import Reloader
 from ..core.session import Approval
@@ -233,9 +232,7 @@ def run_tests(plugin: Plugin) -> list[SelfTestResult]:
 
 def trust(file: str, locations: Locations, cwd: str) -> str:
     """Trust a project plugin file's current content; returns what `guardtui trust` says."""
-    out = io.StringIO()
-    trust_command(file, locations, cwd, out)
-    return out.getvalue().strip()
+    return "\n".join(trust_plugin(file, locations, cwd))
 
 
 async def reload(engine: Engine, locations: Locations, cwd: str, on_event: Callable[[GuardEvent], None],

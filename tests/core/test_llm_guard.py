@@ -108,7 +108,7 @@ def test_settings_from_file_and_environment(tmp_path):
 
 
 def test_the_console_and_serve_engines_use_the_configured_llm(isolated_env, monkeypatch, capsys):
-    from guardtui.commands.common import cli_engine
+    from guardtui.wiring import cli_engine
     from guardtui.core.config import Locations
 
     locations = Locations.from_env()

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from guardtui.commands.common import cli_engine
+from guardtui.wiring import cli_engine
 from guardtui.core.model import Verdict
 from guardtui.core.plugins import ProjectPlugins, PluginRule, load_plugin_set, project_root, watch_plugins
 from guardtui.core.plugins.parse import digest

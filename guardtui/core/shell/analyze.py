@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
 from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
-from .cmd_fs import is_secret
+from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
+from .invocation import UNKNOWN_WORD, Invocation, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, write_finding
+from .secrets import is_secret, is_secret_area
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .words import DYN, Scope, Word
 
@@ -41,7 +43,6 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
                                "expand", "unexpand", "rev", "strings", "tr", "python", "python3", "node", "perl",
                                "ruby", "xmllint", "json_pp"})
 _TCP_EXEC = re.compile(r"(?:\bexec\s+|\s)(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
-UNKNOWN_WORD = "${__guardtui_unknown}"  # stands in for a part of a nested script known only at run time
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
@@ -60,26 +61,6 @@ _ENV_COMMANDS = {"GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "
 _USUAL_PATH = re.compile(r"^(\.{0,2}/?(node_modules/\.bin|\.venv/bin|venv/bin|bin|vendor/bin|target/\w+|\.bin)|"
                          r"/(usr/local|usr|opt/homebrew|opt/local)/s?bin|/bin|/sbin|~?/?[^:]*/(\.local|\.cargo|go|"
                          r"\.bun|\.deno|\.npm-global|\.pyenv/shims|\.rbenv/shims|\.nvm/[^:]*)/bin)/?$")
-
-
-@dataclass
-class Invocation:
-    """A resolved command: the name bash runs and its arguments, wrappers stripped."""
-
-    name: str
-    words: list[Word]
-    cmd: SimpleCommand
-    scope: Scope
-    privileged: bool = False
-    written_name: str = ""  # as written (/usr/bin/git, ./deploy.sh)
-
-    @property
-    def args(self) -> list[str]:
-        return [w.value for w in self.words]
-
-    @property
-    def text(self) -> str:
-        return " ".join([self.name] + [w.display() for w in self.words])
 
 
 class Analyzer:
@@ -455,7 +436,7 @@ class _Run:
             reason = best.reason(name, options)
             if best.shape.verdict == "allow":
                 return [allow(reason, best.shape.category, rule=f"taxonomy:{best.shape.id}")]
-            listing = _everything_listed(inv, best.shape.category) if best.shape.blast_radius is BlastRadius.HIGH \
+            listing = everything_listed(inv, best.shape.category) if best.shape.blast_radius is BlastRadius.HIGH \
                 else None
             if listing:  # helm list -q | xargs helm uninstall
                 return [deny(f"{reason}: everything `{listing}` lists", best.shape.category,
@@ -472,7 +453,7 @@ class _Run:
             if cls == "read":
                 return [allow(f"{name} {word} only reads", category, rule="taxonomy.verb")]
             if cls == "delete":
-                listing = _everything_listed(inv, category)
+                listing = everything_listed(inv, category)
                 if listing:
                     return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
                                  "taxonomy.delete-all-listed")]
@@ -671,7 +652,7 @@ class _Run:
             return Stream("secret")
         if name in ("tar", "zip", "7z", "gzip", "cpio") and any(
                 not w.value.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
-                and cmd_fs.is_secret_area(info.path, cmd.scope.home, self.tax) for w in words[1:]):
+                and is_secret_area(info.path, cmd.scope.home, self.tax) for w in words[1:]):
             return Stream("secret")  # tar czf - ~/.ssh: an archive of keys
         if name in ("cat", "head", "tail", "base64", "xxd", "tac", "strings") and any(
                 not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
@@ -695,15 +676,6 @@ _SECRET_PRINTERS = re.compile(r"^(security find-(generic|internet)-password .*-w
                               r"gopass (show )?\S|bw get|lpass show|vault (kv get|read) .*-field|aws configure get |"
                               r"aws configure export-credentials|gcloud auth print-(access|identity)-token|"
                               r"gh auth token|az account get-access-token|kubectl get secret|doppler secrets)")
-
-
-@dataclass(frozen=True)
-class Stream:
-    """What flows into a command's stdin: text we know, a download, secrets, a file, or unknown."""
-
-    kind: str  # text | network | secret | file | unknown | none
-    text: str | None = None
-    obfuscated: bool = False  # the text had to be decoded (base64, escapes, rev) to be read
 
 
 _RC_FILES = frozenset({".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
@@ -772,25 +744,6 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
                                "ruby", "perl", "php", "Rscript", "lua", "java", "dotnet"})
 
 
-_LISTING_VERBS = frozenset({"snapshots", "list", "ls", "ps", "images", "volumes", "keys", "archives", "backups",
-                            "instances", "buckets", "objects", "releases", "tags", "branches", "get"})
-_LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots|backups|archives|recovery-points|"
-                           r"instances|clusters|volumes|buckets|namespaces|functions|stacks)"
-                           r"(-by-\w+)?$")
-# what a delete fed by the tool's own unfiltered listing wipes out: every backup (nothing left to
-# restore from), or every namespace, instance, cluster, volume or release (the whole environment)
-_EVERYTHING = re.compile(r"(?i)\b(snapshots|backups|archives|ns|namespaces?|instances|db-instances|clusters|volumes|"
-                         r"buckets|stacks|functions)\b|^helm (list|ls)\b")
-
-
-def _everything_listed(inv: Invocation, category: str) -> str | None:
-    """The listing a delete is fed, when it deletes all of what matters (see _EVERYTHING)."""
-    listing = whole_listing(inv)
-    return listing if listing and (category == "backup" or _EVERYTHING.search(listing)) else None
-_NARROWING = re.compile(r"\b((grep|egrep)(?!\s+-\w*v)|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
-                        r"host|path|older|before|since|label|prefix|keep)|\[\?|\s-f\s|\s-l\s")
-
-
 def _production_target(args: list[str]) -> str | None:
     """What in the arguments names a production database (or a linked remote one), if anything."""
     for a in args:
@@ -801,33 +754,6 @@ def _production_target(args: list[str]) -> str | None:
             continue  # restoring FROM prod.dump: the file is the source, not the target
         if re.search(r"(?i)(^|[^a-z])prod(uction)?([^a-z]|$)", value) and not value.startswith("-"):
             return f"{value} (production)"
-    return None
-
-
-def whole_listing(inv: Invocation) -> str | None:
-    """`restic forget $(restic snapshots -q --json | jq -r '.[].id')`: a delete fed by the same tool's
-    unfiltered listing deletes all of it. The listing's text, or None."""
-    listings = []
-    for w in inv.words:
-        m = re.search(r"\$\((.+)\)|`(.+)`", w.raw, re.S)
-        if m:
-            listings.append((m.group(1) or m.group(2)).strip())
-    if inv.cmd.items_from is not None:
-        # `aws ec2 describe-snapshots … | xargs -n1 aws ec2 delete-snapshot --snapshot-id`
-        stages = []
-        stage: SimpleCommand | None = inv.cmd.items_from
-        while stage is not None:
-            stages.insert(0, stage.text)
-            stage = stage.stdin_from
-        if stages:
-            listings.append(" | ".join(stages))
-    for inner in listings:
-        first = inner.split("|")[0].split()
-        if not first or posixpath.basename(first[0]) != inv.name:
-            continue
-        if any(v in _LISTING_VERBS or _LISTING_WORD.match(v) for v in first[1:4]) and \
-                not _NARROWING.search(" " + inner + " "):
-            return inner
     return None
 
 

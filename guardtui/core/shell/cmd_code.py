@@ -13,11 +13,15 @@ from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, deny, worst
+from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
+from .generated import run_process_input
+from .invocation import Invocation
+from .secrets import is_secret, is_secret_area
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analyze import Invocation, _Run
+    from .invocation import Run
 
 _STR = r"""(?:[rubfRUBF]{0,2})(?P<q>'''|\"\"\"|'|"|`)(?P<s>(?:\\.|(?!(?P=q)).)*?)(?P=q)"""
 _ARG = r"\s*\(?\s*"
@@ -102,7 +106,7 @@ _DYNAMIC_CODE = {"python": r"\b(?:exec|eval|compile)\s*\((?!\s*['\"])", "js": r"
                  "php": r"\b(?:eval|assert|create_function)\s*\("}
 
 
-def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
+def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     spec = run.tax.interpreter(inv.name) or {}
     language = spec.get("language", "python")
     code_opts = set(spec.get("code", ()))
@@ -163,14 +167,12 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
         return run.taxonomy(inv)  # `bun install`, `deno test`: a subcommand, not a script
     if rest and rest[0].value != "-":
         index = inv.words.index(rest[0])
-        from .cmd_exec import _process_inputs, _run_process_input
-        if index in _process_inputs(inv):
-            return _run_process_input(run, inv, index, f"{inv.name} <(…)")
-        from .cmd_exec import _as_script
+        if index in inv.process_inputs():
+            return run_process_input(run, inv, index, f"{inv.name} <(…)")
         script = rest[0].value.rsplit("/", 1)[-1]
         if script in _FRAMEWORK_SCRIPTS:
             return framework_script(run, inv, script, rest[1:])
-        return [run.script_run(_as_script(inv, rest[0]))]
+        return [run.script_run(inv.as_script(rest[0]))]
     stream = run.stdin_source(inv.cmd)
     kind = stream.kind
     if kind == "text" and stream.text is not None:
@@ -187,9 +189,8 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} runs a program", "interpreter", rule="code.run")]
 
 
-def _module(run: "_Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
+def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
     if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx"):
-        from .analyze import Invocation
         return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
                                                inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
@@ -210,7 +211,7 @@ def _module(run: "_Run", inv: "Invocation", module: str, rest: list[Word]) -> li
     return [allow(f"{inv.name} -m {module} runs a module", "build-test", rule="code.module")]
 
 
-def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str, in_place: bool = False,
+def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str, in_place: bool = False,
                   operands: list[Word] | None = None) -> list[Finding]:
     if code_word.dynamic and code_word.value.startswith(DYN):
         return [ask(f"{inv.name} runs code that is only known at run time", "dynamic-exec", BlastRadius.HIGH,
@@ -323,9 +324,8 @@ def code_findings(run: "_Run", inv: "Invocation", code_word: Word, language: str
                                            rule="code.inline")]
 
 
-def _data_flow(run: "_Run", inv: "Invocation", code: str) -> list[Finding]:
+def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
     """Secrets read, printed or sent from code: the same lines the shell draws for cat and curl."""
-    from .cmd_fs import is_secret, is_secret_area
 
     home = inv.scope.home
     secrets: list[str] = []
@@ -373,10 +373,9 @@ def _decoded_code(code: str) -> str | None:
     return text if text.isprintable() or "\n" in text else None
 
 
-def _enumerated_deletes(run: "_Run", inv: "Invocation", code: str) -> list[Finding]:
+def _enumerated_deletes(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
     """Deletes of computed paths inside a walk or listing: the walked tree or the listed directory.
     A name filter (`rglob('*.pyc')`, `if f.endswith(...)`) makes it `find ROOT -name … -delete`."""
-    from .cmd_fs import _find_delete
     findings = []
     filtered_in_code = bool(re.search(r"\bif\b|endswith|startswith|fnmatch|\.match\(|\.suffix|filter|\.test\(|=~", code))
     for patterns, recursive in ((_TREE_WALKS, True), (_DIR_LISTINGS, False)):
@@ -391,7 +390,7 @@ def _enumerated_deletes(run: "_Run", inv: "Invocation", code: str) -> list[Findi
                 glob = re.match(r"\s*\([^)]*\)\s*\.(?:r?glob|walk)\s*\(\s*" + _STR, m.group("rest"))
                 name_filter = glob and _unescape(glob.group("s")).lstrip("*/") not in ("", ".*")
                 if name_filter or filtered_in_code:
-                    findings.extend(_find_delete(run, inv, [_path_word(root, inv.scope.home)], True,
+                    findings.extend(find_delete(run, inv, [_path_word(root, inv.scope.home)], True,
                                                  f"{inv.name}: {head}"))
                     continue
                 if root is not None and not recursive:
@@ -646,7 +645,7 @@ def classify_sql(sql: str) -> tuple[str, str] | None:
     return None
 
 
-def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
+def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     spec = run.tax.sql_clients[inv.name]
     if spec.get("store_commands"):
         return _judge_store(run, inv, spec)
@@ -679,8 +678,7 @@ def judge_sql(run: "_Run", inv: "Invocation") -> list[Finding]:
         if name in file_opts or (arg[:2] in file_opts and len(arg) > 2):
             runs_file = True
             index = i + 1 if not eq and name in file_opts else i
-            from .cmd_exec import _process_inputs
-            procs = _process_inputs(inv).get(index)
+            procs = inv.process_inputs().get(index)
             if procs:  # psql -f <(echo 'drop schema …'): the "file" is known text
                 out = run.output_of(procs[-1])
                 if out.kind == "text" and out.text is not None:
@@ -734,7 +732,7 @@ def _cluster_ends_in(arg: str, options: set[str]) -> bool:
             and f"-{arg[-1]}" in options)
 
 
-def _generated_sql(run: "_Run", inv: "Invocation") -> str | None:
+def _generated_sql(run: "Run", inv: "Invocation") -> str | None:
     """`psql -Atc "select 'drop table ' || tablename …" | psql`: the text the first query's string
     literals spell out, which is what the second client runs."""
     import posixpath
@@ -761,7 +759,7 @@ def _generated_sql(run: "_Run", inv: "Invocation") -> str | None:
     return " ".join(literals) if literals else None
 
 
-def _judge_store(run: "_Run", inv: "Invocation", spec: dict) -> list[Finding]:
+def _judge_store(run: "Run", inv: "Invocation", spec: dict) -> list[Finding]:
     """redis-cli: the store command in its arguments, or the lines it reads from stdin."""
     from .taxonomy import split_args
 
@@ -813,8 +811,7 @@ def _judge_store(run: "_Run", inv: "Invocation", spec: dict) -> list[Finding]:
 _FRAMEWORK_SCRIPTS = {"manage.py": ("shell", "python"), "artisan": ("tinker", "php")}
 
 
-def framework_script(run: "_Run", inv: "Invocation", script: str, args: list[Word]) -> list[Finding]:
-    from .analyze import Invocation
+def framework_script(run: "Run", inv: "Invocation", script: str, args: list[Word]) -> list[Finding]:
 
     code_command, language = _FRAMEWORK_SCRIPTS[script]
     if args and args[0].value in _DB_SHELLS:
@@ -832,7 +829,7 @@ def framework_script(run: "_Run", inv: "Invocation", script: str, args: list[Wor
     return [allow(f"{script} {sub} runs a project command".replace("  ", " "), "build-test", rule="code.framework")]
 
 
-def rails(run: "_Run", inv: "Invocation") -> list[Finding]:
+def rails(run: "Run", inv: "Invocation") -> list[Finding]:
     """`rails runner CODE` runs Ruby; `rails dbconsole` is a SQL client; the rest goes to the taxonomy."""
     args = inv.words
     if args and args[0].value in ("runner", "r") and len(args) > 1:
@@ -846,7 +843,7 @@ def rails(run: "_Run", inv: "Invocation") -> list[Finding]:
 _DB_SHELLS = ("dbshell", "dbconsole", "db")
 
 
-def _db_shell(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
+def _db_shell(run: "Run", inv: "Invocation", name: str) -> list[Finding]:
     client = inv.__class__("psql", [], inv.cmd, inv.scope, inv.privileged, "psql")
     findings = judge_sql(run, client)
     return [replace(f, reason=f.reason.replace("psql", name)) for f in findings]

@@ -10,12 +10,13 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from .deletes import whole_listing
 from .findings import Finding, deny
 from .parse import SimpleCommand
 from .words import Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analyze import Invocation, _Run
+    from .invocation import Invocation, Run
 
 _DOCKER_RUN_VALUES = {
     "-a", "--attach", "--add-host", "--blkio-weight", "-c", "--cpu-shares", "--cap-add", "--cap-drop", "--cgroupns",
@@ -29,9 +30,8 @@ _DOCKER_RUN_VALUES = {
 _DOCKER_EXEC_VALUES = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
 
 
-def docker(run: "_Run", inv: "Invocation") -> list[Finding]:
+def docker(run: "Run", inv: "Invocation") -> list[Finding]:
     """docker/podman run|exec|create: judge the command the container runs."""
-    from .analyze import whole_listing
 
     args = inv.words
     if [w.value for w in args[:2]] in (["volume", "rm"], ["volume", "remove"]) and \
@@ -78,7 +78,7 @@ def docker(run: "_Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-def kubectl(run: "_Run", inv: "Invocation") -> list[Finding]:
+def kubectl(run: "Run", inv: "Invocation") -> list[Finding]:
     """kubectl exec POD -- CMD: judge CMD as on another machine."""
     words = [w.value for w in inv.words]
     if "exec" not in words or "--" not in words:

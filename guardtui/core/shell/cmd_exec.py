@@ -7,18 +7,21 @@ from typing import TYPE_CHECKING
 import posixpath
 
 from ..model import BlastRadius, Verdict
-from .findings import Finding, allow, ask, deny
+from .deletes import DELETERS, find_delete, find_listing
+from .findings import Finding, allow, ask, deny, with_rule
+from .generated import TEXT_FILTERS, run_process_input
+from .invocation import UNKNOWN_WORD, Invocation
 from .parse import SimpleCommand
 from .words import DYN, Scope, Word, decode_ansi_c
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analyze import Invocation, _Run
+    from .invocation import Run
 
 RUNNER_NAMES = frozenset({"xargs", "parallel", "ssh", "eval", "source", ".", "trap"})
 MAX_ITEMS = 16  # xargs / parallel items we expand before treating the rest as unknown
 
 
-def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
+def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     name = inv.name
     if name == "eval":
         return eval_(run, inv)
@@ -35,7 +38,7 @@ def judge(run: "_Run", inv: "Invocation") -> list[Finding]:
     return shell(run, inv)
 
 
-def trap(run: "_Run", inv: "Invocation") -> list[Finding]:
+def trap(run: "Run", inv: "Invocation") -> list[Finding]:
     """trap 'CMD' EXIT: CMD runs later, when the signal comes; judge it now."""
     args = [w for w in inv.words if w.value != "--"]
     if not args or args[0].value in ("-l", "-p", "-", "") or len(args) < 2:
@@ -50,7 +53,7 @@ def _label(inv: "Invocation", what: str) -> str:
     return f"{inv.cmd.via} › {what}" if inv.cmd.via else what
 
 
-def run_synthetic(run: "_Run", inv: "Invocation", argv: list[Word], label: str, scope: Scope | None = None) -> None:
+def run_synthetic(run: "Run", inv: "Invocation", argv: list[Word], label: str, scope: Scope | None = None) -> None:
     """Judge a command that `inv` starts (xargs, parallel, find -exec children)."""
     synthetic = SimpleCommand(argv, " ".join(w.display() for w in argv), inv.cmd.span, (scope or inv.scope).copy(),
                               _label(inv, label), depth=inv.cmd.depth + 1,
@@ -59,7 +62,7 @@ def run_synthetic(run: "_Run", inv: "Invocation", argv: list[Word], label: str, 
 
 
 # -- shells -------------------------------------------------------------------------------
-def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
+def shell(run: "Run", inv: "Invocation") -> list[Finding]:
     name = inv.name
     words = inv.words
     value_options = run.tax.shell_value_options | {"--rcfile", "--init-file"}
@@ -98,7 +101,6 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
         script = rest[0]
         if script.dynamic:
             if not script.fully_dynamic:  # bash -c "kubectl delete namespace $NS": the known part is judged
-                from .analyze import UNKNOWN_WORD
                 run.nested(script.value.replace(DYN, UNKNOWN_WORD), inv, f"{name} -c", inv.scope.copy())
             return [_dynamic_script(script, f"{name} -c")]
         scope = inv.scope.copy()
@@ -109,9 +111,9 @@ def shell(run: "_Run", inv: "Invocation") -> list[Finding]:
         return []
     if rest and not reads_stdin and rest[0].value not in _STDIN_FILES:
         index = inv.words.index(rest[0])
-        if index in _process_inputs(inv):
-            return _run_process_input(run, inv, index, f"{name} <(…)")
-        return [run.script_run(_as_script(inv, rest[0]))]
+        if index in inv.process_inputs():
+            return run_process_input(run, inv, index, f"{name} <(…)")
+        return [run.script_run(inv.as_script(rest[0]))]
     return stdin_script(run, inv, name)
 
 
@@ -120,7 +122,7 @@ _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "nc.traditional", "nc.openbsd"})
 
 
-def stdin_script(run: "_Run", inv: "Invocation", name: str) -> list[Finding]:
+def stdin_script(run: "Run", inv: "Invocation", name: str) -> list[Finding]:
     stream = run.stdin_source(inv.cmd)
     kind = stream.kind
     producer = inv.cmd.stdin_from
@@ -157,66 +159,7 @@ def _dynamic_script(word: Word, what: str) -> Finding:
                "exec.dynamic-script")
 
 
-def _process_inputs(inv: "Invocation") -> dict[int, list[SimpleCommand]]:
-    """process substitutions of the command, by index into inv.words."""
-    offset = len(inv.cmd.argv) - len(inv.words)
-    return {i - offset: cmds for i, cmds in inv.cmd.process_inputs.items() if i - offset >= 0}
-
-
-def _run_process_input(run: "_Run", inv: "Invocation", index: int, what: str) -> list[Finding]:
-    commands = _process_inputs(inv).get(index) or []
-    producer = next((c for c in reversed(commands) if c.via == commands[-1].via), None) if commands else None
-    if producer is None:
-        return [ask(f"{what} runs generated commands", "dynamic-exec", BlastRadius.HIGH, "exec.dynamic-script")]
-    stream = run.output_of(producer)
-    if stream.kind == "text" and stream.text is not None:
-        run.nested(stream.text, inv, what)
-        return []
-    if producer.argv and "completion" in [w.value for w in producer.argv[1:3]]:
-        return [allow(f"{what} loads {producer.argv[0].value}'s shell completion", "shell-state", rule="exec.source")]
-    if stream.kind == "network":
-        return [ask(f"{what} runs a script downloaded from the network", "remote-exec", BlastRadius.HIGH,
-                    "exec.remote-script")]
-    source = _filtered_project_file(run, inv, producer)
-    if source is not None:  # source <(grep -v '^#' .env.dev | sed 's/^/export /'): that file, reshaped
-        return [allow(f"{what} runs lines of the project's {source} (as sourcing it would)", "shell-state",
-                      rule="exec.source")]
-    return [ask(f"{what} runs commands generated at run time", "dynamic-exec", BlastRadius.HIGH,
-                "exec.dynamic-script")]
-
-
-def _filtered_project_file(run: "_Run", inv: "Invocation", last: SimpleCommand) -> str | None:
-    """The project file a pipeline of plain text filters reads, when that is all it does."""
-    from .paths import PathKind
-
-    stage: SimpleCommand | None = last
-    files: list[str] = []
-    while stage is not None:
-        if not stage.argv or posixpath.basename(stage.argv[0].value) not in _FILTERS or \
-                any(w.dynamic for w in stage.argv):
-            return None
-        name = posixpath.basename(stage.argv[0].value)
-        operands = [w for w in stage.argv[1:] if not w.value.startswith("-")]
-        if name in ("grep", "sed", "awk") and operands:
-            operands = operands[1:]  # the pattern or program
-        for w in operands:
-            info = run.path(w, inv)
-            if info.kind not in (PathKind.PROJECT_SUB, PathKind.PROJECT_ROOT):
-                return None
-            files.append(w.display())
-        if name == "sed" and any(w.value in ("-i", "--in-place") or w.value.startswith("-i") for w in stage.argv):
-            return None
-        stage = stage.stdin_from
-    return files[-1] if len(files) == 1 else None
-
-
-def _as_script(inv: "Invocation", word: Word) -> "Invocation":
-    remote = re.match(r"(?i)(https?|ftp|jsr|npm):", word.value)
-    return inv.__class__(word.value, [], inv.cmd, inv.scope, inv.privileged,
-                         word.value if "/" in word.value or remote else "./" + word.value)
-
-
-def eval_(run: "_Run", inv: "Invocation") -> list[Finding]:
+def eval_(run: "Run", inv: "Invocation") -> list[Finding]:
     if not inv.words:
         return [allow("eval with nothing to run", "read-only", rule="exec.eval")]
     text = " ".join(w.value for w in inv.words)
@@ -230,18 +173,18 @@ def eval_(run: "_Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-def source(run: "_Run", inv: "Invocation") -> list[Finding]:
+def source(run: "Run", inv: "Invocation") -> list[Finding]:
     if not inv.words:
         return [allow("source with no file", "read-only", rule="exec.source")]
-    if 0 in _process_inputs(inv):
-        return _run_process_input(run, inv, 0, f"{inv.name} <(…)")
+    if 0 in inv.process_inputs():
+        return run_process_input(run, inv, 0, f"{inv.name} <(…)")
     target = inv.words[0]
     if target.value in _STDIN_FILES:
         return stdin_script(run, inv, inv.name)
     if target.dynamic:
         return [ask(f"{inv.name} runs a script whose name is only known at run time", "dynamic-exec",
                     BlastRadius.HIGH, "exec.source")]
-    finding = run.script_run(_as_script(inv, target))
+    finding = run.script_run(inv.as_script(target))
     return [finding]
 
 
@@ -252,7 +195,7 @@ _XARGS_VALUES = {"-a": "file", "--arg-file": "file", "-d": "delim", "--delimiter
 _XARGS_OPTIONAL = {"-e", "-i", "-l", "--replace", "--eof"}
 
 
-def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
+def xargs(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     replace_str: str | None = None
     arg_file = False
@@ -273,8 +216,8 @@ def xargs(run: "_Run", inv: "Invocation") -> list[Finding]:
             kind = _XARGS_VALUES[name]
             if kind == "file":
                 arg_file = True
-                if not eq and i + 1 in _process_inputs(inv):
-                    arg_stream = run.output_of(_process_inputs(inv)[i + 1][-1])
+                if not eq and i + 1 in inv.process_inputs():
+                    arg_stream = run.output_of(inv.process_inputs()[i + 1][-1])
             elif kind == "delim":
                 delimiter = decode_ansi_c(value)
             elif kind == "replace":
@@ -320,7 +263,7 @@ _SENDERS = frozenset({"curl", "wget", "http", "https", "xh", "nc", "ncat", "soca
                       "host", "ping", "telnet", "aws", "gsutil", "gh"})
 
 
-def _input_items(run: "_Run", inv: "Invocation", from_file: bool, delimiter: str | None, null: bool) -> list[Word]:
+def _input_items(run: "Run", inv: "Invocation", from_file: bool, delimiter: str | None, null: bool) -> list[Word]:
     if from_file:
         return [Word(DYN, "<items from a file>")]
     listed = _listed_paths(inv.cmd.stdin_from)
@@ -370,7 +313,7 @@ def _find_root(producer: SimpleCommand) -> Word | None:
     return Word.literal(".")
 
 
-def _run_children(run: "_Run", inv: "Invocation", child: list[Word], items: list[Word], replace_str: str | None,
+def _run_children(run: "Run", inv: "Invocation", child: list[Word], items: list[Word], replace_str: str | None,
                   label: str) -> None:
     head = child[0].value.rsplit("/", 1)[-1] if child else ""
     if head in run.tax.shells or head == "eval":
@@ -395,7 +338,7 @@ _PARALLEL_VALUES = {"-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-d
 _PARALLEL_SEPARATORS = (":::", ":::+", "::::", "::::+")
 
 
-def parallel(run: "_Run", inv: "Invocation") -> list[Finding]:
+def parallel(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     i = 0
     replace_str = "{}"
@@ -465,7 +408,7 @@ def parallel(run: "_Run", inv: "Invocation") -> list[Finding]:
 _SSH_VALUES = set("BbcDEeFIiJLlmOopQRSWw")
 
 
-def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
+def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     i = 0
     tunnel = False
@@ -512,11 +455,11 @@ def ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
 
 
 # -- shell state ----------------------------------------------------------------------------
-def declaration(run: "_Run", inv: "Invocation") -> list[Finding]:
+def declaration(run: "Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} sets shell variables", "shell-state", rule="exec.declaration")]
 
 
-def crontab(run: "_Run", inv: "Invocation") -> list[Finding]:
+def crontab(run: "Run", inv: "Invocation") -> list[Finding]:
     """crontab installing jobs: each job's command is judged as if it ran now."""
     args = inv.args
     if any(a in ("-l", "--list") for a in args):
@@ -561,7 +504,7 @@ _KNOWN_PACKAGE_TOOLS = frozenset({"tsc", "prettier", "eslint", "jest", "vitest",
                                   "expo", "react-native", "ng", "vue-cli-service", "remix", "gatsby", "eleventy"})
 
 
-def npx(run: "_Run", inv: "Invocation") -> list[Finding]:
+def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     """npx PKG ARGS: run PKG's command; a tool we know is judged as itself."""
     words = inv.words
     i = 0
@@ -589,14 +532,13 @@ def npx(run: "_Run", inv: "Invocation") -> list[Finding]:
         package.split("/", 1)[-1].split("@")[0]
     versioned = "@" in package.lstrip("@")
     if name in _KNOWN_PACKAGE_TOOLS and not versioned and not fetches:
-        from .analyze import Invocation
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \
             [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
     return [ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")]
 
 
-def npm_exec(run: "_Run", inv: "Invocation") -> list[Finding]:
+def npm_exec(run: "Run", inv: "Invocation") -> list[Finding]:
     """`npm exec` and `npm x` are npx; every other npm subcommand is left to the taxonomy."""
     words = inv.words
     i = 0
@@ -608,15 +550,14 @@ def npm_exec(run: "_Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-def _deleters_over_listing(run: "_Run", inv: "Invocation", child: list[Word]) -> bool:
+def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> bool:
     """`find . -type f | xargs rm`, `ls | grep -v keep | xargs rm -rf`: judge the delete of what was
     listed, as find -exec rm would be (everything under the root unless the listing was filtered)."""
-    from .cmd_fs import _DELETERS, _find_delete, _with_rule, find_listing
 
-    if not child or posixpath.basename(child[0].value) not in _DELETERS:
+    if not child or posixpath.basename(child[0].value) not in DELETERS:
         return False
     producer, narrowed = inv.cmd.stdin_from, False
-    while producer is not None and producer.argv and posixpath.basename(producer.argv[0].value) in _FILTERS:
+    while producer is not None and producer.argv and posixpath.basename(producer.argv[0].value) in TEXT_FILTERS:
         args = [w.value for w in producer.argv[1:]]
         name = posixpath.basename(producer.argv[0].value)
         negative = name == "grep" and any(a.startswith("-") and not a.startswith("--") and "v" in a or
@@ -627,22 +568,21 @@ def _deleters_over_listing(run: "_Run", inv: "Invocation", child: list[Word]) ->
     if listing is None:
         return False
     roots, filtered = listing
-    for finding in _find_delete(run, inv, roots, filtered or narrowed, "… | xargs rm"):
-        run.add(_with_rule(finding, "exec.xargs"))
+    for finding in find_delete(run, inv, roots, filtered or narrowed, "… | xargs rm"):
+        run.add(with_rule(finding, "exec.xargs"))
     return True
 
 
-_FILTERS = frozenset({"grep", "sort", "uniq", "head", "tail", "cat", "sed", "awk", "tr", "cut"})
 
 
-def make(run: "_Run", inv: "Invocation") -> list[Finding]:
+def make(run: "Run", inv: "Invocation") -> list[Finding]:
     """make with a makefile from stdin or written above: its recipes are shell commands."""
     args = inv.args
     makefile: str | None = None
     for i, a in enumerate(args):
         if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
             makefile = args[i + 1]
-            producers = _process_inputs(inv).get(i + 1)
+            producers = inv.process_inputs().get(i + 1)
             if producers:  # make -f <(curl …): the recipes come from that command's output
                 out = run.output_of(producers[-1])
                 if out.kind == "network":
@@ -676,7 +616,7 @@ def make(run: "_Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-def gcloud_ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
+def gcloud_ssh(run: "Run", inv: "Invocation") -> list[Finding]:
     """gcloud compute ssh VM --command CMD: CMD runs on the VM (judged as on another machine)."""
     args = inv.args
     if args[:2] != ["compute", "ssh"]:
@@ -694,7 +634,7 @@ def gcloud_ssh(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [ask("gcloud compute ssh opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
 
 
-def at(run: "_Run", inv: "Invocation") -> list[Finding]:
+def at(run: "Run", inv: "Invocation") -> list[Finding]:
     """at / batch read commands to run later from stdin (or -f FILE): judge them now."""
     args = inv.args
     if any(a in ("-l", "-q", "-c", "-r", "-d") for a in args[:1]) or not args and inv.name == "atq":
@@ -714,7 +654,7 @@ _ANSIBLE_SHELL_MODULES = frozenset({"shell", "command", "raw", "ansible.builtin.
                                     "ansible.builtin.raw"})
 
 
-def ansible(run: "_Run", inv: "Invocation") -> list[Finding]:
+def ansible(run: "Run", inv: "Invocation") -> list[Finding]:
     """`ansible HOSTS -m shell -a CMD`: CMD runs on every host (judged as a remote command, with
     -b as root); read-only modules are fine; any other module changes the hosts."""
     words = inv.args
@@ -754,7 +694,7 @@ def ansible(run: "_Run", inv: "Invocation") -> list[Finding]:
                 "exec.ansible")]
 
 
-def terraform(run: "_Run", inv: "Invocation") -> list[Finding]:
+def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
     """`terraform plan -destroy -out=p && terraform apply p`: applying that plan destroys the stack.
     Everything else goes to the taxonomy."""
     args = [w.value for w in inv.words if not w.value.startswith("-")]

@@ -6,13 +6,15 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
-from .findings import Finding, allow, ask, deny, worst
+from .deletes import DELETERS, FIND_FILTERS, find_delete
+from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
-from .paths import PathKind, write_finding
+from .paths import PathKind, describe, write_finding
+from .secrets import is_secret, is_secret_area
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analyze import Invocation, _Run
+    from .invocation import Invocation, Run
 
 
 def parse_gnu(words: list[Word], short_flags: str, short_values: str, long_flags: tuple[str, ...],
@@ -82,7 +84,7 @@ _RM_LONG = ("force", "interactive", "one-file-system", "no-preserve-root", "pres
             "verbose", "help", "version")
 
 
-def rm(run: "_Run", inv: "Invocation", record: bool = True) -> list[Finding]:
+def rm(run: "Run", inv: "Invocation", record: bool = True) -> list[Finding]:
     flags, _, operands, maybe = parse_gnu(inv.words, "fiIrRdv", "", _RM_LONG, ())
     recursive = bool({"r", "R", "recursive"} & flags)
     label = "rm " + " ".join(w.display() for w in inv.words if w.value.startswith("-") and w.value != "--")
@@ -99,28 +101,28 @@ def rm(run: "_Run", inv: "Invocation", record: bool = True) -> list[Finding]:
                              "known only at run time (an empty or wrong value there can mean your home)",
                              "fs-delete"))
     best = worst(findings)
-    return [_with_rule(best, "fs.rm")]
+    return [with_rule(best, "fs.rm")]
 
 
 _WHOLE_DIRECTORY = frozenset({"*", "./*", ".", "./", ".*", "./.*", "* .*"})
 
 
-def rimraf(run: "_Run", inv: "Invocation") -> list[Finding]:
+def rimraf(run: "Run", inv: "Invocation") -> list[Finding]:
     """rimraf / del / trash-like tools: rm -rf by another name."""
     operands = [w for w in inv.words if not w.value.startswith("-")]
     if not operands:
         return [allow(f"{inv.name} names nothing to delete", "fs-delete", rule="fs.rimraf")]
-    return [_with_rule(worst([run.delete(w, inv, True, inv.name) for w in operands]), "fs.rimraf")]
+    return [with_rule(worst([run.delete(w, inv, True, inv.name) for w in operands]), "fs.rimraf")]
 
 
-def unlink(run: "_Run", inv: "Invocation") -> list[Finding]:
+def unlink(run: "Run", inv: "Invocation") -> list[Finding]:
     operands = [w for w in inv.words if not w.value.startswith("--")]
     if not operands:
         return [allow("unlink with no file", "fs-delete", rule="fs.unlink")]
-    return [_with_rule(worst([run.delete(w, inv, False, "unlink") for w in operands]), "fs.unlink")]
+    return [with_rule(worst([run.delete(w, inv, False, "unlink") for w in operands]), "fs.unlink")]
 
 
-def rmdir(run: "_Run", inv: "Invocation") -> list[Finding]:
+def rmdir(run: "Run", inv: "Invocation") -> list[Finding]:
     _, _, operands, _ = parse_gnu(inv.words, "pv", "", ("ignore-fail-on-non-empty", "parents", "verbose"), ())
     for w in operands:
         info = run.path(w, inv)
@@ -128,7 +130,7 @@ def rmdir(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [allow("rmdir only removes empty directories", "fs-delete", rule="fs.rmdir")]
 
 
-def shred(run: "_Run", inv: "Invocation") -> list[Finding]:
+def shred(run: "Run", inv: "Invocation") -> list[Finding]:
     _, _, operands, _ = parse_gnu(inv.words, "fuvxz", "ns", ("force", "remove", "verbose", "exact", "zero"),
                                   ("iterations", "size", "random-source"))
     findings = []
@@ -150,7 +152,7 @@ _MOVE_AWAY_CRITICAL = {PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.HOME_ROOT, P
                        PathKind.PROJECT_ANCESTOR, PathKind.CRITICAL_FILE}
 
 
-def mv(run: "_Run", inv: "Invocation") -> list[Finding]:
+def mv(run: "Run", inv: "Invocation") -> list[Finding]:
     flags, values, operands, _ = parse_gnu(
         inv.words, "bfinuvTZ", "tS", ("backup", "force", "interactive", "no-clobber", "update", "verbose",
                                         "strip-trailing-slashes", "no-target-directory", "exchange", "context",
@@ -173,10 +175,10 @@ def mv(run: "_Run", inv: "Invocation") -> list[Finding]:
         f = run.write(dest, inv, "mv into")
         if f is not None:
             findings.append(f)
-    return [_with_rule(worst(findings), "fs.mv")] if findings else [allow("mv moves files", "fs-write", rule="fs.mv")]
+    return [with_rule(worst(findings), "fs.mv")] if findings else [allow("mv moves files", "fs-write", rule="fs.mv")]
 
 
-def cp(run: "_Run", inv: "Invocation") -> list[Finding]:
+def cp(run: "Run", inv: "Invocation") -> list[Finding]:
     flags, values, operands, _ = parse_gnu(
         inv.words, "abdfHilLnPprRsTuvxZ", "tSmogQ" if inv.name == "install" else "tS",
         ("archive", "attributes-only", "backup", "copy-contents", "force", "interactive", "link", "dereference",
@@ -202,11 +204,11 @@ def cp(run: "_Run", inv: "Invocation") -> list[Finding]:
                 if dest_info.path:
                     run.secret_copies.add(dest_info.path)
                     run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
-    return [_with_rule(worst(findings), "fs.cp")] if findings else \
+    return [with_rule(worst(findings), "fs.cp")] if findings else \
         [allow(f"{inv.name} copies files", "fs-write", rule="fs.cp")]
 
 
-def ln(run: "_Run", inv: "Invocation") -> list[Finding]:
+def ln(run: "Run", inv: "Invocation") -> list[Finding]:
     flags, values, operands, _ = parse_gnu(
         inv.words, "bdfFiLnPrsTv", "tS", ("backup", "directory", "force", "interactive", "logical", "no-dereference",
                                           "physical", "relative", "symbolic", "no-target-directory", "verbose"),
@@ -214,7 +216,7 @@ def ln(run: "_Run", inv: "Invocation") -> list[Finding]:
     target = values.get("t") or values.get("target-directory")
     dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else None)
     f = run.write(dest, inv, "ln to") if dest is not None else None
-    return [_with_rule(f, "fs.ln")] if f else [allow("ln creates a link", "fs-write", rule="fs.ln")]
+    return [with_rule(f, "fs.ln")] if f else [allow("ln creates a link", "fs-write", rule="fs.ln")]
 
 
 _WRITE_SPECS = {
@@ -226,12 +228,12 @@ _WRITE_SPECS = {
 }
 
 
-def write_operands(run: "_Run", inv: "Invocation") -> list[Finding]:
+def write_operands(run: "Run", inv: "Invocation") -> list[Finding]:
     short, short_values, long_flags, long_values = _WRITE_SPECS[inv.name]
     _, _, operands, _ = parse_gnu(inv.words, short, short_values, long_flags, long_values)
     findings = [f for w in operands if (f := run.write(w, inv, inv.name)) is not None]
     if findings:
-        return [_with_rule(worst(findings), f"fs.{inv.name}")]
+        return [with_rule(worst(findings), f"fs.{inv.name}")]
     return [allow(f"{inv.name} writes files in place it may", "fs-write", rule=f"fs.{inv.name}")]
 
 
@@ -239,7 +241,7 @@ _SETID = re.compile(r"^(?:[0-7]?[2467][0-7]{3}|[ugoa]*[+=][rwxXt]*s[rwxXst]*)$")
 _WORLD = re.compile(r"^(?:[0-7]?[0-7]{2}[2367]|[0-7]?[0-7][2367][0-7]|(?:a|o|ugo|uo|go)*[+=][rwxXt]*w[rwxXt]*|[+=]?rwx+)$")
 
 
-def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
+def chmod(run: "Run", inv: "Invocation") -> list[Finding]:
     name = inv.name
     words = list(inv.words)
     recursive = False
@@ -311,7 +313,7 @@ def chmod(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{name} changes permissions of project files", "permissions", rule=f"fs.{name}")]
 
 
-def mkfs(run: "_Run", inv: "Invocation") -> list[Finding]:
+def mkfs(run: "Run", inv: "Invocation") -> list[Finding]:
     """mkfs on a device erases it; on an image file in the project it only builds an image."""
     operands = [w for w in inv.words if not w.value.startswith("-")]
     if not operands:
@@ -338,7 +340,7 @@ def mkfs(run: "_Run", inv: "Invocation") -> list[Finding]:
 _SHELL_BINARIES = re.compile(r"^(/usr)?/bin/(ba|da|z|k|c|tc|fi|yash|)sh$|^(/usr)?/bin/(python3?|perl|ruby|node|env)$")
 
 
-def _is_shell_binary(run: "_Run", w: Word, inv: "Invocation") -> bool:
+def _is_shell_binary(run: "Run", w: Word, inv: "Invocation") -> bool:
     """A shell (or interpreter) binary, or a copy of one made earlier in the command."""
     if w.dynamic:
         return False
@@ -354,7 +356,7 @@ def _only_removes(mode: str) -> bool:
     return all(re.fullmatch(r"[ugoa]*-[rwxXst]+", part) for part in mode.split(","))
 
 
-def dd(run: "_Run", inv: "Invocation") -> list[Finding]:
+def dd(run: "Run", inv: "Invocation") -> list[Finding]:
     findings = []
     for w in inv.words:
         key, eq, value = w.value.partition("=")
@@ -362,7 +364,7 @@ def dd(run: "_Run", inv: "Invocation") -> list[Finding]:
             target = Word(value, w.raw, w.quoted, w.glob)
             f = run.write(target, inv, "dd of=")
             if f is not None:
-                findings.append(_with_rule(f, "fs.dd"))
+                findings.append(with_rule(f, "fs.dd"))
     return [worst(findings)] if findings else [allow("dd copies data", "fs-write", rule="fs.dd")]
 
 
@@ -371,14 +373,9 @@ _FIND_VALUE = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"
                "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-samefile", "-inum", "-links",
                "-used", "-context", "-fstype", "-printf", "-maxdepth", "-mindepth", "-regextype", "-files0-from",
                "-fprint", "-fprint0", "-fls", "-D", "-O"}
-_FIND_FILTERS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname",
-                 "-ilname", "-user", "-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin",
-                 "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-samefile", "-inum", "-links", "-used", "-empty",
-                 "-fstype", "-nouser", "-nogroup", "-readable", "-writable", "-executable", "-context"}
-_DELETERS = {"rm", "unlink", "shred", "rmdir", "srm"}
 
 
-def find(run: "_Run", inv: "Invocation") -> list[Finding]:
+def find(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     i = 0
     while i < len(words) and words[i].value in ("-H", "-L", "-P"):
@@ -398,7 +395,7 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
     negated = False
     while i < len(words):
         arg = words[i].value
-        if (arg in _FIND_FILTERS or arg.startswith("-newer")) and not negated:
+        if (arg in FIND_FILTERS or arg.startswith("-newer")) and not negated:
             filtered = True  # `! -name .git` excludes a few files: it does not narrow the delete
         if arg in ("-o", "-or"):
             filtered = False  # `-name x -o -delete`: the other branch is not narrowed by this one's tests
@@ -407,7 +404,7 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
             findings.append(allow("find -empty -delete only deletes empty files and directories", "fs-delete",
                                   rule="fs.find"))
         elif arg == "-delete":
-            findings.extend(_find_delete(run, inv, roots, filtered, "find -delete"))
+            findings.extend(find_delete(run, inv, roots, filtered, "find -delete"))
         elif arg in ("-exec", "-execdir", "-ok", "-okdir"):
             j = i + 1
             child: list[Word] = []
@@ -426,7 +423,7 @@ def find(run: "_Run", inv: "Invocation") -> list[Finding]:
             continue
         i += 1
     if findings:
-        return [_with_rule(worst(findings), "fs.find")]
+        return [with_rule(worst(findings), "fs.find")]
     return [allow("find only lists files", "read-only", rule="fs.find")]
 
 
@@ -437,13 +434,13 @@ def _exact_match(expression: list[Word]) -> str | None:
         return None
     depth = values[values.index("-maxdepth") + 1] if values.index("-maxdepth") + 1 < len(values) else ""
     name = values[values.index("-name") + 1] if values.index("-name") + 1 < len(values) else ""
-    tests = [v for v in values if v in _FIND_FILTERS or v in ("-o", "-or", "!", "-not")]
+    tests = [v for v in values if v in FIND_FILTERS or v in ("-o", "-or", "!", "-not")]
     if depth == "1" and name and not any(c in name for c in "*?[") and DYN not in name and tests == ["-name"]:
         return name
     return None
 
 
-def fd(run: "_Run", inv: "Invocation") -> list[Finding]:
+def fd(run: "Run", inv: "Invocation") -> list[Finding]:
     """fd PATTERN [PATH] -x/-X CMD: like find -exec (a pattern of '.' or none matches everything)."""
     words = inv.words
     positionals: list[Word] = []
@@ -471,79 +468,16 @@ def fd(run: "_Run", inv: "Invocation") -> list[Finding]:
     pattern = positionals[0].value if positionals else ""
     filtered |= pattern not in ("", ".", "^", ".*")
     roots = positionals[1:] or [Word.literal(".")]
-    return [_with_rule(f, "fs.fd") for f in _find_exec(run, inv, roots, filtered, child, "-x")]
+    return [with_rule(f, "fs.fd") for f in _find_exec(run, inv, roots, filtered, child, "-x")]
 
 
-def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
-    """What `find ROOTS …` or `ls [DIRS]` lists, for commands fed by it: (roots, narrowed by filters)."""
-    if not producer.argv:
-        return None
-    name = producer.argv[0].value.rsplit("/", 1)[-1]
-    words = producer.argv[1:]
-    if name in ("find", "fd", "fdfind"):
-        roots = [w for w in words if not w.value.startswith("-") and w.value not in ("(", "!", ")", ",")]
-        roots = roots[:1] if name != "find" else _leading_roots(words)
-        filters = {w.value for w in words} & (_FIND_FILTERS - {"-empty"})
-        negated = any(w.value in ("!", "-not") for w in words)
-        # `-path ./keep -prune -o -print` lists everything else; `-name x -prune -print` only x
-        values = [w.value for w in words]
-        pruned = "-prune" in values and any(v in ("-o", "-or") for v in values[values.index("-prune"):])
-        narrowed = bool(filters) and not (negated and len(filters) == 1) and not (pruned and len(filters) <= 1)
-        if name != "find":
-            narrowed = len([w for w in words if not w.value.startswith("-")]) > 1 or bool(filters)
-        return roots or [Word.literal(".")], narrowed
-    if name == "ls":
-        options = [w.value for w in words if w.value.startswith("-")]
-        if any("d" in o[1:] for o in options if not o.startswith("--")):
-            return None  # ls -d prints the paths themselves: handled as items
-        dirs = [w for w in words if not w.value.startswith("-")]
-        if any(w.glob or re.search(r"\.\w+$", w.value) for w in dirs):
-            return None  # ls *.log lists those files, not directories' contents
-        return dirs or [Word.literal(".")], False
-    return None
-
-
-def _leading_roots(words: list[Word]) -> list[Word]:
-    roots = []
-    for w in words:
-        if w.value in ("-H", "-L", "-P"):
-            continue
-        if w.value.startswith("-") or w.value in ("(", "!", ","):
-            break
-        roots.append(w)
-    return roots
-
-
-def _find_delete(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool, what: str) -> list[Finding]:
-    out = []
-    for root in roots:
-        if not filtered:
-            out.append(run.delete(root, inv, True, what))
-            continue
-        info = run.path(root, inv)
-        run.effect(info.path, root.display(), "delete", inv.cmd, info.remote)
-        if info.kind is PathKind.TEMP:
-            out.append(allow(f"{what} deletes matching files under the temp directory", "fs-delete"))
-        elif info.kind in (PathKind.PROJECT_ROOT, PathKind.PROJECT_SUB):
-            out.append(ask(f"{what} deletes the matching files in {root.display()}", "fs-delete", BlastRadius.MEDIUM))
-        elif info.kind in (PathKind.SYSTEM_CORE, PathKind.CRITICAL_FILE) or \
-                info.kind in (PathKind.SYSTEM, PathKind.SYSTEM_TOP) and info.path and any(
-                    info.path == d or info.path.startswith(d + "/") for d in run.tax.core_system_dirs):
-            out.append(deny(f"{what} deletes files across {root.display()} ({info.kind.value}): the system "
-                            f"breaks", "fs-delete", "fs.find-delete-system"))
-        else:
-            out.append(ask(f"{what} deletes the matching files under {root.display()}", "fs-delete",
-                           BlastRadius.HIGH))
-    return out
-
-
-def _find_exec(run: "_Run", inv: "Invocation", roots: list[Word], filtered: bool, child: list[Word],
+def _find_exec(run: "Run", inv: "Invocation", roots: list[Word], filtered: bool, child: list[Word],
                action: str) -> list[Finding]:
     if not child:
         return []
     head = child[0].value.rsplit("/", 1)[-1]
-    if head in _DELETERS:
-        return _find_delete(run, inv, roots, filtered, f"find {action} {head}")
+    if head in DELETERS:
+        return find_delete(run, inv, roots, filtered, f"find {action} {head}")
     out: list[Finding] = []
     for root in roots:
         placeholder = root if not filtered else Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/{}")
@@ -569,7 +503,7 @@ _KNOWN_SECRETS = ("~/.ssh/id_rsa", "~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.s
                   "~/.npmrc", "~/.pypirc", "./.env")
 
 
-def _secret_found(run: "_Run", inv: "Invocation", root: Word) -> str | None:
+def _secret_found(run: "Run", inv: "Invocation", root: Word) -> str | None:
     """A well-known secret file under `root` whose name a positive -name/-iname of this find matches."""
     words = [w.value for w in inv.words]
     patterns = []
@@ -601,7 +535,7 @@ _SED_LONG = ("quiet", "silent", "debug", "posix", "regexp-extended", "separate",
              "null-data", "zero-terminated", "follow-symlinks", "help", "version")
 
 
-def sed(run: "_Run", inv: "Invocation") -> list[Finding]:
+def sed(run: "Run", inv: "Invocation") -> list[Finding]:
     scripts: list[str] = []
     files: list[Word] = []
     in_place = False
@@ -672,7 +606,7 @@ def sed(run: "_Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask("sed -n … -i keeps only the printed lines: the rest of the file is lost",
                                 "fs-write", BlastRadius.MEDIUM, "fs.sed"))
     if findings:
-        return [_with_rule(worst(findings), "fs.sed")]
+        return [with_rule(worst(findings), "fs.sed")]
     return [allow("sed edits text" + (" in place" if in_place else ""), "fs-write" if in_place else "read-only",
                   rule="fs.sed")]
 
@@ -696,7 +630,7 @@ def sed_commands(script: str) -> list[tuple[str, str]]:
     return found
 
 
-def awk(run: "_Run", inv: "Invocation") -> list[Finding]:
+def awk(run: "Run", inv: "Invocation") -> list[Finding]:
     program = None
     words = inv.words
     i = 0
@@ -733,7 +667,7 @@ def awk(run: "_Run", inv: "Invocation") -> list[Finding]:
                 f = run.write(Word.literal(m.group(1)), inv, "awk print >")
                 if f is not None:
                     findings.append(f)
-    return [_with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
+    return [with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
 
 
@@ -753,7 +687,7 @@ def _awk_string(expr: str, scope) -> str | None:
     return "".join(out)
 
 
-def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
+def tar(run: "Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
     first = args[0] if args else ""
     cluster = first.lstrip("-") if first and not first.startswith("--") else ""
@@ -785,11 +719,11 @@ def tar(run: "_Run", inv: "Invocation") -> list[Finding]:
                a.startswith("-") and not a.startswith("--") and "P" in a[1:] and a[1:].isalpha() for a in args):
             findings.append(ask("tar -P extracts absolute paths anywhere on disk", "fs-write", BlastRadius.HIGH,
                                 "fs.tar"))
-    return [_with_rule(worst(findings), "fs.tar")] if findings else [allow("tar packs or lists files", "fs-write",
+    return [with_rule(worst(findings), "fs.tar")] if findings else [allow("tar packs or lists files", "fs-write",
                                                                            rule="fs.tar")]
 
 
-def unzip(run: "_Run", inv: "Invocation") -> list[Finding]:
+def unzip(run: "Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
     if "-l" in args or "-t" in args or "-Z" in args:
         return [allow("unzip only lists", "read-only", rule="fs.unzip")]
@@ -798,13 +732,13 @@ def unzip(run: "_Run", inv: "Invocation") -> list[Finding]:
         if a == "-d" and i + 1 < len(args):
             target = inv.words[i + 1]
     f = run.write(target, inv, "unzip into")
-    return [_with_rule(f, "fs.unzip")] if f else [allow("unzip extracts files", "fs-write", rule="fs.unzip")]
+    return [with_rule(f, "fs.unzip")] if f else [allow("unzip extracts files", "fs-write", rule="fs.unzip")]
 
 
 _REMOTE = re.compile(r"^(?:[\w.@-]+:(?!//)|rsync://|[\w.-]+::)")
 
 
-def rsync(run: "_Run", inv: "Invocation") -> list[Finding]:
+def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
     operands = [w for w in inv.words if not w.value.startswith("-")]
     if "--dry-run" in args or any(a.startswith("-") and not a.startswith("--") and "n" in a for a in args):
@@ -842,7 +776,7 @@ def rsync(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [worst(findings)] if findings else [allow("rsync copies files locally", "fs-write", rule="fs.rsync")]
 
 
-def ripgrep(run: "_Run", inv: "Invocation") -> list[Finding]:
+def ripgrep(run: "Run", inv: "Invocation") -> list[Finding]:
     for a in inv.args:
         if a == "--":
             break
@@ -862,7 +796,7 @@ _GREPS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"})
 _SECRET_WORD = re.compile(r"(?i)token|secret|passw|api_?key|private|credential|auth")
 
 
-def _grep_for_secret_values(run: "_Run", inv: "Invocation") -> list[Finding]:
+def _grep_for_secret_values(run: "Run", inv: "Invocation") -> list[Finding]:
     """`grep TOKEN .env`: searching a secrets file for secret names prints their values
     (`grep -c`, `-l` and `-q` print none)."""
     words = [w for w in inv.words if not w.dynamic]
@@ -900,7 +834,7 @@ def _prints_secret_variable(inv: "Invocation") -> list[Finding]:
     return []
 
 
-def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
+def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
     """Reading a private key or cloud credential asks (project .env files do not), as an operand or
     on stdin (`base64 < ~/.kube/config`)."""
     if inv.name in _METADATA_ONLY:
@@ -922,64 +856,9 @@ def read_secret(run: "_Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-def is_secret(path: str, home: str, tax, home_only: bool = False) -> bool:
-    """Is path a secret (keys, credentials)? home_only: only the ones in a home directory or the system."""
-    if path.endswith(".pub"):
-        return False  # a public key is meant to be shared
-    in_home, anywhere = _secret_matchers(tax, home)
-    if in_home.match(path):
-        return True
-    return not home_only and bool(anywhere.match(path.rsplit("/", 1)[-1]))
-
-
-_SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud", ".azure", ".password-store",
-                ".config/op", "Library/Keychains")
-
-
-def is_secret_area(path: str, home: str, tax) -> bool:
-    """A secret file, or a directory that holds them (~/.ssh, ~/.aws, …)."""
-    if is_secret(path, home, tax, home_only=True):
-        return True
-    for base in {home.rstrip("/"), *re.findall(r"^/(?:home|Users)/[^/]+|^/root", path)}:
-        if any(path == f"{base}/{d}" or path.startswith(f"{base}/{d}/") for d in _SECRET_DIRS):
-            return True
-    return False
-
-
-def _secret_matchers(tax, home: str) -> tuple[re.Pattern, re.Pattern]:
-    """The taxonomy's secret globs compiled once per home: (home and absolute paths, file names)."""
-    cache = tax.__dict__.setdefault("_secret_cache", {})
-    found = cache.get(home)
-    if found is None:
-        homes = "(?:" + "|".join([re.escape(home.rstrip("/")), r"/home/[^/]+", r"/Users/[^/]+", "/root"]) + ")"
-        paths, names = [], []
-        for pattern in tax.secrets:
-            if pattern.startswith("~/"):
-                paths.append(homes + _glob(pattern[1:]))
-            elif pattern.startswith("/"):
-                paths.append(_glob(pattern))
-            else:
-                names.append(_glob(pattern))
-        found = cache[home] = (re.compile("^(?:" + "|".join(paths) + ")$", re.S),
-                               re.compile("^(?:" + "|".join(names) + ")$", re.S))
-    return found
-
-
-def _glob(pattern: str) -> str:
-    return "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-
-
 def _what(info) -> str:
-    from .paths import _describe
-    return _describe(info)
-
-
-def _with_rule(f: Finding | None, rule: str) -> Finding:
-    assert f is not None
-    if f.rule:
-        return f
-    return Finding(f.verdict, f.blast_radius, f.category, f.reason, f.segment, f.via, f.span, rule)
+    return describe(info)
 
 
 __all__ = ["rm", "unlink", "rmdir", "shred", "mv", "cp", "ln", "write_operands", "chmod", "dd", "find", "sed",
-           "awk", "tar", "unzip", "rsync", "ripgrep", "read_secret", "is_secret", "parse_gnu", "Verdict"]
+           "awk", "tar", "unzip", "rsync", "ripgrep", "read_secret", "parse_gnu", "Verdict"]

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from .findings import Finding, allow, ask, deny, unknown, worst
 from .parse import SimpleCommand
+from .secrets import is_secret
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analyze import Invocation, _Run
+    from .invocation import Invocation, Run
 
 PROTECTED_BRANCHES = frozenset({"main", "master"})
 _EXEC_CONFIG = re.compile(
@@ -41,7 +42,7 @@ ROUTINE = frozenset({
     "merge-tree", "shell", "credential", "backfill", "replay", "last-modified"})
 
 
-def git(run: "_Run", inv: "Invocation") -> list[Finding]:
+def git(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     scope = inv.scope
     configs: list[str] = []
@@ -433,7 +434,6 @@ def push(run, inv, rest) -> list[Finding]:
 
 
 def add(run, inv, rest) -> list[Finding]:
-    from .cmd_fs import is_secret
     from .paths import classify
 
     _, positionals, after = _options(rest)

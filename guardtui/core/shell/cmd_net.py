@@ -5,12 +5,12 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
-from .cmd_fs import is_secret
 from .findings import Finding, ask, deny, worst
+from .secrets import is_secret, is_secret_area
 from .words import Word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analyze import Invocation, _Run
+    from .invocation import Invocation, Run
 
 _SECRET_TEXT = re.compile(r"(\.aws/credentials|\.ssh/|/etc/shadow|\.netrc|\.kube/config|\.docker/config|"
                           r"\.git-credentials|\.npmrc|\.pypirc|gcloud|id_rsa|id_ed25519|\.gnupg|credentials|"
@@ -29,7 +29,7 @@ _OUTPUT_OPTIONS = {
 _FILE_UPLOADS = {"-T", "--upload-file", "--post-file", "--body-file"}
 
 
-def curl(run: "_Run", inv: "Invocation") -> list[Finding]:
+def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     tool = "wget" if inv.name == "wget" else "curl"
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set()))
     words = inv.words
@@ -74,7 +74,7 @@ _SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVA
                               re.I)
 
 
-def exfiltration(run: "_Run", inv: "Invocation", upload_options: set[str]) -> list[Finding]:
+def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> list[Finding]:
     findings: list[Finding] = []
     words = inv.words
     for i, w in enumerate(words):
@@ -114,7 +114,7 @@ def _only_local_destinations(words: list[Word]) -> bool:
     return bool(hosts) and all(_LOCAL_HOST.match(h) for h in hosts)
 
 
-def _upload(run: "_Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
+def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
     text = value.value
     if file_option or text.startswith("@") or re.search(r"=@|<@|^@", text):
         path_text = text if file_option else re.split(r"@", text, maxsplit=1)[1].split(";")[0]
@@ -139,16 +139,15 @@ def _sends_output(word: Word, inv: "Invocation") -> Finding:
                BlastRadius.MEDIUM, "net.exfiltration")
 
 
-def dns(run: "_Run", inv: "Invocation") -> list[Finding]:
+def dns(run: "Run", inv: "Invocation") -> list[Finding]:
     findings = [_sends_output(w, inv) for w in inv.words
                 if w.dynamic and ("$(" in w.raw or "`" in w.raw or "$(" in w.origin or "`" in w.origin)]
     best = worst(findings)
     return [best] if best else []
 
 
-def scp(run: "_Run", inv: "Invocation") -> list[Finding]:
+def scp(run: "Run", inv: "Invocation") -> list[Finding]:
     """scp copies to or from another host; sending keys or credentials away is exfiltration."""
-    from .cmd_fs import is_secret_area
 
     operands = [w for w in inv.words if not w.value.startswith("-")]
     remote = [w for w in operands if re.match(r"^[\w.@-]+:", w.value)]
@@ -160,7 +159,7 @@ def scp(run: "_Run", inv: "Invocation") -> list[Finding]:
     return [ask("scp copies files to or from another host", "network", BlastRadius.MEDIUM, "net.scp")]
 
 
-def socket_client(run: "_Run", inv: "Invocation") -> list[Finding]:
+def socket_client(run: "Run", inv: "Invocation") -> list[Finding]:
     """nc / ncat / socat / telnet / openssl s_client fed secrets on stdin: exfiltration."""
     if inv.name == "openssl" and "s_client" not in inv.args:
         return []
@@ -174,7 +173,7 @@ def socket_client(run: "_Run", inv: "Invocation") -> list[Finding]:
 _PUBLISHERS = {("gh", "gist"), ("glab", "snippet"), ("gh", "release"), ("glab", "release")}
 
 
-def publish(run: "_Run", inv: "Invocation") -> list[Finding]:
+def publish(run: "Run", inv: "Invocation") -> list[Finding]:
     """`gh gist create --public .env`: a secrets file handed to a service that publishes it."""
     import fnmatch
 

@@ -50,6 +50,14 @@ def by_radius(radius: BlastRadius, reason: str, category: str, rule: str = "") -
     return ask(reason, category, radius, rule)
 
 
+def with_rule(f: Finding | None, rule: str) -> Finding:
+    """The finding, naming `rule` as the one that decided unless it names one already."""
+    assert f is not None
+    if f.rule:
+        return f
+    return Finding(f.verdict, f.blast_radius, f.category, f.reason, f.segment, f.via, f.span, rule)
+
+
 def worst(findings: list[Finding]) -> Finding | None:
     best: Finding | None = None
     for f in findings:

@@ -205,30 +205,30 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
         if info.hits_system:
             return deny(f"{what} {target} matches top-level system directories (/etc, /usr, …)", category)
         if kind in _CRITICAL_DELETE and not info.glob:
-            return deny(f"{what} {target} deletes {_describe(info)}{suffix}", category)
+            return deny(f"{what} {target} deletes {describe(info)}{suffix}", category)
         if kind is PathKind.TEMP:
             return allow(f"{what} {target} only touches the temp directory", "fs-delete", radius=BlastRadius.LOW)
         if kind is PathKind.PROJECT_SUB:
             return ask(f"{what} {target} recursively deletes a path in the project", category, BlastRadius.MEDIUM)
         if kind is PathKind.DYNAMIC:
             return ask(f"{what} {target} recursively deletes a path known only at run time", category, BlastRadius.HIGH)
-        return ask(f"{what} {target} recursively deletes {_describe(info)}{suffix}", category, BlastRadius.HIGH)
+        return ask(f"{what} {target} recursively deletes {describe(info)}{suffix}", category, BlastRadius.HIGH)
     if kind is PathKind.CRITICAL_FILE:
-        return deny(f"{what} {target} deletes {_describe(info)}", category)
+        return deny(f"{what} {target} deletes {describe(info)}", category)
     if kind in (PathKind.DEVICE,):
-        return deny(f"{what} {target} removes {_describe(info)}", category)
+        return deny(f"{what} {target} removes {describe(info)}", category)
     if info.contents and kind not in (PathKind.TEMP, PathKind.PROJECT_SUB):
-        return ask(f"{what} {target} deletes every file in {_describe(info)}{suffix}", category,
+        return ask(f"{what} {target} deletes every file in {describe(info)}{suffix}", category,
                    BlastRadius.HIGH if kind not in (PathKind.PROJECT_ROOT,) else BlastRadius.MEDIUM)
     if kind in (PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.PROJECT_ROOT, PathKind.PROJECT_ANCESTOR,
                 PathKind.HOME_ROOT, PathKind.HOME_ANCESTOR):
         return allow(f"{what} {target} without -r cannot delete a directory", "fs-delete")
     if kind in (PathKind.SYSTEM_CORE, PathKind.SYSTEM, PathKind.NETWORK_DEVICE):
-        return ask(f"{what} {target} deletes a file in {_describe(info)}{suffix}", category, BlastRadius.HIGH)
+        return ask(f"{what} {target} deletes a file in {describe(info)}{suffix}", category, BlastRadius.HIGH)
     if kind in (PathKind.HOME_DOTFILE, PathKind.OTHER_USER):
-        return ask(f"{what} {target} deletes {_describe(info)}{suffix}", category, BlastRadius.MEDIUM)
+        return ask(f"{what} {target} deletes {describe(info)}{suffix}", category, BlastRadius.MEDIUM)
     if info.glob and kind not in (PathKind.PROJECT_SUB, PathKind.TEMP):
-        return ask(f"{what} {target} deletes every matching file in {_describe(info)}{suffix}", category,
+        return ask(f"{what} {target} deletes every matching file in {describe(info)}{suffix}", category,
                    BlastRadius.MEDIUM)
     return allow(f"{what} {target} deletes a single file", "fs-delete")
 
@@ -251,7 +251,7 @@ def write_finding(info: PathInfo, what: str, category: str = "fs-write") -> Find
     return None
 
 
-def _describe(info: PathInfo) -> str:
+def describe(info: PathInfo) -> str:
     kind = info.kind
     if kind is PathKind.ROOT:
         return "the whole file system"

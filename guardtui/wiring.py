@@ -1,14 +1,15 @@
-"""What several subcommands share: building the engine the way the console would."""
+"""Wiring: the engine built the way every entry point builds it (the console, `serve`, `check`,
+the offline command hook). Below the console and the commands, so both can use it."""
 from __future__ import annotations
 
 import os
 import sys
 
-from ..core.config import Locations
-from ..core.engine import Engine, LLMGuard
-from ..core.factory import build_engine, llm_guard
-from ..core.plugins import PluginRule, ProjectPlugins, load_plugin_set, project_root
-from ..core.yamlfile import DataError
+from .core.config import Locations
+from .core.engine import Engine, LLMGuard
+from .core.factory import build_engine, llm_guard
+from .core.plugins import PluginRule, ProjectPlugins, load_plugin_set, project_root
+from .core.yamlfile import DataError
 
 
 def cli_engine(cwd: str, record: bool = False, locations: Locations | None = None,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
-from ..adapters import why_not_handed_back
-from ..adapters.base import PayloadError, UnsupportedEvent, guess_event
-from ..core.engine import Engine
-from ..core.model import Decision, DecidedBy, ToolCall, Verdict
+from .adapters import why_not_handed_back
+from .adapters.base import PayloadError, UnsupportedEvent, guess_event
+from .core.engine import Engine
+from .core.model import Decision, DecidedBy, ToolCall, Verdict
 
 MAX_BODY = 8 * 1024 * 1024  # a Write of a big file is legal; more than this is not judged (fail-safe)
 

@@ -1,0 +1,84 @@
+"""What the command analyzers (cmd_*.py) are handed: a resolved command, and the analysis in
+progress they report to. analyze.py implements `Run`; the analyzers depend only on this module,
+never on analyze.py or on each other."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from .parse import SimpleCommand
+from .words import Scope, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .findings import Finding, ShellAnalysis
+    from .paths import PathInfo
+    from .taxonomy import Taxonomy
+
+UNKNOWN_WORD = "${__guardtui_unknown}"  # stands in for a part of a nested script known only at run time
+
+
+@dataclass
+class Invocation:
+    """A resolved command: the name bash runs and its arguments, wrappers stripped."""
+
+    name: str
+    words: list[Word]
+    cmd: SimpleCommand
+    scope: Scope
+    privileged: bool = False
+    written_name: str = ""  # as written (/usr/bin/git, ./deploy.sh)
+
+    @property
+    def args(self) -> list[str]:
+        return [w.value for w in self.words]
+
+    @property
+    def text(self) -> str:
+        return " ".join([self.name] + [w.display() for w in self.words])
+
+    def process_inputs(self) -> dict[int, list[SimpleCommand]]:
+        """The command's process substitutions (`<(…)`), by index into self.words."""
+        offset = len(self.cmd.argv) - len(self.words)
+        return {i - offset: cmds for i, cmds in self.cmd.process_inputs.items() if i - offset >= 0}
+
+    def as_script(self, word: Word) -> "Invocation":
+        """This command running `word` as a script (`bash deploy.sh` runs ./deploy.sh)."""
+        remote = re.match(r"(?i)(https?|ftp|jsr|npm):", word.value)
+        return Invocation(word.value, [], self.cmd, self.scope, self.privileged,
+                          word.value if "/" in word.value or remote else "./" + word.value)
+
+
+@dataclass(frozen=True)
+class Stream:
+    """What flows into a command's stdin: text we know, a download, secrets, a file, or unknown."""
+
+    kind: str  # text | network | secret | file | unknown | none
+    text: str | None = None
+    obfuscated: bool = False  # the text had to be decoded (base64, escapes, rev) to be read
+
+
+class Run(Protocol):
+    """One analysis in progress (analyze._Run): what an analyzer may ask of it and tell it."""
+
+    tax: "Taxonomy"
+    result: "ShellAnalysis"
+    written: dict[str, str]  # files written with known text earlier in the command
+    downloaded: set[str]  # files curl/wget wrote earlier
+    secret_copies: set[str]  # where secrets were copied to earlier
+    staged_secrets: list[str]  # secrets `git add` staged earlier
+    added_remotes: set[str]  # `git remote add NAME URL` earlier
+
+    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> None: ...
+    def judge(self, cmd: SimpleCommand, depth: int) -> None: ...
+    def judge_invocation(self, inv: Invocation) -> "list[Finding]": ...
+    def taxonomy(self, inv: Invocation) -> "list[Finding]": ...
+    def script_run(self, inv: Invocation) -> "Finding": ...
+    def known_empty(self, word: Word, inv: Invocation) -> bool: ...
+    def add(self, finding: "Finding", segment: str = "", via: str = "", span=None) -> None: ...
+    def effect(self, path: str | None, raw: str, kind: str, cmd: SimpleCommand, remote: bool = False) -> None: ...
+    def path(self, word: Word, inv: Invocation) -> "PathInfo": ...
+    def delete(self, word: Word, inv: Invocation, recursive: bool, what: str, record: bool = True) -> "Finding": ...
+    def write(self, word: Word, inv: Invocation, what: str) -> "Finding | None": ...
+    def stdin_source(self, cmd: SimpleCommand) -> Stream: ...
+    def output_of(self, cmd: SimpleCommand) -> Stream: ...
