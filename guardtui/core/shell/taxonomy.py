@@ -60,7 +60,6 @@ _PATHS = {k: Field(list, required=True, items=str) for k in
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "paths": Field(dict, required=True, fields=_PATHS),
-    "secrets": Field(list, required=True, items=str),
     "wrappers": Field(dict, required=True, values=_WRAPPER),
     "shells": Field(list, required=True, items=str),
     "shell_value_options": Field(list, required=True, items=str),
@@ -102,7 +101,6 @@ class Taxonomy:
     temp_dirs: tuple[str, ...]
     disk_devices: tuple[str, ...]
     harmless_devices: tuple[str, ...]
-    secrets: tuple[str, ...]
     wrappers: dict[str, dict]
     shells: frozenset[str]
     shell_value_options: frozenset[str]
@@ -182,7 +180,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         critical_dirs=tuple(p for p in paths["critical_files"] if p.endswith("/")), core_system_dirs=frozenset(paths["core_system_dirs"]),
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
-        secrets=tuple(data["secrets"]), wrappers=data["wrappers"], shells=frozenset(data["shells"]),
+        wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
         env_generators=frozenset(data["env_generators"]),
