@@ -8,6 +8,7 @@ from ..model import BlastRadius
 from .findings import Finding, ask, deny, worst
 from .secrets import is_secret, is_secret_area
 from .words import Word
+from ..web import host_of, metadata_service
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
@@ -29,7 +30,32 @@ _OUTPUT_OPTIONS = {
 _FILE_UPLOADS = {"-T", "--upload-file", "--post-file", "--body-file"}
 
 
+def metadata_reached(inv: "Invocation") -> Finding | None:
+    """A URL or host among the arguments that reaches a cloud metadata service (any spelling:
+    2852039166, [::ffff:a9fe:a9fe], metadata.google.internal, TCP:169.254.169.254:80)."""
+    for w in inv.words:
+        value = w.value
+        if not value or value.startswith("-") and "://" not in value:
+            continue
+        value = re.sub(r"(?i)^(?:tcp|udp|tcp4|tcp6|udp4|udp6|ssl|openssl)[-\w]*:", "", value)  # socat addresses
+        host = host_of(value) if ("/" in value or ":" in value or "." in value) else None
+        service = metadata_service(host) if host else None
+        if service:
+            return deny(f"{inv.name} reaches {service} ({w.display()[:60]}), which hands out this machine's cloud "
+                        f"credentials", "secrets", "net.metadata")
+    return None
+
+
+def fetcher(run: "Run", inv: "Invocation") -> list[Finding]:
+    """Browsers and downloaders without an analyzer of their own (aria2c, lynx, w3m, …)."""
+    reached = metadata_reached(inv)
+    return [reached] if reached is not None else run.taxonomy(inv)
+
+
 def curl(run: "Run", inv: "Invocation") -> list[Finding]:
+    reached = metadata_reached(inv)
+    if reached is not None:
+        return [reached]
     tool = "wget" if inv.name == "wget" else "curl"
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set()))
     words = inv.words
@@ -163,6 +189,9 @@ def socket_client(run: "Run", inv: "Invocation") -> list[Finding]:
     """nc / ncat / socat / telnet / openssl s_client fed secrets on stdin: exfiltration."""
     if inv.name == "openssl" and "s_client" not in inv.args:
         return []
+    reached = metadata_reached(inv)
+    if reached is not None:
+        return [reached]
     if run.stdin_source(inv.cmd).kind == "secret":
         return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
                      "net.exfiltration")]
