@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
@@ -20,15 +21,17 @@ from ..shell.cmd_code import classify_sql
 from ..web import judge_url, metadata_in_text
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
 
+_BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
 _FILE_TOOLS = {"Read": "file_path", "Write": "file_path", "Edit": "file_path", "LS": "path", "Grep": "path",
                "Glob": "path", "WebFetch": "url"}
 _SQL_START = re.compile(r"(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*|\(\s*)*(select|with|insert|update|delete|drop|create|"
                         r"alter|truncate|grant|revoke|explain|show|describe|begin|copy|merge|replace|upsert|pragma|"
                         r"vacuum|analyze|call|set|comment|reindex|refresh|lock|do)\b")
+_PATH_LIKE = re.compile(r"^[~./]|/|\\|^[\w.-]+\.[A-Za-z0-9]{1,8}$")  # a path, or a file name with an extension
 _WRITES_TO = re.compile(r"(?i)^(?:output|out|dest|destination|target|save|download)")
 
 
-def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = None) -> Decision:
+def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = None) -> "McpJudgement":
     catalog = catalog or mcp_catalog()
     found = catalog.identify(call.tool)
     args = dict(call.input)
@@ -49,8 +52,21 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
         label = _label(found)
         decision = Decision(Verdict.LLM, f"{label} is an MCP tool guardtui does not know, and its name does not say "
                                          f"what it does", "mcp/unknown", BlastRadius.UNKNOWN, "unknown-tool")
-    return decision.with_metadata(mcp_server=found.server.title if found.server else found.server_name,
-                                  mcp_tool=found.tool, identified_by=found.by)
+    about = {"mcp_server": found.server.title if found.server else found.server_name, "mcp_tool": found.tool,
+             "identified_by": found.by}
+    firm = _worst([p for p in parts if not p.metadata.get(_BY_EFFECT)])
+    return McpJudgement(decision.with_metadata(**about), firm.with_metadata(**about) if firm is not None else None)
+
+
+@dataclass(frozen=True)
+class McpJudgement:
+    """decision: the call's verdict. firm: the worst of what the analysers found (the calls it
+    amounts to, its SQL, URLs, uploads, credentials, a delete of a whole namespace): that holds
+    before the person's plugins, as the shell analysis does. A plain "it changes something" is
+    judged after them, so a plugin the person trusts can allow their own MCP tools."""
+
+    decision: Decision
+    firm: Decision | None
 
 
 # -- a described tool -----------------------------------------------------------------------
@@ -85,10 +101,10 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
                                     f"mcp/{server.id}.{spec.name}", _where(server)))
     elif not payload and not parts:
         parts.append(Decision(Verdict.LLM, f"{label}: guardtui cannot tell what it does", "mcp/unknown",
-                              BlastRadius.UNKNOWN, "unknown-tool"))
+                              BlastRadius.UNKNOWN, "unknown-tool", {_BY_EFFECT: True}))
     elif not payload:  # urls, page code or uploads judged, nothing else to say: it reads
         parts.append(Decision(Verdict.ALLOW, f"{label} {spec.reason or 'only reads'}", f"mcp/{server.id}.{spec.name}",
-                              BlastRadius.LOW, "mcp"))
+                              BlastRadius.LOW, "mcp", {_BY_EFFECT: True}))
     return parts
 
 
@@ -116,8 +132,9 @@ def _effect(catalog: McpCatalog, spec: ToolSpec, args: dict) -> tuple[str, str] 
 
 def _by_effect(catalog: McpCatalog, label: str, tool: str, cls: str, verb: str, radius: BlastRadius | None,
                reason: str, args: dict, rule: str, where: str = "") -> Decision:
+    effect_only = {_BY_EFFECT: True}
     if cls == "read":
-        return Decision(Verdict.ALLOW, f"{label} {reason or 'only reads'}", rule, BlastRadius.LOW, "mcp")
+        return Decision(Verdict.ALLOW, f"{label} {reason or 'only reads'}", rule, BlastRadius.LOW, "mcp", effect_only)
     if cls == "delete":
         scope = catalog.wide_scope(tool, args) if radius is None else None
         if scope is not None or radius is BlastRadius.CRITICAL:
@@ -125,12 +142,12 @@ def _by_effect(catalog: McpCatalog, label: str, tool: str, cls: str, verb: str, 
             return Decision(Verdict.DENY, f"{label} deletes {what}{': ' + reason if reason else ''}", rule,
                             BlastRadius.CRITICAL, "mcp-delete")
         return Decision(Verdict.ASK, f"{label} {reason or f'deletes something{where} ({verb})'}", rule,
-                        radius or BlastRadius.HIGH, "mcp-delete")
+                        radius or BlastRadius.HIGH, "mcp-delete", effect_only)
     if radius is BlastRadius.CRITICAL:
         return Decision(Verdict.DENY, f"{label} {reason or 'changes something that cannot be undone'}", rule,
                         BlastRadius.CRITICAL, "mcp-change")
     return Decision(Verdict.ASK, f"{label} {reason or f'changes something{where} ({verb})'}", rule,
-                    radius or BlastRadius.MEDIUM, "mcp-change")
+                    radius or BlastRadius.MEDIUM, "mcp-change", effect_only)
 
 
 # -- a tool guardtui knows nothing about: its name and its arguments ------------------------
@@ -145,30 +162,31 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
         if by_arg is not None and (effect is None or _rank(by_arg[0]) < _rank(effect[0])):
             effect = by_arg
     parts: list[Decision] = []
-    payload: list[Decision] = []
+    payload: list[Decision] = []  # what it runs: SQL, a shell command (the verb `run`/`execute` only carries it)
     for key in names["sql"]:
         payload += _sql(label, args.get(key), declared=key != "query")
     for key in names["shell"]:
         value = args.get(key)
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
             payload.append(_equivalent(call, ctx, label, "Bash", {"command": _shell_text(value)}))
+    files: list[Decision] = []
     for key in names["url"]:
         parts += _urls(call, ctx, label, args.get(key))
     cls = effect[0] if effect else "read"
     sends = effect is not None and effect[1] in ("send", "post", "upload", "share", "publish", "attach", "email")
     for key in names["path"]:
         for value in _strings(args.get(key)):
-            if "://" in value:
-                continue
+            if "://" in value or not _PATH_LIKE.search(value):
+                continue  # `target: staging` names a deploy target, not a file
             if sends:
                 parts += _uploads(call, ctx, label, value)
             elif cls == "delete":
-                payload.append(_equivalent(call, ctx, label, "Bash", {"command": f"rm -r -- {shlex.quote(value)}"}))
+                files.append(_equivalent(call, ctx, label, "Bash", {"command": f"rm -r -- {shlex.quote(value)}"}))
             elif cls == "change" or _WRITES_TO.match(key):
-                payload.append(_equivalent(call, ctx, label, "Write", {"file_path": value}))
+                files.append(_equivalent(call, ctx, label, "Write", {"file_path": value}))
             else:
-                payload.append(_equivalent(call, ctx, label, "Read", {"file_path": value}))
-    parts += payload
+                files.append(_equivalent(call, ctx, label, "Read", {"file_path": value}))
+    parts += payload + files
     if effect is not None and not (payload and catalog.is_carrier(effect[1])):
         parts.append(_by_effect(catalog, label, found.tool, effect[0], effect[1], None, "", args, "mcp/verb",
                                 _where(found.server)))
