@@ -430,8 +430,10 @@ class _Run:
                 any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
             return [allow(f"{name} dry run only reports what it would do", spec["category"] if spec else "read-only",
                           rule="taxonomy.dry-run")]
-        best = next((m for s in self.tax.shapes_for(name)
-                     if (m := match_shape(s, canonical, args, value_options)) is not None), None)
+        captured = inv.cmd.pipes_out or any(v in inv.cmd.via for v in ("$(…)", "<(…)", ">(…)")) or \
+            any(r.writes and r.fd in (None, 1) for r in inv.cmd.redirects)
+        best = next((m for s in self.tax.shapes_for(name) if not (s.prints and captured)
+                     and (m := match_shape(s, canonical, args, value_options)) is not None), None)
         if best is not None:
             _, options = split_args(args, value_options)
             reason = best.reason(name, options)

@@ -31,6 +31,7 @@ _SHAPE = {
     "not_flags": Field(list, items=str),
     "text": Field(str, check=_regex_ok),
     "verdict": Field(str, choices=("allow", "ask", "deny")),
+    "prints": Field(bool),  # it prints secrets: only when its output reaches the terminal (not piped or captured)
     "blast_radius": Field(str, required=True, choices=_RADII),
     "category": Field(str, required=True),
     "reason": Field(str, required=True),
@@ -86,6 +87,7 @@ class Shape:
     blast_radius: BlastRadius
     category: str
     reason: str
+    prints: bool = False
 
     @property
     def generic(self) -> bool:
@@ -168,7 +170,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
             id=raw["id"], commands=tuple(raw["command"]), args=tuple(raw.get("args") or ()),
             flags=tuple(raw.get("flags") or ()), not_flags=tuple(raw.get("not_flags") or ()),
             text=re.compile(raw["text"]) if raw.get("text") else None, verdict=raw.get("verdict"),
-            blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"]))
+            blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"],
+            prints=raw.get("prints", False)))
         if raw.get("verdict") == "allow" and raw["blast_radius"] == "critical":
             raise doc.error(("shapes", i, "verdict"), "an allow shape cannot have blast_radius critical")
     ids = [s.id for s in shapes]
