@@ -382,3 +382,16 @@ def test_the_shipped_knowledge_loads_and_covers_the_servers_people_use():
                  "Puppeteer", "Slack", "Linear", "Atlassian", "Sentry", "Notion", "AWS", "Docker", "Terraform",
                  "Fetch", "Git", "Memory", "Time", "Web search", "Context7"):
         assert name in titles
+
+
+def test_guardtui_rules_lists_the_built_in_mcp_knowledge(isolated_env, capsys):
+    from guardtui.cli import main
+
+    assert main(["rules", "--builtin"]) == 0
+    out = capsys.readouterr().out
+    assert "- GitHub  [remote: credentials in arguments deny]" in out
+    assert "merge_pull_request: change (high) — merges a pull request" in out
+    assert "pods_exec: as $ kubectl exec {name}" in out and "Any other MCP tool" in out
+    assert main(["rules", "--builtin", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert any(s["title"] == "Kubernetes" and not s["remote"] for s in data["mcp_servers"]) and data["fallback"]

@@ -246,3 +246,37 @@ def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:
 def mcp_catalog() -> McpCatalog:
     text = resources.files("guardtui.core.data").joinpath("mcp.yaml").read_text(encoding="utf-8")
     return parse_mcp(text, "guardtui/core/data/mcp.yaml")
+
+
+# -- what guardtui knows, in words (guardtui rules --builtin, the console's Rules screen) ---------
+def describe_tool(spec: ToolSpec) -> str:
+    """`read_file: as Read {path}`, `merge_pull_request: change (high) — merges a pull request`."""
+    parts = []
+    if spec.effect:
+        radius = f" ({spec.radius.value})" if spec.radius else ""
+        parts.append(f"{spec.effect}{radius}" + (f" unless {', '.join(spec.unless)} given → read" if spec.unless
+                                                 else ""))
+    if spec.verb_arg:
+        parts.append(f"what {spec.verb_arg} says")
+    if spec.equivalents:
+        parts.append("as " + "; ".join(spec.equivalents))
+    for label, keys in (("SQL", spec.sql), ("URL", spec.urls), ("page code", spec.page_code),
+                        ("uploads", spec.uploads)):
+        if keys:
+            parts.append(f"{label} in {', '.join(keys)}")
+    if not parts:
+        parts.append("by its name")
+    text = f"{spec.name}: {'; '.join(parts)}"
+    return f"{text} — {spec.reason}" if spec.reason else text
+
+
+def describe_catalog(catalog: McpCatalog) -> list[dict]:
+    """Every server guardtui knows, for listing: title, aliases, whether it is remote, its tools."""
+    return [{"id": s.id, "title": s.title, "aliases": list(s.aliases), "remote": s.remote,
+             "tools": [describe_tool(t) for t in s.tools.values()]} for s in catalog.servers.values()]
+
+
+FALLBACK = ("Any other MCP tool: by the verbs in its name (get/list/search/read… allow; create/update/comment/"
+            "merge/send/post/write/push… ask; delete/drop/remove… ask, and deny for a whole namespace, repository, "
+            "project, database, bucket or cluster) and by its arguments (SQL, shell commands, URLs and file paths "
+            "go through the same rules as every other tool); a credential in what a remote server is sent denies.")
