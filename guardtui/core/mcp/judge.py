@@ -99,8 +99,11 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
         if not (payload and catalog.is_carrier(verb) and spec.effect is None):
             parts.append(_by_effect(catalog, label, spec.name, cls, verb, spec.radius, spec.reason, args,
                                     f"mcp/{server.id}.{spec.name}", _where(server)))
-    elif not payload and not parts:
-        parts.append(Decision(Verdict.LLM, f"{label}: guardtui cannot tell what it does", "mcp/unknown",
+    elif not payload and not parts:  # what it amounts to needs an argument it was not given: its name says
+        by_name = catalog.verb_class(spec.name)
+        parts.append(_by_effect(catalog, label, spec.name, *by_name, spec.radius, spec.reason, args,
+                                f"mcp/{server.id}.{spec.name}", _where(server)) if by_name is not None else
+                     Decision(Verdict.LLM, f"{label}: guardtui cannot tell what it does", "mcp/unknown",
                               BlastRadius.UNKNOWN, "unknown-tool", {_BY_EFFECT: True}))
     elif not payload:  # urls, page code or uploads judged, nothing else to say: it reads
         parts.append(Decision(Verdict.ALLOW, f"{label} {spec.reason or 'only reads'}", f"mcp/{server.id}.{spec.name}",
@@ -141,12 +144,14 @@ def _by_effect(catalog: McpCatalog, label: str, tool: str, cls: str, verb: str, 
             what = f"a whole {scope}" if scope else "what cannot be brought back"
             return Decision(Verdict.DENY, f"{label} deletes {what}{': ' + reason if reason else ''}", rule,
                             BlastRadius.CRITICAL, "mcp-delete")
-        return Decision(Verdict.ASK, f"{label} {reason or f'deletes something{where} ({verb})'}", rule,
+        said = f" ({verb})" if verb != cls else ""
+        return Decision(Verdict.ASK, f"{label} {reason or f'deletes something{where}{said}'}", rule,
                         radius or BlastRadius.HIGH, "mcp-delete", effect_only)
     if radius is BlastRadius.CRITICAL:
         return Decision(Verdict.DENY, f"{label} {reason or 'changes something that cannot be undone'}", rule,
                         BlastRadius.CRITICAL, "mcp-change")
-    return Decision(Verdict.ASK, f"{label} {reason or f'changes something{where} ({verb})'}", rule,
+    said = f" ({verb})" if verb != cls else ""
+    return Decision(Verdict.ASK, f"{label} {reason or f'changes something{where}{said}'}", rule,
                     radius or BlastRadius.MEDIUM, "mcp-change", effect_only)
 
 
