@@ -1,7 +1,7 @@
 """The web, one judge for every tool: WebFetch, curl and friends, code run by interpreters, MCP
 fetchers and browsers.
 
-    judge_url("http://2852039166/latest/meta-data/")  -> UrlJudgement(deny, "… the cloud instance metadata service …")
+    judge_url("http://2852039166/latest/meta-data/")  -> UrlJudgement("metadata", "… reaches the cloud …")
     judge_url("http://localhost:3000/")                -> None (nothing to say: ordinary and local URLs are routine)
     judge_url("file:///home/u/.ssh/id_rsa")            -> UrlJudgement(kind="file", path="/home/u/.ssh/id_rsa")
 
@@ -26,10 +26,12 @@ from .yamlfile import Field, check, load_yaml
 
 _ADDRESS = {"address": Field(str, required=True), "service": Field(str, required=True)}
 _HOST = {"host": Field(str, required=True), "service": Field(str, required=True)}
+_ISSUER = {"command": Field(str, required=True), "hosts": Field(list, required=True, items=str)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "metadata": Field(dict, required=True, fields={"addresses": Field(list, required=True, items=_ADDRESS),
                                                    "hosts": Field(list, required=True, items=_HOST)}),
+    "token_issuers": Field(list, required=True, items=_ISSUER),
 }
 
 
@@ -38,6 +40,7 @@ class MetadataEndpoints:
     ipv4: dict[int, str]
     ipv6: dict[int, str]
     hosts: tuple[tuple[str, str], ...]  # (glob, service)
+    issuers: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]  # command -> its service's host globs
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,8 @@ def parse_web(text: str, file: str = "web.yaml") -> MetadataEndpoints:
                 from None
         (ipv4 if address.version == 4 else ipv6)[int(address)] = raw["service"]
     hosts = tuple((raw["host"].lower(), raw["service"]) for raw in doc.data["metadata"]["hosts"])
-    return MetadataEndpoints(ipv4, ipv6, hosts)
+    issuers = {raw["command"]: tuple(h.lower() for h in raw["hosts"]) for raw in doc.data["token_issuers"]}
+    return MetadataEndpoints(ipv4, ipv6, hosts, issuers)
 
 
 @lru_cache(maxsize=1)
@@ -230,6 +234,13 @@ def metadata_in_text(text: str) -> tuple[str, str] | None:
         if host and ("." in host or ":" in host) and metadata_service(host):
             return literal, metadata_service(host)  # type: ignore[return-value]
     return None
+
+
+def serves_its_own_tokens(command: str, host: str) -> bool:
+    """Is `host` the service whose tokens `command` hands out (gcloud → *.googleapis.com)?"""
+    globs = (metadata_endpoints().issuers or {}).get(command, ())
+    host = normalise_host(host)
+    return bool(host) and any(fnmatch.fnmatchcase(host, g) for g in globs)
 
 
 def urls_in(text: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Default policy (last): known-safe reads allow (MCP tools that only read, core/mcp); writes the earlier rules let through
+"""Default policy (last): known-safe reads allow (MCP tools by their effect, core/mcp); writes the
+earlier rules let through
 allow; shell commands the analysis classified as safe allow; anything unknown escalates."""
 from __future__ import annotations
 

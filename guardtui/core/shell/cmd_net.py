@@ -8,14 +8,15 @@ from ..model import BlastRadius
 from .findings import Finding, ask, deny, worst
 from .secrets import is_secret, is_secret_area
 from .words import Word
-from ..web import host_of, metadata_service
+from ..web import host_of, metadata_service, serves_its_own_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
 _SECRET_TEXT = re.compile(r"(\.aws/credentials|\.ssh/|/etc/shadow|\.netrc|\.kube/config|\.docker/config|"
                           r"\.git-credentials|\.npmrc|\.pypirc|gcloud|id_rsa|id_ed25519|\.gnupg|credentials|"
-                          r"\.env\b|\bsecrets?\b|private[_-]?key|\bAWS_SECRET|\bTOKEN\b|printenv|\benv\b)")
+                          r"\.env\b|\bsecrets?\b|private[_-]?key|\bAWS_SECRET|\bTOKEN\b|printenv|\benv\b|"
+                          r"auth (?:token|print-)|print-(?:access|identity)-token|get-access-token|get-login-password)")
 _UPLOAD_OPTIONS = {
     "curl": {"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "--json", "-F",
              "--form", "--form-string", "-T", "--upload-file"},
@@ -121,7 +122,7 @@ def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> lis
             value = Word("@" + w.value.split("@", 1)[1], w.raw)
         if value is None:
             if w.dynamic and ("$(" in w.raw + w.origin or "`" in w.raw + w.origin) and not w.value.startswith("-") \
-                    and not _only_local_destinations(words):
+                    and not _only_local_destinations(words) and not _back_to_its_issuer(w, words):
                 findings.append(_sends_output(w, inv))
             continue
         findings.append(_upload(run, inv, value, file_option=name in _FILE_UPLOADS))
@@ -138,6 +139,20 @@ def _only_local_destinations(words: list[Word]) -> bool:
     $TOKEN" http://169.254.169.254/…` hands the token back where it came from)."""
     hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
     return bool(hosts) and all(_LOCAL_HOST.match(h) for h in hosts)
+
+
+_ISSUED_BY = re.compile(r"\$\(\s*(?:command\s+)?([\w.-]+)\s|`\s*([\w.-]+)\s")
+
+
+def _back_to_its_issuer(word: Word, words: list[Word]) -> bool:
+    """`-H "Authorization: Bearer $(gcloud auth print-access-token)" https://…googleapis.com`: the
+    token goes back to the service that issued it, which is how that service is called."""
+    issuers = {next(g for g in m.groups() if g) for m in _ISSUED_BY.finditer(word.raw + " " + word.origin)}
+    if len(issuers) != 1:
+        return False
+    issuer = issuers.pop()
+    hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
+    return bool(hosts) and all(serves_its_own_tokens(issuer, h) for h in hosts)
 
 
 def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
