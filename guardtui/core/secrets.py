@@ -55,16 +55,23 @@ class SecretCatalog:
         reading: only entries whose reading asks (skips `reads: false`)."""
         if not path:
             return None
-        places, names, unsecret = self._matchers(home)
-        if unsecret.match(path) or unsecret.match(path.rsplit("/", 1)[-1]):
+        m = self._compiled_for(home)
+        rel = _in_home(path, m.home_prefix)  # ".ssh/id_rsa" for any home directory, None elsewhere
+        base = path.rsplit("/", 1)[-1]
+        if not ((rel is not None and m.any_home.match(rel)) or m.any_absolute.match(path) or
+                (not places_only and m.any_name.match(base))):
+            return None  # the common case, in a few regexes: not a secret at all
+        if m.unsecret.match(path) or m.unsecret.match(base):
             return None
-        for entry, rx in places:
+        for entry, rx in m.home:
+            if (entry.reads or not reading) and rel is not None and rx.match(rel):
+                return entry
+        for entry, rx in m.absolute:
             if (entry.reads or not reading) and rx.match(path):
                 return entry
         if places_only:
             return None
-        base = path.rsplit("/", 1)[-1]
-        for entry, rx in names:
+        for entry, rx in m.names:
             if (entry.reads or not reading) and rx.match(base):
                 return entry
         return None
@@ -96,21 +103,45 @@ class SecretCatalog:
                 return name
         return None
 
-    def _matchers(self, home: str):
+    def _compiled_for(self, home: str) -> "_Matchers":
         found = self._compiled.get(home)
         if found is None:
-            homes = "(?:" + "|".join([re.escape(home.rstrip("/")), _HOMES]) + ")" if home.rstrip("/") else _HOMES
-            places, names = [], []
+            home_rx, absolute, names = [], [], []
             for entry in self.files:
                 if entry.by_name:
-                    names.append((entry, re.compile("^" + _glob(entry.pattern) + "$", re.S)))
+                    names.append((entry, re.compile(_glob(entry.pattern) + "$", re.S)))
                 elif entry.pattern.startswith("~/"):
-                    places.append((entry, re.compile("^" + homes + _glob(entry.pattern[1:]) + "$", re.S)))
+                    home_rx.append((entry, re.compile(_glob(entry.pattern[2:]) + "$", re.S)))
                 else:
-                    places.append((entry, re.compile("^" + _glob(entry.pattern) + "$", re.S)))
-            unsecret = re.compile("^(?:" + "|".join(_glob(p) for p in self.not_secret) + ")$", re.S)
-            found = self._compiled[home] = (tuple(places), tuple(names), unsecret)
+                    absolute.append((entry, re.compile(_glob(entry.pattern) + "$", re.S)))
+
+            def union(items: list) -> re.Pattern:
+                return re.compile("|".join(f"(?:{rx.pattern})" for _, rx in items) or "(?!)", re.S)
+
+            prefix = re.compile("(?:" + "|".join(filter(None, [re.escape(home.rstrip("/")), _HOMES])) + ")/")
+            found = self._compiled[home] = _Matchers(
+                prefix, tuple(home_rx), tuple(absolute), tuple(names), union(home_rx), union(absolute), union(names),
+                re.compile("(?:" + "|".join(_glob(p) for p in self.not_secret) + ")$", re.S))
         return found
+
+
+@dataclass(frozen=True)
+class _Matchers:
+    """The list compiled for one home directory: each entry alone (for its reason) and all at once."""
+
+    home_prefix: re.Pattern
+    home: tuple
+    absolute: tuple
+    names: tuple
+    any_home: re.Pattern
+    any_absolute: re.Pattern
+    any_name: re.Pattern
+    unsecret: re.Pattern
+
+
+def _in_home(path: str, prefix: re.Pattern) -> str | None:
+    m = prefix.match(path)
+    return path[m.end():] if m else None
 
 
 def _glob(pattern: str) -> str:
