@@ -64,8 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="plugin files or directories (default: every plugin in force)")
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 
-    p = sub.add_parser("rules", help="list the plugins in force")
+    p = sub.add_parser("rules", help="list the plugins in force (--builtin: the MCP servers guardtui knows)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--builtin", action="store_true", help="list the built-in knowledge of MCP servers and tools")
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 
     p = sub.add_parser("trust", help="trust a project plugin file's exact content (its allow patterns apply)")

@@ -1,4 +1,5 @@
-"""guardtui rules [--json]: the plugins in force, in evaluation order, and what failed to load.
+"""guardtui rules [--json] [--builtin]: the plugins in force, in evaluation order, and what failed
+to load; --builtin: the built-in knowledge of MCP servers (core/data/mcp.yaml) instead.
 guardtui trust FILE: let a project plugin's `allow` patterns apply (this exact content only).
 
 `rules` exits 1 when a plugin file does not load, so a script can check a setup.
@@ -19,6 +20,8 @@ def run(args, command: str) -> int:
     locations = Locations.from_env()
     if command == "trust":
         return trust(args.file, locations, os.getcwd(), sys.stdout)
+    if getattr(args, "builtin", False):
+        return builtin(args.json, sys.stdout)
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
     loaded = load_plugin_set(locations, cwd)
     if args.json:
@@ -58,6 +61,24 @@ def print_rules(loaded: PluginSet, out: IO[str]) -> None:
         out.write(f"note: {note}\n")
     for error in loaded.errors:
         out.write(f"error: {error}\n")
+
+
+def builtin(as_json: bool, out: IO[str]) -> int:
+    """The MCP servers guardtui knows and how it judges each of their tools."""
+    from ..core.mcp.catalog import FALLBACK, describe_catalog, mcp_catalog
+
+    servers = describe_catalog(mcp_catalog())
+    if as_json:
+        out.write(json.dumps({"mcp_servers": servers, "fallback": FALLBACK}, indent=2) + "\n")
+        return 0
+    out.write(f"MCP servers guardtui knows ({len(servers)}), matched by name or by their tools:\n")
+    for server in servers:
+        where = "remote: credentials in arguments deny" if server["remote"] else "on this machine"
+        out.write(f"- {server['title']}  [{where}]  names: {', '.join(server['aliases'])}\n")
+        for tool in server["tools"]:
+            out.write(f"    {tool}\n")
+    out.write(FALLBACK + "\n")
+    return 0
 
 
 def _standing(plugin: Plugin) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable, Protocol, Sequence
 
@@ -74,7 +74,8 @@ class Engine:
         """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
         start = time.perf_counter()
         session = self.sessions.get(call.agent, call.session)
-        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs, self.protected_paths)
+        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs, self.protected_paths,
+                          judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:
@@ -115,6 +116,15 @@ class Engine:
     # -- internals -------------------------------------------------------------------
     def _analyze(self, command: str, cwd: str) -> ShellAnalysis:
         return self.analyzer.analyze(command, cwd or None, self.home)
+
+    def _judge_equivalent(self, call: ToolCall, ctx: EvalContext) -> Decision:
+        """Every rule on a call another one amounts to (an MCP `read_file` is a Read, a
+        `pods_exec` a `kubectl exec`), in the same session; its flags are not raised again."""
+        if ctx.depth >= 3:
+            return Decision(Verdict.ASK, "the call amounts to calls nested too deeply to follow", "engine",
+                            BlastRadius.UNKNOWN, "unknown")
+        decision, _flags = self._run_rules(call, replace(ctx, _shell=None, _memo={}, depth=ctx.depth + 1))
+        return decision
 
     def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision]]:
         flags: list[Decision] = []

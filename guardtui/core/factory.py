@@ -1,6 +1,7 @@
 """Build an Engine from the user's configuration: the one place the rule order is written.
 
-    guardian → dangerous shell → working directory → sensitive files → plugins → default
+    guardian → dangerous shell → working directory → sensitive files → secret reads → web → MCP
+    → plugins → default
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from .engine import Engine, EventSink, LLMGuard
 from .model import BlastRadius, Decision, ToolCall, Verdict
 from .plugins.rule import PluginRule
 from .policy import Policy, load_policy
-from .rules import DangerousShellRule, DefaultPolicyRule, GuardianRule, SensitiveFileRule, WorkingDirRule
+from .rules import (DangerousShellRule, DefaultPolicyRule, GuardianRule, McpRule, SecretReadRule, SensitiveFileRule,
+                    WebRule, WorkingDirRule)
 from .rules.base import EvalContext, Rule
 from .yamlfile import DataError
 
@@ -51,6 +53,7 @@ def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | N
                  policy: Policy | None = None) -> Engine:
     rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations),
                          DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
+    rules += [SecretReadRule(), WebRule(), McpRule()]  # every tool, not only the shell: secrets, the web, MCP
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
     rules.append(plugin_rule if plugin_rule is not None else PluginRule())
     rules.append(DefaultPolicyRule())

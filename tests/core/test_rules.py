@@ -100,7 +100,7 @@ def test_dangerous_shell_denies_critical_asks_risky_and_abstains_otherwise():
 @pytest.mark.parametrize("tool,tool_input,verdict", [
     ("Read", {"file_path": "x"}, Verdict.ALLOW), ("Glob", {"pattern": "*"}, Verdict.ALLOW),
     ("Write", {"file_path": "x"}, Verdict.ALLOW), ("Bash", {"command": "git status"}, Verdict.ALLOW),
-    ("Bash", {"command": ""}, Verdict.ALLOW), ("mcp__db__query", {"sql": "select 1"}, Verdict.LLM),
+    ("Bash", {"command": ""}, Verdict.ALLOW), ("mcp__db__query", {"sql": "select 1"}, Verdict.ALLOW), ("mcp__db__frobnicate", {"x": 1}, Verdict.LLM),
     ("SomethingNew", {}, Verdict.LLM),
 ])
 def test_default_policy_allows_known_reads_and_escalates_the_unknown(tool, tool_input, verdict):

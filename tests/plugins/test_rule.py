@@ -78,7 +78,8 @@ def test_arg_match_works_for_any_tool_including_mcp(make_engine):
     p = plugin('patterns: [{arg_match: "DROP TABLE", verdict: deny}]\n')
     assert judge(make_engine, [p], tool("mcp__db__query", sql="DROP TABLE users")).verdict is Verdict.DENY
     assert judge(make_engine, [p], bash("psql -c 'DROP TABLE users'")).verdict is Verdict.DENY
-    assert judge(make_engine, [p], tool("mcp__db__query", sql="select 1")).verdict is Verdict.ASK  # unknown tool
+    assert judge(make_engine, [p], tool("mcp__db__query", sql="select 1")).verdict is Verdict.ALLOW  # read-only SQL
+    assert judge(make_engine, [p], tool("mcp__db__frobnicate", x="select 1")).verdict is Verdict.ASK  # unknown tool
 
 
 def test_all_conditions_of_a_pattern_that_apply_must_match(make_engine):

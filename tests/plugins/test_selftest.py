@@ -112,8 +112,11 @@ def test_every_shipped_plugin_loads_and_its_tests_pass(isolated_env, capsys):
 
 
 def test_shipped_plugins_are_examples_not_loaded_by_default(make_engine):
-    decision = make_engine(record=False).evaluate(bash("curl http://169.254.169.254/"), record=False)
+    engine = make_engine(record=False)
+    decision = engine.evaluate(bash("curl -s https://example.com/"), record=False)  # no-network would deny it
     assert decision.verdict is not Verdict.DENY and not decision.rule.startswith("plugins")
+    metadata = engine.evaluate(bash("curl http://169.254.169.254/"), record=False)
+    assert metadata.verdict is Verdict.DENY and not metadata.rule.startswith("plugins")  # built in, not the example
 
 
 # -- guardtui rules ---------------------------------------------------------------------

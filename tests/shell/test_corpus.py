@@ -14,6 +14,11 @@ KNOWN_MISSES = {
         "--recurse-submodules takes no separate value, so `checkout main` reads as tree-ish + path: we ask",
     "rsync -a --progress /src/ /dest/":
         "a write outside the project: the working-directory rule asks (issue 2), the label allows local copies",
+    "vault kv get secret/app/config":
+        "it prints the secret's values into the agent's transcript: commands that print credentials ask (issue 11); "
+        "the label (a peer's safe list) allows reading one's own secret store",
+    "doppler secrets get DATABASE_URL":
+        "as vault kv get: it prints a secret; captured in $(…) or piped on, the command that takes it is judged",
 }
 
 

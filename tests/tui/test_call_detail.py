@@ -113,7 +113,8 @@ async def test_other_tools_show_their_input_as_pretty_json(console):
         view = detail.query_one(InputView)
         assert view.display
         assert text_of(view) == '{\n  "labels": [\n    "bug"\n  ],\n  "repo": "acme/shop",\n  "title": "Bug"\n}'
-        assert text_of(detail.query_one(WarningBlock)).startswith("⚠  Unrecognised tool")
+        warning = text_of(detail.query_one(WarningBlock))  # a known MCP tool: judged by what it does
+        assert warning.startswith("⚠  Risky tool call") and "GitHub create_issue changes something" in warning
         await app.queue.close()
 
 

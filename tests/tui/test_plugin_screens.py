@@ -109,6 +109,19 @@ async def test_rules_lists_plugins_errors_and_runs_tests(console):
         assert "0 failed" in results.visual.plain
 
 
+async def test_rules_shows_the_built_in_mcp_knowledge(console):
+    app = console(broker=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_screen(pilot, "2", RulesScreen)
+        await pilot.press("b")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Built-in: MCP servers guardtui knows" in text
+        assert "Filesystem" in text and "read_file: as Read {path}" in text
+        listing = app.screen.query_one("#rules-plugin").render()
+        assert "GitHub" in str(listing) and "merge_pull_request" in str(listing)
+
+
 async def test_rules_trusts_a_project_plugin(console, tmp_path):
     project = tmp_path / "proj"
     (project / ".guardtui" / "guards").mkdir(parents=True)
@@ -149,7 +162,7 @@ async def test_editor_saves_validates_reloads_and_runs_the_tests(console):
         await pilot.pause()
         status = editor.query_one("#editor-status").visual.plain
         assert "does not load" in status and "line 8" in status
-        assert any(p.id == "docker-approval" for p in app.engine.rules[4].plugins)
+        assert any(p.id == "docker-approval" for p in next(r for r in app.engine.rules if r.id == "plugins").plugins)
         # a good save: reloaded, tests run
         area.load_text(DOCKER.replace("{command: \"docker ps\", expect: allow}",
                                       "{command: \"docker ps\", expect: allow}\n  - {command: \"docker images\","

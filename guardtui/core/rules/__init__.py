@@ -3,8 +3,11 @@ from .base import EvalContext, Rule
 from .dangerous import DangerousShellRule
 from .default import DefaultPolicyRule
 from .guardian import GuardianRule
+from .mcp import McpRule
+from .secrets import SecretReadRule
 from .sensitive import SensitiveFileRule
+from .web import WebRule
 from .workdir import WorkingDirRule
 
-__all__ = ["EvalContext", "Rule", "DangerousShellRule", "DefaultPolicyRule", "GuardianRule", "SensitiveFileRule",
-           "WorkingDirRule"]
+__all__ = ["EvalContext", "Rule", "DangerousShellRule", "DefaultPolicyRule", "GuardianRule", "McpRule",
+           "SecretReadRule", "SensitiveFileRule", "WebRule", "WorkingDirRule"]

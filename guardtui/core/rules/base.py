@@ -29,12 +29,30 @@ class EvalContext:
     temp_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm")
     protected_paths: tuple[str, ...] = ()  # the guard's own config: never writable by an agent without asking
     _shell: "ShellAnalysis | None" = field(default=None, repr=False)
+    # every rule judging a call another call amounts to (tool equivalence: an MCP read_file is a Read)
+    judge_call: "Callable[[ToolCall, EvalContext], Decision] | None" = field(default=None, repr=False)
+    depth: int = 0  # how many equivalences deep this evaluation is
+    _memo: dict = field(default_factory=dict, repr=False)
 
     def shell(self, call: ToolCall) -> "ShellAnalysis":
         """The shell analysis of this call's command, computed once per evaluation."""
         if self._shell is None:
             self._shell = self.analyze_shell(call.command, call.cwd)
         return self._shell
+
+    def judge(self, call: ToolCall) -> Decision | None:
+        """Every rule's decision on `call`, a call the one being judged amounts to; None when this
+        context cannot judge another call (then the caller falls back to its own judgement)."""
+        if self.judge_call is None:
+            return None
+        return self.judge_call(call, self)
+
+    def memo(self, key: str, compute: Callable[[], object]) -> object:
+        """A value computed once per evaluation (a rule before the plugins and the default rule
+        after them share one judgement)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
 
 def resolve_path(path: str, cwd: str, home: str) -> str:

@@ -1,4 +1,5 @@
-"""Default policy (last): known-safe reads allow; writes the earlier rules let through
+"""Default policy (last): known-safe reads allow (MCP tools by their effect, core/mcp); writes the
+earlier rules let through
 allow; shell commands the analysis classified as safe allow; anything unknown escalates."""
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from ..catalog import tool_classes
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from .base import EvalContext
 from .dangerous import shell_decision
+from .mcp import MCP_PREFIX, mcp_decision
 
 
 class DefaultPolicyRule:
@@ -22,6 +24,8 @@ class DefaultPolicyRule:
             if decision.verdict is Verdict.LLM:
                 return decision.with_(reason=f"unrecognised command — not classified as safe: {decision.reason}")
             return decision
+        if call.tool.startswith(MCP_PREFIX):  # what the MCP rule did not deny or ask about: allow or escalate
+            return mcp_decision(call, ctx)
         if call.tool in classes.read:
             return Decision(Verdict.ALLOW, f"{call.tool} only reads", self.id, BlastRadius.LOW, "read-only")
         if call.tool in classes.write:

@@ -1,4 +1,4 @@
-"""Sensitive files: writes to secrets, keys, git config and hooks, and to the guard's own
+"""Sensitive files: writes to secrets and keys (data/secrets.yaml), git config and hooks, and to the guard's own
 configuration and the agents' hook settings (so an agent cannot switch its guard off)."""
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import fnmatch
 import posixpath
 
 from ..catalog import sensitive_patterns
+from ..secrets import secret_catalog
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS
 from .base import EvalContext, is_within, resolve_path
 
@@ -33,6 +34,9 @@ class SensitiveFileRule:
         for protected in ctx.protected_paths:
             if is_within(path, protected):
                 return "guardtui's own configuration (could switch the guard off)"
+        secret = secret_catalog().match(path, ctx.home)  # the secrets every tool shares (data/secrets.yaml)
+        if secret is not None:
+            return secret.reason
         name = posixpath.basename(path)
         for pattern in sensitive_patterns():
             if pattern.name and fnmatch.fnmatchcase(name, pattern.name):

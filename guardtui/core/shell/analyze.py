@@ -24,6 +24,7 @@ from .invocation import UNKNOWN_WORD, Invocation, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, write_finding
 from .secrets import is_secret, is_secret_area
+from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .words import DYN, Scope, Word
 
@@ -429,8 +430,10 @@ class _Run:
                 any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
             return [allow(f"{name} dry run only reports what it would do", spec["category"] if spec else "read-only",
                           rule="taxonomy.dry-run")]
-        best = next((m for s in self.tax.shapes_for(name)
-                     if (m := match_shape(s, canonical, args, value_options)) is not None), None)
+        captured = inv.cmd.pipes_out or any(v in inv.cmd.via for v in ("$(…)", "<(…)", ">(…)")) or \
+            any(r.writes and r.fd in (None, 1) for r in inv.cmd.redirects)
+        best = next((m for s in self.tax.shapes_for(name) if not (s.prints and captured)
+                     and (m := match_shape(s, canonical, args, value_options)) is not None), None)
         if best is not None:
             _, options = split_args(args, value_options)
             reason = best.reason(name, options)
@@ -641,8 +644,7 @@ class _Run:
         name = posixpath.basename(words[0].value)
         args = [w.value for w in words[1:]]
         if name in _FETCHERS or name in ("nc", "ncat", "socat", "lynx", "links", "w3m", "fetch"):
-            if any(s.id == "cloud-metadata-credentials" and match_shape(s, name, args, frozenset()) is not None
-                   for s in self.tax.shapes_for(name)):
+            if any(metadata_service(host_of(a) or "") for a in args if not a.startswith("-")):
                 return Stream("secret")  # the instance's cloud credentials
             return Stream("network")
         if name in ("env", "printenv", "set", "export", "declare") and not \
@@ -817,6 +819,7 @@ _HANDLERS = {
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     "npm": cmd_exec.npm_exec,
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
+    **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,

@@ -18,6 +18,7 @@ from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
 from .invocation import Invocation
 from .secrets import is_secret, is_secret_area
+from ..web import metadata_in_text
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -218,6 +219,10 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                     "code.dynamic")]
     code = code_word.value
     findings: list[Finding] = []
+    reached = metadata_in_text(code)
+    if reached is not None:  # requests.get("http://169.254.169.254/…"), fetch(…), socket.connect((…, 80))
+        findings.append(deny(f"{inv.name} code reaches {reached[1]} ({reached[0][:60]}), which hands out this "
+                             f"machine's cloud credentials", "secrets", "code.metadata"))
     scope = inv.scope.copy()
     # `d = tempfile.mkdtemp()`, `home = os.path.expanduser("~")`: names whose values we can know
     for m in re.finditer(r"(?m)^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=\s*([^\n;]+)", code):

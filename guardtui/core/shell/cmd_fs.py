@@ -834,17 +834,56 @@ def _prints_secret_variable(inv: "Invocation") -> list[Finding]:
     return []
 
 
+_SECRET_NAME = re.compile(r"(?i)token|secret|passw|api_?key|private|credential|auth|\baws|^aws|_key\b|key$|"
+                          r"access_?key|session|cookie|github|gh_|openai|anthropic|stripe|npm_|pypi|vault|sentry_dsn")
+_LISTS_ONLY = ("-c", "--count", "-l", "-L", "--files-with-matches", "--files-without-match", "-q", "--quiet")
+
+
+def _reaches_terminal(cmd) -> bool:
+    """Its output is printed (to the agent's transcript), not piped on, captured or redirected."""
+    return not (cmd.pipes_out or cmd.via or any(r.writes and r.fd in (None, 1) for r in cmd.redirects))
+
+
+def _prints_secret_names(inv: "Invocation") -> list[Finding]:
+    """`printenv AWS_SECRET_ACCESS_KEY` prints the value."""
+    if not _reaches_terminal(inv.cmd):
+        return []
+    for w in inv.words:
+        if not w.value.startswith("-") and _SECRET_VARIABLE.search("$" + w.value):
+            return [ask(f"{inv.name} {w.value} prints a secret", "sensitive-read", BlastRadius.LOW,
+                        "fs.secret-print")]
+    return []
+
+
+def _grep_environment(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`env | grep -i aws` prints the matching secrets' values (`grep -c` only counts them)."""
+    if not _reaches_terminal(inv.cmd) or run.stdin_source(inv.cmd).kind != "secret":
+        return []
+    words = [w for w in inv.words if not w.dynamic]
+    options = [w.value for w in words if w.value.startswith("-")]
+    if any(o in _LISTS_ONLY or (not o.startswith("--") and any(ch in o[1:] for ch in "clLq")) for o in options):
+        return []
+    patterns = [w.value for w in words if not w.value.startswith("-")][:1]
+    patterns += [words[i + 1].value for i, w in enumerate(words[:-1]) if w.value in ("-e", "--regexp")]
+    if any(_SECRET_NAME.search(p) for p in patterns):
+        return [ask(f"{inv.name} {patterns[0]} prints secret values from the environment", "sensitive-read",
+                    BlastRadius.LOW, "fs.secret-grep")]
+    return []
+
+
 def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
     """Reading a private key or cloud credential asks (project .env files do not), as an operand or
-    on stdin (`base64 < ~/.kube/config`)."""
+    on stdin (`base64 < ~/.kube/config`); so does printing secrets from the environment."""
     if inv.name in _METADATA_ONLY:
         return []
     if inv.name in _GREPS:
-        found = _grep_for_secret_values(run, inv)
+        found = _grep_for_secret_values(run, inv) or _grep_environment(run, inv)
         if found:
             return found
     if inv.name in ("echo", "printf"):
         return _prints_secret_variable(inv)
+    if inv.name == "printenv":
+        return _prints_secret_names(inv)
     stdin_files = [r.target for r in inv.cmd.redirects if r.op == "<" and r.fd in (None, 0) and r.target is not None]
     for w in list(inv.words) + stdin_files:
         if w.value.startswith("-") or w.dynamic:

@@ -8,13 +8,15 @@ from ..model import BlastRadius
 from .findings import Finding, ask, deny, worst
 from .secrets import is_secret, is_secret_area
 from .words import Word
+from ..web import host_of, metadata_service, serves_its_own_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
 _SECRET_TEXT = re.compile(r"(\.aws/credentials|\.ssh/|/etc/shadow|\.netrc|\.kube/config|\.docker/config|"
                           r"\.git-credentials|\.npmrc|\.pypirc|gcloud|id_rsa|id_ed25519|\.gnupg|credentials|"
-                          r"\.env\b|\bsecrets?\b|private[_-]?key|\bAWS_SECRET|\bTOKEN\b|printenv|\benv\b)")
+                          r"\.env\b|\bsecrets?\b|private[_-]?key|\bAWS_SECRET|\bTOKEN\b|printenv|\benv\b|"
+                          r"auth (?:token|print-)|print-(?:access|identity)-token|get-access-token|get-login-password)")
 _UPLOAD_OPTIONS = {
     "curl": {"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "--json", "-F",
              "--form", "--form-string", "-T", "--upload-file"},
@@ -29,7 +31,32 @@ _OUTPUT_OPTIONS = {
 _FILE_UPLOADS = {"-T", "--upload-file", "--post-file", "--body-file"}
 
 
+def metadata_reached(inv: "Invocation") -> Finding | None:
+    """A URL or host among the arguments that reaches a cloud metadata service (any spelling:
+    2852039166, [::ffff:a9fe:a9fe], metadata.google.internal, TCP:169.254.169.254:80)."""
+    for w in inv.words:
+        value = w.value
+        if not value or value.startswith("-") and "://" not in value:
+            continue
+        value = re.sub(r"(?i)^(?:tcp|udp|tcp4|tcp6|udp4|udp6|ssl|openssl)[-\w]*:", "", value)  # socat addresses
+        host = host_of(value) if ("/" in value or ":" in value or "." in value) else None
+        service = metadata_service(host) if host else None
+        if service:
+            return deny(f"{inv.name} reaches {service} ({w.display()[:60]}), which hands out this machine's cloud "
+                        f"credentials", "secrets", "net.metadata")
+    return None
+
+
+def fetcher(run: "Run", inv: "Invocation") -> list[Finding]:
+    """Browsers and downloaders without an analyzer of their own (aria2c, lynx, w3m, …)."""
+    reached = metadata_reached(inv)
+    return [reached] if reached is not None else run.taxonomy(inv)
+
+
 def curl(run: "Run", inv: "Invocation") -> list[Finding]:
+    reached = metadata_reached(inv)
+    if reached is not None:
+        return [reached]
     tool = "wget" if inv.name == "wget" else "curl"
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set()))
     words = inv.words
@@ -95,7 +122,7 @@ def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> lis
             value = Word("@" + w.value.split("@", 1)[1], w.raw)
         if value is None:
             if w.dynamic and ("$(" in w.raw + w.origin or "`" in w.raw + w.origin) and not w.value.startswith("-") \
-                    and not _only_local_destinations(words):
+                    and not _only_local_destinations(words) and not _back_to_its_issuer(w, words):
                 findings.append(_sends_output(w, inv))
             continue
         findings.append(_upload(run, inv, value, file_option=name in _FILE_UPLOADS))
@@ -112,6 +139,20 @@ def _only_local_destinations(words: list[Word]) -> bool:
     $TOKEN" http://169.254.169.254/…` hands the token back where it came from)."""
     hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
     return bool(hosts) and all(_LOCAL_HOST.match(h) for h in hosts)
+
+
+_ISSUED_BY = re.compile(r"\$\(\s*(?:command\s+)?([\w.-]+)\s|`\s*([\w.-]+)\s")
+
+
+def _back_to_its_issuer(word: Word, words: list[Word]) -> bool:
+    """`-H "Authorization: Bearer $(gcloud auth print-access-token)" https://…googleapis.com`: the
+    token goes back to the service that issued it, which is how that service is called."""
+    issuers = {next(g for g in m.groups() if g) for m in _ISSUED_BY.finditer(word.raw + " " + word.origin)}
+    if len(issuers) != 1:
+        return False
+    issuer = issuers.pop()
+    hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
+    return bool(hosts) and all(serves_its_own_tokens(issuer, h) for h in hosts)
 
 
 def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
@@ -163,6 +204,9 @@ def socket_client(run: "Run", inv: "Invocation") -> list[Finding]:
     """nc / ncat / socat / telnet / openssl s_client fed secrets on stdin: exfiltration."""
     if inv.name == "openssl" and "s_client" not in inv.args:
         return []
+    reached = metadata_reached(inv)
+    if reached is not None:
+        return [reached]
     if run.stdin_source(inv.cmd).kind == "secret":
         return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
                      "net.exfiltration")]

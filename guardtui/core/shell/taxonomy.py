@@ -31,6 +31,7 @@ _SHAPE = {
     "not_flags": Field(list, items=str),
     "text": Field(str, check=_regex_ok),
     "verdict": Field(str, choices=("allow", "ask", "deny")),
+    "prints": Field(bool),  # it prints secrets: only when its output reaches the terminal (not piped or captured)
     "blast_radius": Field(str, required=True, choices=_RADII),
     "category": Field(str, required=True),
     "reason": Field(str, required=True),
@@ -60,7 +61,6 @@ _PATHS = {k: Field(list, required=True, items=str) for k in
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "paths": Field(dict, required=True, fields=_PATHS),
-    "secrets": Field(list, required=True, items=str),
     "wrappers": Field(dict, required=True, values=_WRAPPER),
     "shells": Field(list, required=True, items=str),
     "shell_value_options": Field(list, required=True, items=str),
@@ -87,6 +87,7 @@ class Shape:
     blast_radius: BlastRadius
     category: str
     reason: str
+    prints: bool = False
 
     @property
     def generic(self) -> bool:
@@ -102,7 +103,6 @@ class Taxonomy:
     temp_dirs: tuple[str, ...]
     disk_devices: tuple[str, ...]
     harmless_devices: tuple[str, ...]
-    secrets: tuple[str, ...]
     wrappers: dict[str, dict]
     shells: frozenset[str]
     shell_value_options: frozenset[str]
@@ -170,7 +170,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
             id=raw["id"], commands=tuple(raw["command"]), args=tuple(raw.get("args") or ()),
             flags=tuple(raw.get("flags") or ()), not_flags=tuple(raw.get("not_flags") or ()),
             text=re.compile(raw["text"]) if raw.get("text") else None, verdict=raw.get("verdict"),
-            blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"]))
+            blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"],
+            prints=raw.get("prints", False)))
         if raw.get("verdict") == "allow" and raw["blast_radius"] == "critical":
             raise doc.error(("shapes", i, "verdict"), "an allow shape cannot have blast_radius critical")
     ids = [s.id for s in shapes]
@@ -182,7 +183,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         critical_dirs=tuple(p for p in paths["critical_files"] if p.endswith("/")), core_system_dirs=frozenset(paths["core_system_dirs"]),
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
-        secrets=tuple(data["secrets"]), wrappers=data["wrappers"], shells=frozenset(data["shells"]),
+        wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
         env_generators=frozenset(data["env_generators"]),

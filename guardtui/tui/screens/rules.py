@@ -1,5 +1,6 @@
 """Rules: every plugin in force (file, level, id, trusted), load errors with file:line, the
-last reload; run a plugin's tests (t), trust a project file (T), edit it (e), reload (r)."""
+last reload; run a plugin's tests (t), trust a project file (T), edit it (e), reload (r); the
+built-in knowledge of MCP servers (b), as `guardtui rules --builtin` lists it."""
 from __future__ import annotations
 
 from typing import Any
@@ -26,6 +27,7 @@ class RulesScreen(Screen[None]):
         Binding("T", "trust", "Trust file", key_display="T"),
         Binding("e", "edit", "Edit"),
         Binding("r", "reload", "Reload"),
+        Binding("b", "builtin", "Built-in MCP knowledge", show=False),
     ]
 
     def __init__(self) -> None:
@@ -101,6 +103,7 @@ class RulesScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#rules-table")
     def _highlighted(self) -> None:
+        self.query_one("#rules-detail").border_title = "Plugin"
         self._show(self.current())
 
     def _show(self, plugin: Any) -> None:
@@ -165,6 +168,20 @@ class RulesScreen(Screen[None]):
         plugin = self.current()
         if plugin is not None:
             self.app.edit_file(plugin.file)  # type: ignore[attr-defined]
+
+    def action_builtin(self) -> None:
+        from ...core.mcp.catalog import FALLBACK, describe_catalog, mcp_catalog
+
+        self.query_one("#rules-detail").border_title = "Built-in: MCP servers guardtui knows"
+        self.query_one(TestResults).show(None)
+        lines = []
+        for server in describe_catalog(mcp_catalog()):
+            where = "remote" if server["remote"] else "on this machine"
+            lines.append(Content.assemble((server["title"], "bold $text-accent"), (f"  {where}  ", "$text-muted"),
+                                          (", ".join(server["aliases"]), "$text-muted")))
+            lines.extend(Content.assemble(("  • ", "$text-muted"), (tool, "")) for tool in server["tools"])
+        lines.append(Content.styled(FALLBACK, "$text-muted"))
+        self.query_one("#rules-plugin", Static).update(Content("\n").join(lines))
 
     async def action_reload(self) -> None:
         await self.app.reload_plugins()  # type: ignore[attr-defined]

@@ -1,0 +1,386 @@
+"""Judge an MCP tool call by what it does (data/mcp.yaml through catalog.py).
+
+Worst first wins among: the calls the tool amounts to (an MCP `read_file` is a Read, a
+`pods_exec` a `kubectl exec`: every rule judges those), the SQL it runs (the shell's SQL
+rules), the URLs it reaches (the web judge), the local files it sends away, credentials in
+what it sends to a service, and its effect (read allows, change asks, delete asks, a delete of
+a whole namespace / repository / database denies). A tool guardtui knows nothing about, whose
+name says nothing either, is escalated like any unknown tool.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
+from ..rules.base import EvalContext, is_within, resolve_path
+from ..secrets import secret_catalog
+from ..shell.cmd_code import classify_sql
+from ..web import judge_url, metadata_in_text
+from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
+
+_BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
+_FILE_TOOLS = {"Read": "file_path", "Write": "file_path", "Edit": "file_path", "LS": "path", "Grep": "path",
+               "Glob": "path", "WebFetch": "url"}
+_SQL_START = re.compile(r"(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*|\(\s*)*(select|with|insert|update|delete|drop|create|"
+                        r"alter|truncate|grant|revoke|explain|show|describe|begin|copy|merge|replace|upsert|pragma|"
+                        r"vacuum|analyze|call|set|comment|reindex|refresh|lock|do)\b")
+_PATH_LIKE = re.compile(r"^[~./]|/|\\|^[\w.-]+\.[A-Za-z0-9]{1,8}$")  # a path, or a file name with an extension
+_WRITES_TO = re.compile(r"(?i)^(?:output|out|dest|destination|target|save|download)")
+
+
+def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = None) -> "McpJudgement":
+    catalog = catalog or mcp_catalog()
+    found = catalog.identify(call.tool)
+    args = dict(call.input)
+    parts: list[Decision] = []
+    if found.spec is not None:
+        parts += _judge_spec(call, ctx, catalog, found, found.server, found.spec, args)  # type: ignore[arg-type]
+    else:  # an unknown server, or a tool its server's knowledge does not describe (a gateway's)
+        for server, spec in catalog.candidates(found.tool):
+            if server is found.server or found.server is None:
+                parts += _judge_spec(call, ctx, catalog, found, server, spec, args)
+        if not parts:
+            parts += _judge_inferred(call, ctx, catalog, found, args)
+    remote = found.server.remote if found.server is not None else True
+    if remote:
+        parts += _credentials(found, args)
+    decision = _worst(parts)
+    if decision is None:
+        label = _label(found)
+        decision = Decision(Verdict.LLM, f"{label} is an MCP tool guardtui does not know, and its name does not say "
+                                         f"what it does", "mcp/unknown", BlastRadius.UNKNOWN, "unknown-tool")
+    about = {"mcp_server": found.server.title if found.server else found.server_name, "mcp_tool": found.tool,
+             "identified_by": found.by}
+    firm = _worst([p for p in parts if not p.metadata.get(_BY_EFFECT)])
+    return McpJudgement(decision.with_metadata(**about), firm.with_metadata(**about) if firm is not None else None)
+
+
+@dataclass(frozen=True)
+class McpJudgement:
+    """decision: the call's verdict. firm: the worst of what the analysers found (the calls it
+    amounts to, its SQL, URLs, uploads, credentials, a delete of a whole namespace): that holds
+    before the person's plugins, as the shell analysis does. A plain "it changes something" is
+    judged after them, so a plugin the person trusts can allow their own MCP tools."""
+
+    decision: Decision
+    firm: Decision | None
+
+
+# -- a described tool -----------------------------------------------------------------------
+def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified, server: Server,
+                spec: ToolSpec, args: dict) -> list[Decision]:
+    label = f"{server.title} {spec.name}"
+    parts: list[Decision] = []
+    payload: list[Decision] = []
+    for key in spec.sql:
+        payload += _sql(label, args.get(key), declared=True)
+    for template in spec.equivalents:
+        for tool, tool_input in expand(template, args):
+            payload.append(_equivalent(call, ctx, label, tool, tool_input))
+    for key in spec.urls:
+        parts += _urls(call, ctx, label, args.get(key))
+    for key in spec.page_code:
+        parts += _page_code(label, args.get(key))
+    for key in spec.uploads:
+        parts += _uploads(call, ctx, label, args.get(key))
+    parts += payload
+    effect = _effect(catalog, spec, args)
+    if effect is None and spec.equivalents:  # what it amounts to decides, but a whole namespace stays a whole namespace
+        by_name = catalog.verb_class(spec.name)
+        scope = catalog.wide_scope(spec.name, args) if by_name is not None and by_name[0] == "delete" else None
+        if scope is not None:
+            parts.append(Decision(Verdict.DENY, f"{label} deletes a whole {scope}", f"mcp/{server.id}.{spec.name}",
+                                  BlastRadius.CRITICAL, "mcp-delete"))
+    if effect is not None:
+        cls, verb = effect
+        if not (payload and catalog.is_carrier(verb) and spec.effect is None):
+            parts.append(_by_effect(catalog, label, spec.name, cls, verb, spec.radius, spec.reason, args,
+                                    f"mcp/{server.id}.{spec.name}", _where(server)))
+    elif not payload and not parts:  # what it amounts to needs an argument it was not given: its name says
+        by_name = catalog.verb_class(spec.name)
+        parts.append(_by_effect(catalog, label, spec.name, *by_name, spec.radius, spec.reason, args,
+                                f"mcp/{server.id}.{spec.name}", _where(server)) if by_name is not None else
+                     Decision(Verdict.LLM, f"{label}: guardtui cannot tell what it does", "mcp/unknown",
+                              BlastRadius.UNKNOWN, "unknown-tool", {_BY_EFFECT: True}))
+    elif not payload:  # urls, page code or uploads judged, nothing else to say: it reads
+        parts.append(Decision(Verdict.ALLOW, f"{label} {spec.reason or 'only reads'}", f"mcp/{server.id}.{spec.name}",
+                              BlastRadius.LOW, "mcp", {_BY_EFFECT: True}))
+    return parts
+
+
+def _effect(catalog: McpCatalog, spec: ToolSpec, args: dict) -> tuple[str, str] | None:
+    found: list[tuple[str, str]] = []
+    if spec.verb_arg:  # first: on a tie the operation's own name says it best (issue_write {method: update})
+        value = args.get(spec.verb_arg)
+        by_arg = catalog.verb_class(value) if isinstance(value, str) else None
+        if by_arg is not None:
+            found.append(by_arg)
+    if spec.effect is not None:
+        if spec.unless and not any(args.get(k) not in (None, "", [], {}) for k in spec.unless):
+            found.append(("read", spec.unless[0]))
+        else:
+            found.append((spec.effect, spec.effect))
+    elif not spec.equivalents and not spec.sql:
+        by_name = catalog.verb_class(spec.name)
+        if by_name is not None:
+            found.append(by_name)
+    if not found:
+        return None
+    rank = {"delete": 0, "change": 1, "read": 2}
+    return min(found, key=lambda f: rank[f[0]])
+
+
+def _by_effect(catalog: McpCatalog, label: str, tool: str, cls: str, verb: str, radius: BlastRadius | None,
+               reason: str, args: dict, rule: str, where: str = "") -> Decision:
+    effect_only = {_BY_EFFECT: True}
+    if cls == "read":
+        return Decision(Verdict.ALLOW, f"{label} {reason or 'only reads'}", rule, BlastRadius.LOW, "mcp", effect_only)
+    if cls == "delete":
+        scope = catalog.wide_scope(tool, args) if radius is None else None
+        if scope is not None or radius is BlastRadius.CRITICAL:
+            what = f"a whole {scope}" if scope else "what cannot be brought back"
+            return Decision(Verdict.DENY, f"{label} deletes {what}{': ' + reason if reason else ''}", rule,
+                            BlastRadius.CRITICAL, "mcp-delete")
+        said = f" ({verb})" if verb != cls else ""
+        return Decision(Verdict.ASK, f"{label} {reason or f'deletes something{where}{said}'}", rule,
+                        radius or BlastRadius.HIGH, "mcp-delete", effect_only)
+    if radius is BlastRadius.CRITICAL:
+        return Decision(Verdict.DENY, f"{label} {reason or 'changes something that cannot be undone'}", rule,
+                        BlastRadius.CRITICAL, "mcp-change")
+    said = f" ({verb})" if verb != cls else ""
+    return Decision(Verdict.ASK, f"{label} {reason or f'changes something{where}{said}'}", rule,
+                    radius or BlastRadius.MEDIUM, "mcp-change", effect_only)
+
+
+# -- a tool guardtui knows nothing about: its name and its arguments ------------------------
+def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified,
+                    args: dict) -> list[Decision]:
+    label = _label(found)
+    names = catalog.arguments
+    effect = catalog.verb_class(found.tool)
+    verb_values = [args.get(k) for k in names["verb"] if isinstance(args.get(k), str)]
+    for value in verb_values:
+        by_arg = catalog.verb_class(value)
+        if by_arg is not None and (effect is None or _rank(by_arg[0]) < _rank(effect[0])):
+            effect = by_arg
+    parts: list[Decision] = []
+    payload: list[Decision] = []  # what it runs: SQL, a shell command (the verb `run`/`execute` only carries it)
+    for key in names["sql"]:
+        payload += _sql(label, args.get(key), declared=key != "query")
+    for key in names["shell"]:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
+            payload.append(_equivalent(call, ctx, label, "Bash", {"command": _shell_text(value)}))
+    files: list[Decision] = []
+    for key in names["url"]:
+        parts += _urls(call, ctx, label, args.get(key))
+    cls = effect[0] if effect else "read"
+    sends = effect is not None and effect[1] in ("send", "post", "upload", "share", "publish", "attach", "email")
+    for key in names["path"]:
+        for value in _strings(args.get(key)):
+            if "://" in value or not _PATH_LIKE.search(value):
+                continue  # `target: staging` names a deploy target, not a file
+            if sends:
+                parts += _uploads(call, ctx, label, value)
+            elif cls == "delete":
+                files.append(_equivalent(call, ctx, label, "Bash", {"command": f"rm -r -- {shlex.quote(value)}"}))
+            elif cls == "change" or _WRITES_TO.match(key):
+                files.append(_equivalent(call, ctx, label, "Write", {"file_path": value}))
+            else:
+                files.append(_equivalent(call, ctx, label, "Read", {"file_path": value}))
+    parts += payload + files
+    if effect is not None and not (payload and catalog.is_carrier(effect[1])):
+        parts.append(_by_effect(catalog, label, found.tool, effect[0], effect[1], None, "", args, "mcp/verb",
+                                _where(found.server)))
+    return parts
+
+
+# -- what arguments carry ---------------------------------------------------------------------
+def _sql(label: str, value: Any, declared: bool) -> list[Decision]:
+    if not isinstance(value, str) or not value.strip():
+        return []
+    if not declared and not _SQL_START.match(value):
+        return []  # a search query, not SQL
+    verdict = classify_sql(value)
+    if verdict is None:
+        return [Decision(Verdict.ALLOW, f"{label} runs a read-only query", "mcp/sql", BlastRadius.LOW, "database")]
+    radius, reason = verdict
+    if radius == "critical":
+        return [Decision(Verdict.DENY, f"{label}: {reason}", "mcp/sql", BlastRadius.CRITICAL, "database")]
+    return [Decision(Verdict.ASK, f"{label}: {reason}", "mcp/sql", BlastRadius(radius), "database")]
+
+
+def _urls(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Decision]:
+    out = []
+    for url in _strings(value):
+        judged = judge_url(url)
+        if judged is None:
+            continue
+        if judged.kind == "file":
+            out.append(_equivalent(call, ctx, label, "Read", {"file_path": judged.path}))
+        else:
+            out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", f"mcp/url-{judged.kind}",
+                                BlastRadius.CRITICAL, "secrets"))
+    return out
+
+
+def _page_code(label: str, value: Any) -> list[Decision]:
+    for code in _strings(value):
+        reached = metadata_in_text(code)
+        if reached is not None:
+            return [Decision(Verdict.DENY, f"{label} runs page code that reaches {reached[1]} ({reached[0][:60]}), "
+                                           f"which hands out this machine's cloud credentials", "mcp/url-metadata",
+                             BlastRadius.CRITICAL, "secrets")]
+    return []
+
+
+def _uploads(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Decision]:
+    out = []
+    catalog = secret_catalog()
+    for raw in _strings(value):
+        path = resolve_path(raw, call.cwd, ctx.home)
+        secret = catalog.match(path, ctx.home)
+        if secret is not None or catalog.in_area(path, ctx.home):
+            out.append(Decision(Verdict.DENY, f"{label} sends {path} ({secret.reason if secret else 'keys'}) away",
+                                "mcp/upload-secret", BlastRadius.CRITICAL, "secrets", {"path": path}))
+        elif not (call.cwd and is_within(path, call.cwd)) and not any(is_within(path, t) for t in ctx.temp_dirs):
+            out.append(Decision(Verdict.ASK, f"{label} sends {path}, a file outside the project", "mcp/upload",
+                                BlastRadius.MEDIUM, "network", {"path": path}))
+    return out
+
+
+def _credentials(found: Identified, args: dict) -> list[Decision]:
+    catalog = secret_catalog()
+    for text in _leaves(args):
+        kind = catalog.credential_in(text)
+        if kind is not None:
+            where = found.server.title if found.server else found.server_name or "an MCP server"
+            return [Decision(Verdict.DENY, f"{_label(found)} sends {kind} to {where}", "mcp/credential",
+                             BlastRadius.CRITICAL, "secrets")]
+    return []
+
+
+def _equivalent(call: ToolCall, ctx: EvalContext, label: str, tool: str, tool_input: dict) -> Decision:
+    derived = ToolCall(tool, tool_input, call.cwd, agent=call.agent, session=call.session, event=call.event,
+                       mode=call.mode)
+    decision = ctx.judge(derived)
+    shown = derived.summary(80)
+    if decision is None:  # no engine to judge it (a bare context): fail closed
+        return Decision(Verdict.ASK, f"{label} amounts to {tool} {shown}, which cannot be judged here", "mcp/as",
+                        BlastRadius.UNKNOWN, "mcp")
+    what = f"`{shown}`" if tool == "Bash" else f"{tool} {shown}"
+    return decision.with_(reason=f"{label} amounts to {what}: {decision.reason}", rule=f"mcp/as:{decision.rule}")
+
+
+# -- equivalents -------------------------------------------------------------------------------
+_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_|-]+)(\*|\.\.\.|\?)?\}")
+_GROUP = re.compile(r"\[([^\[\]]*)\]")
+
+
+class _Missing(Exception):
+    pass
+
+
+def expand(template: str, args: dict) -> list[tuple[str, dict]]:
+    """The calls an equivalent template names with these arguments (none when a required one is
+    missing): `Read {paths*}` with paths [a, b] -> [("Read", {file_path: a}), ("Read", {file_path: b})]."""
+    if template.startswith("$ "):
+        try:
+            command = _render_shell(template[2:], args)
+        except _Missing:
+            return []
+        return [("Bash", {"command": command})]
+    tool, _, placeholder = template.partition(" ")
+    m = _PLACEHOLDER.fullmatch(placeholder)
+    if m is None:
+        return []
+    value = _lookup(m.group(1), args)
+    values = _strings(value) if m.group(2) == "*" else ([value] if isinstance(value, str) and value else [])
+    return [(tool, {_FILE_TOOLS[tool]: v}) for v in values]
+
+
+def _render_shell(template: str, args: dict) -> str:
+    def group(m: re.Match) -> str:
+        try:
+            return _fill(m.group(1), args)
+        except _Missing:
+            return ""
+    return " ".join(_fill(_GROUP.sub(group, template), args).split())
+
+
+def _fill(text: str, args: dict) -> str:
+    def one(m: re.Match) -> str:
+        value = _lookup(m.group(1), args)
+        mode = m.group(2)
+        if mode == "?":
+            if not value or value in ("false", "False"):
+                raise _Missing
+            return ""
+        if value is None or value == "" or value == [] or value is False:
+            raise _Missing
+        if mode == "...":
+            if isinstance(value, list):
+                return " ".join(shlex.quote(str(v)) for v in value)
+            return str(value)  # shell text as the tool takes it
+        if isinstance(value, (list, dict)):
+            raise _Missing
+        return shlex.quote(str(value))
+    return _PLACEHOLDER.sub(one, text)
+
+
+def _lookup(names: str, args: dict) -> Any:
+    for name in names.split("|"):
+        value = args.get(name)
+        if value not in (None, "", []):
+            return value
+    return None
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+
+
+def _shell_text(value: Any) -> str:
+    return " ".join(shlex.quote(str(v)) for v in value) if isinstance(value, list) else str(value)
+
+
+def _label(found: Identified) -> str:
+    if found.server is not None:
+        return f"{found.server.title} {found.tool}"
+    return f"{found.server_name} {found.tool}".strip() if found.server_name else found.tool
+
+
+def _where(server: Server | None) -> str:
+    if server is None:
+        return " through an MCP server"
+    return f" in {server.title} (under your name)" if server.remote else " on this machine"
+
+
+def _rank(cls: str) -> int:
+    return {"delete": 0, "change": 1, "read": 2}[cls]
+
+
+def _worst(parts: list[Decision]) -> Decision | None:
+    best: Decision | None = None
+    for d in parts:
+        best = d if best is None else more_restrictive(best, d)
+    return best

@@ -1,0 +1,33 @@
+"""The web for WebFetch (core/web.py, the judge every tool shares): a cloud metadata endpoint
+or a credential in the URL denies; a file: URL is judged as the Read it is."""
+from __future__ import annotations
+
+from ..model import BlastRadius, Decision, ToolCall, Verdict
+from ..web import judge_url
+from .base import EvalContext
+
+URL_TOOLS = frozenset({"WebFetch"})
+
+
+class WebRule:
+    id = "web"
+
+    def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        if call.tool not in URL_TOOLS:
+            return None
+        url = call.input.get("url")
+        judged = judge_url(url) if isinstance(url, str) else None
+        if judged is None:
+            return None
+        if judged.kind == "file":
+            read = ctx.judge(ToolCall("Read", {"file_path": judged.path}, call.cwd, agent=call.agent,
+                                      session=call.session, event=call.event, mode=call.mode))
+            if read is None or read.verdict in (Verdict.DENY, Verdict.ASK):
+                reason = read.reason if read is not None else "it cannot be judged here"
+                return Decision(read.verdict if read is not None else Verdict.ASK,
+                                f"{call.tool} of {url} reads a local file: {reason}",
+                                f"{self.id}/file", read.blast_radius if read is not None else BlastRadius.UNKNOWN,
+                                "sensitive-read")
+            return None
+        return Decision(Verdict.DENY, f"{call.tool}: {judged.reason}", f"{self.id}/{judged.kind}", BlastRadius.CRITICAL,
+                        "secrets", {"url": url})

@@ -1,0 +1,183 @@
+"""Secrets, one source for every tool: which files hold keys and credentials, and what a
+credential looks like in text (data/secrets.yaml).
+
+    catalog = secret_catalog()
+    catalog.match("/home/u/.aws/credentials", "/home/u")        -> SecretFile(reason="AWS credentials", …)
+    catalog.read_reason("/home/u/proj/.env", "/home/u", "/home/u/proj")  -> None (the project's own)
+    catalog.credential_in("token=ghp_…")                         -> "a GitHub token"
+
+The shell (core/shell/secrets.py), the file-tool rules, MCP tools and the web rule all ask here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from .yamlfile import DataError, Field, check, load_yaml
+
+_FILE = {"path": Field(str), "name": Field(str), "reason": Field(str, required=True), "reads": Field(bool)}
+_TOKEN = {"name": Field(str, required=True), "pattern": Field(str, required=True)}
+SCHEMA = {
+    "version": Field(int, required=True, choices=(1,)),
+    "files": Field(list, required=True, items=_FILE),
+    "not_secret": Field(list, required=True, items=str),
+    "areas": Field(list, required=True, items=str),
+    "tokens": Field(list, required=True, items=_TOKEN),
+}
+_HOMES = r"(?:/home/[^/]+|/Users/[^/]+|/root)"
+
+
+@dataclass(frozen=True)
+class SecretFile:
+    """One entry of the list: where it matches, why it is a secret, whether reading it asks."""
+
+    pattern: str
+    reason: str
+    by_name: bool  # a file name anywhere (.env), not a place (~/.aws/credentials)
+    reads: bool = True
+
+
+@dataclass
+class SecretCatalog:
+    files: tuple[SecretFile, ...]
+    not_secret: tuple[str, ...]
+    areas: tuple[str, ...]
+    tokens: tuple[tuple[str, re.Pattern], ...]
+    _compiled: dict = field(default_factory=dict, repr=False)
+
+    # -- files ----------------------------------------------------------------------
+    def match(self, path: str, home: str, *, places_only: bool = False, reading: bool = False) -> SecretFile | None:
+        """The first entry that `path` (absolute, normalised) matches, or None.
+
+        places_only: only entries that name a place (home or system), not a file name anywhere.
+        reading: only entries whose reading asks (skips `reads: false`)."""
+        if not path:
+            return None
+        m = self._compiled_for(home)
+        rel = _in_home(path, m.home_prefix)  # ".ssh/id_rsa" for any home directory, None elsewhere
+        base = path.rsplit("/", 1)[-1]
+        if not ((rel is not None and m.any_home.match(rel)) or m.any_absolute.match(path) or
+                (not places_only and m.any_name.match(base))):
+            return None  # the common case, in a few regexes: not a secret at all
+        if m.unsecret.match(path) or m.unsecret.match(base):
+            return None
+        for entry, rx in m.home:
+            if (entry.reads or not reading) and rel is not None and rx.match(rel):
+                return entry
+        for entry, rx in m.absolute:
+            if (entry.reads or not reading) and rx.match(path):
+                return entry
+        if places_only:
+            return None
+        for entry, rx in m.names:
+            if (entry.reads or not reading) and rx.match(base):
+                return entry
+        return None
+
+    def read_reason(self, path: str, home: str, project: str | None) -> str | None:
+        """Why reading `path` asks: a secret in a home directory or the system, or a secret file
+        outside the project. None when reading it is routine."""
+        entry = self.match(path, home, reading=True)
+        if entry is None:
+            return None
+        if entry.by_name and project and _within(path, project):
+            return None  # the project's own .env, its test keys: its configuration
+        return entry.reason
+
+    def in_area(self, path: str, home: str) -> bool:
+        """A directory that holds keys (~/.ssh, ~/.aws, …) or a file in one."""
+        for base in {home.rstrip("/"), *re.findall(r"^/(?:home|Users)/[^/]+|^/root", path)}:
+            if any(path == f"{base}/{d}" or path.startswith(f"{base}/{d}/") for d in self.areas):
+                return True
+        return False
+
+    # -- text -----------------------------------------------------------------------
+    def credential_in(self, text: str) -> str | None:
+        """The kind of credential `text` carries (an AWS access key, a private key, …), or None."""
+        if not text:
+            return None
+        for name, rx in self.tokens:
+            if rx.search(text):
+                return name
+        return None
+
+    def _compiled_for(self, home: str) -> "_Matchers":
+        found = self._compiled.get(home)
+        if found is None:
+            home_rx, absolute, names = [], [], []
+            for entry in self.files:
+                if entry.by_name:
+                    names.append((entry, re.compile(_glob(entry.pattern) + "$", re.S)))
+                elif entry.pattern.startswith("~/"):
+                    home_rx.append((entry, re.compile(_glob(entry.pattern[2:]) + "$", re.S)))
+                else:
+                    absolute.append((entry, re.compile(_glob(entry.pattern) + "$", re.S)))
+
+            def union(items: list) -> re.Pattern:
+                return re.compile("|".join(f"(?:{rx.pattern})" for _, rx in items) or "(?!)", re.S)
+
+            prefix = re.compile("(?:" + "|".join(filter(None, [re.escape(home.rstrip("/")), _HOMES])) + ")/")
+            found = self._compiled[home] = _Matchers(
+                prefix, tuple(home_rx), tuple(absolute), tuple(names), union(home_rx), union(absolute), union(names),
+                re.compile("(?:" + "|".join(_glob(p) for p in self.not_secret) + ")$", re.S))
+        return found
+
+
+@dataclass(frozen=True)
+class _Matchers:
+    """The list compiled for one home directory: each entry alone (for its reason) and all at once."""
+
+    home_prefix: re.Pattern
+    home: tuple
+    absolute: tuple
+    names: tuple
+    any_home: re.Pattern
+    any_absolute: re.Pattern
+    any_name: re.Pattern
+    unsecret: re.Pattern
+
+
+def _in_home(path: str, prefix: re.Pattern) -> str | None:
+    m = prefix.match(path)
+    return path[m.end():] if m else None
+
+
+def _glob(pattern: str) -> str:
+    return "".join(".*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in pattern)
+
+
+def _within(path: str, base: str) -> bool:
+    base = base.rstrip("/") or "/"
+    return path == base or path.startswith(base + "/") or base == "/"
+
+
+def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
+    doc = load_yaml(text, file)
+    check(doc, SCHEMA)
+    files = []
+    for i, raw in enumerate(doc.data["files"]):
+        if bool(raw.get("name")) == bool(raw.get("path")):
+            raise doc.error(("files", i), "give exactly one of name or path")
+        pattern = raw.get("path") or raw["name"]
+        if raw.get("path") and not pattern.startswith(("~/", "/")):
+            raise doc.error(("files", i, "path"), "a path starts with ~/ or /")
+        if raw.get("name") and "/" in pattern:
+            raise doc.error(("files", i, "name"), "a name has no /; use path")
+        files.append(SecretFile(pattern, raw["reason"], bool(raw.get("name")), raw.get("reads", True)))
+    tokens = []
+    for i, raw in enumerate(doc.data["tokens"]):
+        try:
+            tokens.append((raw["name"], re.compile(raw["pattern"])))
+        except re.error as exc:
+            raise doc.error(("tokens", i, "pattern"), f"regex does not compile: {exc}") from None
+    if not files:
+        raise DataError(file, None, "files", "the list of secret files is empty")
+    return SecretCatalog(tuple(files), tuple(doc.data["not_secret"]), tuple(doc.data["areas"]), tuple(tokens))
+
+
+@lru_cache(maxsize=1)
+def secret_catalog() -> SecretCatalog:
+    text = resources.files("guardtui.core.data").joinpath("secrets.yaml").read_text(encoding="utf-8")
+    return parse_secrets(text, "guardtui/core/data/secrets.yaml")

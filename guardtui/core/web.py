@@ -1,0 +1,247 @@
+"""The web, one judge for every tool: WebFetch, curl and friends, code run by interpreters, MCP
+fetchers and browsers.
+
+    judge_url("http://2852039166/latest/meta-data/")  -> UrlJudgement("metadata", "… reaches the cloud …")
+    judge_url("http://localhost:3000/")                -> None (nothing to say: ordinary and local URLs are routine)
+    judge_url("file:///home/u/.ssh/id_rsa")            -> UrlJudgement(kind="file", path="/home/u/.ssh/id_rsa")
+
+Cloud metadata endpoints (data/web.yaml) are recognised in every spelling an address has:
+decimal, hex and octal parts, dotted-mixed forms (169.254.43518), IPv4-mapped, -compatible,
+6to4 and NAT64 IPv6, percent-encoded and full-width characters, trailing dots, and wildcard
+DNS names that embed the address (169-254-169-254.nip.io).
+"""
+from __future__ import annotations
+
+import fnmatch
+import ipaddress
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from urllib.parse import unquote
+
+from .secrets import secret_catalog
+from .yamlfile import Field, check, load_yaml
+
+_ADDRESS = {"address": Field(str, required=True), "service": Field(str, required=True)}
+_HOST = {"host": Field(str, required=True), "service": Field(str, required=True)}
+_ISSUER = {"command": Field(str, required=True), "hosts": Field(list, required=True, items=str)}
+SCHEMA = {
+    "version": Field(int, required=True, choices=(1,)),
+    "metadata": Field(dict, required=True, fields={"addresses": Field(list, required=True, items=_ADDRESS),
+                                                   "hosts": Field(list, required=True, items=_HOST)}),
+    "token_issuers": Field(list, required=True, items=_ISSUER),
+}
+
+
+@dataclass(frozen=True)
+class MetadataEndpoints:
+    ipv4: dict[int, str]
+    ipv6: dict[int, str]
+    hosts: tuple[tuple[str, str], ...]  # (glob, service)
+    issuers: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]  # command -> its service's host globs
+
+
+@dataclass(frozen=True)
+class UrlJudgement:
+    kind: str  # metadata | credential | file
+    reason: str
+    path: str = ""  # for file: URLs, the local path they read
+
+
+def parse_web(text: str, file: str = "web.yaml") -> MetadataEndpoints:
+    doc = load_yaml(text, file)
+    check(doc, SCHEMA)
+    ipv4: dict[int, str] = {}
+    ipv6: dict[int, str] = {}
+    for i, raw in enumerate(doc.data["metadata"]["addresses"]):
+        try:
+            address = ipaddress.ip_address(raw["address"])
+        except ValueError:
+            raise doc.error(("metadata", "addresses", i, "address"), f"{raw['address']!r} is not an IP address") \
+                from None
+        (ipv4 if address.version == 4 else ipv6)[int(address)] = raw["service"]
+    hosts = tuple((raw["host"].lower(), raw["service"]) for raw in doc.data["metadata"]["hosts"])
+    issuers = {raw["command"]: tuple(h.lower() for h in raw["hosts"]) for raw in doc.data["token_issuers"]}
+    return MetadataEndpoints(ipv4, ipv6, hosts, issuers)
+
+
+@lru_cache(maxsize=1)
+def metadata_endpoints() -> MetadataEndpoints:
+    text = resources.files("guardtui.core.data").joinpath("web.yaml").read_text(encoding="utf-8")
+    return parse_web(text, "guardtui/core/data/web.yaml")
+
+
+# -- addresses ----------------------------------------------------------------------------
+def _ipv4_number(host: str) -> int | None:
+    """The address inet_aton (and so curl, wget, browsers) reads in `host`: 1 to 4 parts, each
+    decimal, 0x-hex or 0-octal, the last filling the remaining bytes (169.254.43518, 2852039166)."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    values = []
+    for part in parts:
+        if re.fullmatch(r"0[xX][0-9a-fA-F]*", part):
+            values.append(int(part[2:] or "0", 16))
+        elif re.fullmatch(r"0[0-7]+", part):
+            values.append(int(part, 8))
+        elif re.fullmatch(r"[0-9]+", part):
+            values.append(int(part))
+        else:
+            return None
+    *head, last = values
+    if any(v > 255 for v in head) or last >= 256 ** (4 - len(head)):
+        return None
+    number = 0
+    for v in head:
+        number = number * 256 + v
+    return number * 256 ** (4 - len(head)) + last
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> int | None:
+    """The IPv4 address an IPv6 one carries: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d),
+    6to4 (2002:AABB:CCDD::) or NAT64 (64:ff9b::a.b.c.d)."""
+    if address.ipv4_mapped is not None:
+        return int(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        return int(address.sixtofour)
+    number = int(address)
+    if number >> 32 == 0 and number > 1:
+        return number
+    if number >> 32 == 0x0064FF9B << 64:
+        return number & 0xFFFFFFFF
+    return None
+
+
+def normalise_host(host: str) -> str:
+    """A host as a resolver sees it: %-decoded, NFKC (full-width digits, ideographic dots),
+    lower case, without brackets' zone, port-free, trailing dot dropped."""
+    host = unquote(host)
+    host = unicodedata.normalize("NFKC", host).replace("\u3002", ".").replace("\uff61", ".")
+    host = host.strip().lower()
+    if host.startswith("["):
+        host = host[1:].split("]", 1)[0]
+    host = host.split("%", 1)[0] if ":" in host else host  # an IPv6 zone (fe80::1%eth0)
+    return host.rstrip(".")
+
+
+def metadata_service(host: str) -> str | None:
+    """The metadata service `host` reaches (its name for a reason), or None."""
+    if not host:
+        return None
+    endpoints = metadata_endpoints()
+    host = normalise_host(host)
+    if ":" in host:
+        try:
+            address = ipaddress.IPv6Address(host)
+        except ValueError:
+            return None
+        if int(address) in endpoints.ipv6:
+            return endpoints.ipv6[int(address)]
+        embedded = _embedded_ipv4(address)
+        return endpoints.ipv4.get(embedded) if embedded is not None else None
+    number = _ipv4_number(host)
+    if number is not None:
+        return endpoints.ipv4.get(number)
+    for pattern, service in endpoints.hosts:
+        if fnmatch.fnmatchcase(host, pattern):
+            return service
+    return _wildcard_dns(host, endpoints)
+
+
+def _wildcard_dns(host: str, endpoints: MetadataEndpoints) -> str | None:
+    """169.254.169.254.nip.io, 169-254-169-254.sslip.io, a9fea9fe.nip.io: names that resolve to
+    the address they spell."""
+    labels = host.split(".")
+    for i in range(len(labels) - 3):
+        number = _ipv4_number(".".join(labels[i:i + 4]))
+        if number is not None and number in endpoints.ipv4:
+            return endpoints.ipv4[number]
+    for label in labels:
+        for candidate in (label.replace("-", "."), label):
+            if re.fullmatch(r"[0-9a-f]{8}", candidate):
+                candidate = str(int(candidate, 16))
+            if "." in candidate or candidate.isdigit():
+                number = _ipv4_number(candidate)
+                if number is not None and number in endpoints.ipv4 and (candidate.count(".") == 3 or
+                                                                        len(labels) > 1):
+                    return endpoints.ipv4[number]
+    return None
+
+
+# -- URLs ---------------------------------------------------------------------------------
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):(//)?")
+
+
+def host_of(target: str) -> str | None:
+    """The host a URL or a bare `host[:port][/path]` (as curl takes it) names, or None."""
+    target = target.strip()
+    m = _SCHEME.match(target)
+    if m and not m.group(2):
+        return None  # mailto:, data:, javascript:
+    rest = target[m.end():] if m else target
+    authority = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
+    authority = authority.rsplit("@", 1)[-1]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1] if "]" in authority else authority
+    if authority.count(":") > 1 and not m:
+        return authority  # a bare IPv6 address
+    return authority.split(":", 1)[0] or None
+
+
+def judge_url(url: str) -> UrlJudgement | None:
+    """What a tool reaching `url` does that matters: a metadata service (deny), a credential in
+    the URL itself (deny: it is sent to that host), a local file (judge it as a read). None when
+    the URL is ordinary or local: nothing to say."""
+    if not isinstance(url, str) or not url.strip():
+        return None
+    url = url.strip()
+    m = _SCHEME.match(url)
+    if m and m.group(1).lower() == "file":
+        path = unquote(url[m.end():])
+        path = "/" + path.split("/", 1)[1] if not path.startswith("/") and "/" in path else path  # file://host/p
+        return UrlJudgement("file", f"the URL reads the local file {path}", path=path or "/")
+    service = metadata_service(host_of(url) or "")
+    if service:
+        return UrlJudgement("metadata", f"{url.split('?')[0][:80]} reaches {service}, which hands out this machine's "
+                                        f"cloud credentials")
+    credential = secret_catalog().credential_in(unquote(url))
+    if credential:
+        return UrlJudgement("credential", f"the URL carries {credential}: requesting it sends the credential to "
+                                          f"{host_of(url) or 'another host'}")
+    return None
+
+
+_URL_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s'\"<>`)\]},;]+")
+_QUOTED = re.compile(r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`")
+
+
+def metadata_in_text(text: str) -> tuple[str, str] | None:
+    """(what, service) for a URL or a quoted host in program text that reaches a metadata
+    service: `fetch('http://169.254.169.254/…')`, `socket.connect(("169.254.169.254", 80))`."""
+    if not text:
+        return None
+    for m in _URL_IN_TEXT.finditer(text):
+        service = metadata_service(host_of(m.group(0)) or "")
+        if service:
+            return m.group(0), service
+    for m in _QUOTED.finditer(text):
+        literal = next(g for g in m.groups() if g is not None).strip()
+        if not literal or " " in literal:
+            continue
+        host = host_of(literal) if ("/" in literal or ":" in literal) else literal
+        if host and ("." in host or ":" in host) and metadata_service(host):
+            return literal, metadata_service(host)  # type: ignore[return-value]
+    return None
+
+
+def serves_its_own_tokens(command: str, host: str) -> bool:
+    """Is `host` the service whose tokens `command` hands out (gcloud → *.googleapis.com)?"""
+    globs = (metadata_endpoints().issuers or {}).get(command, ())
+    host = normalise_host(host)
+    return bool(host) and any(fnmatch.fnmatchcase(host, g) for g in globs)
+
+
+def urls_in(text: str) -> list[str]:
+    return [m.group(0) for m in _URL_IN_TEXT.finditer(text or "")]
