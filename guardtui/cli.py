@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 
-    p = sub.add_parser("trust", help="trust a project plugin file's exact content (its allow patterns apply)")
+    p = sub.add_parser("trust", help="trust a project plugin's or guard skill's exact content (its allow "
+                                     "patterns apply; the skill is used)")
     p.add_argument("file")
 
     p = sub.add_parser("log", help="print the audit log")
