@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the decision as JSON")
     p.add_argument("--tool", default=None, help="judge a call of this tool (with --input)")
     p.add_argument("--input", default=None, help="the tool's input as a JSON object")
+    p.add_argument("--llm", action="store_true",
+                   help="calls no rule classifies go to the guard agent configured in settings.yaml (as in the console)")
     p.add_argument("--batch", default=None, metavar="FILE",
                    help="judge JSON lines from FILE (- for stdin): {\"command\"} or {\"tool_name\", \"tool_input\", \"cwd\"}")
     p.add_argument("command_words", nargs=argparse.REMAINDER, metavar="-- COMMAND")
