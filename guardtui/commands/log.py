@@ -29,14 +29,6 @@ def run(args, _command: str) -> int:
         else:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.ts))
             print(f"{when}  {e.verdict:<5}  {e.decided_by:<8}  {e.agent:<8}  {e.tool:<6}  {e.summary[:60]:<60}  "
-                  f"{e.rule}: {e.reason}{review_cost(e)}")
+                  f"{e.rule}: {e.reason}{f'  [llm {e.review_cost()}]' if e.llm_model else ''}")
     return 0
 
-
-def review_cost(entry) -> str:
-    """`  [llm guard-7b: 1.2 s, 2 turns, 930 tokens]`, or "" when no model reviewed the call."""
-    if not entry.llm_model:
-        return ""
-    tokens = entry.llm_prompt_tokens + entry.llm_completion_tokens
-    return (f"  [llm {entry.llm_model}: {entry.llm_latency_ms / 1000:.1f} s, {entry.llm_turns} turn(s), "
-            f"{tokens:,} tokens]")

@@ -73,6 +73,13 @@ class AuditEntry:
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
+    def review_cost(self) -> str:
+        """`guard-7b: 1.2 s, 2 turn(s), 930 tokens` when the guard agent reviewed the call, else ""."""
+        if not self.llm_model:
+            return ""
+        tokens = self.llm_prompt_tokens + self.llm_completion_tokens
+        return f"{self.llm_model}: {self.llm_latency_ms / 1000:.1f} s, {self.llm_turns} turn(s), {tokens:,} tokens"
+
 
 class AuditLog:
     """Append-only; safe to share between threads (one connection, one lock)."""
