@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -25,6 +27,7 @@ class AiohttpChat:
 
     def __init__(self, settings: LLMSettings):
         self.settings = settings
+        self.proxy = env_proxy(settings.endpoint)  # read once: looking it up per request costs a millisecond
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -34,7 +37,7 @@ class AiohttpChat:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
         try:
             async with self._client().post(self.settings.endpoint, data=json.dumps(body), headers=headers,
-                                           timeout=aiohttp.ClientTimeout(total=timeout_s)) as response:
+                                           proxy=self.proxy, timeout=aiohttp.ClientTimeout(total=timeout_s)) as response:
                 data = await _read_capped(response)
                 if response.status != 200:
                     text = " ".join(data[:300].decode("utf-8", "replace").split())
@@ -57,9 +60,17 @@ class AiohttpChat:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             # one connection pool per loop (the console's; `check --llm` runs its own)
-            self._session = aiohttp.ClientSession(trust_env=True)
+            self._session = aiohttp.ClientSession()
             self._loop = loop
         return self._session
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for this URL (http_proxy, https_proxy, no_proxy), if any."""
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
+        return None
+    return urllib.request.getproxies_environment().get(parts.scheme) or None
 
 
 async def _read_capped(response: aiohttp.ClientResponse) -> bytes:

@@ -227,3 +227,13 @@ async def test_a_model_that_reads_the_call_gets_the_tool_name_input_and_the_rule
     assert "tool: mcp__db__query" in seen["user"] and json.dumps("select * from users") in seen["user"]
     assert "rule engine's note: mcp__db__query is a tool guardtui does not know" in seen["user"]
     assert "guard skill:" not in seen["user"]  # no language: no skill up front
+
+
+def test_the_environments_proxy_is_used_unless_no_proxy_covers_the_endpoint(monkeypatch):
+    from guardtui.broker.llm_client import env_proxy
+
+    monkeypatch.setenv("https_proxy", "http://proxy.corp:3128")
+    monkeypatch.setenv("no_proxy", "localhost,127.0.0.1")
+    assert env_proxy("https://api.example.com/v1/chat/completions") == "http://proxy.corp:3128"
+    assert env_proxy("http://127.0.0.1:11434/v1/chat/completions") is None
+    assert env_proxy("http://gpu-box:8080/v1/chat/completions") is None  # no http_proxy set

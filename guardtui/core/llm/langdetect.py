@@ -10,7 +10,7 @@ import fnmatch
 import posixpath
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from ..catalog import tool_classes
@@ -32,9 +32,12 @@ class Language:
     extensions: tuple[str, ...]
     shebangs: tuple[str, ...]
 
+    @cached_property
+    def _command_re(self) -> re.Pattern:
+        return re.compile("|".join(fnmatch.translate(p) for p in self.commands) or "(?!)")
+
     def runs(self, word: str) -> bool:
-        name = posixpath.basename(word)
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.commands)
+        return self._command_re.match(posixpath.basename(word)) is not None
 
     def owns_file(self, path: str) -> bool:
         base = posixpath.basename(path).lower()
