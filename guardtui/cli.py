@@ -18,6 +18,7 @@ COMMANDS = {
     "test": "guardtui.commands.plugin_test",
     "rules": "guardtui.commands.rules",
     "trust": "guardtui.commands.rules",
+    "skills": "guardtui.commands.skills",
     "log": "guardtui.commands.log",
     "install": "guardtui.commands.install",
     "uninstall": "guardtui.commands.install",
@@ -67,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 
     p = sub.add_parser("rules", help="list the plugins in force")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
+
+    p = sub.add_parser("skills", help="list the guard agent's skills in force (and the ones waiting for trust)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 

@@ -129,3 +129,20 @@ async def test_a_trusted_project_skill_reaches_the_model_and_an_untrusted_one_do
 ])
 def test_language_detection(tool, tool_input, languages):
     assert detect_languages(ToolCall(tool, tool_input, "/p")) == languages
+
+
+def test_guardtui_skills_lists_what_is_in_force_what_waits_for_trust_and_what_is_broken(locations, project, capsys):
+    write(project / ".agents" / "guard-skills" / "deploy.md", skill_text("Deploy review", "our deploys"))
+    assert main(["skills", "--cwd", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("the guard agent: off (no llm: in settings.yaml)\n")
+    assert "1. bash  [built-in]  Shell review — up front for bash calls" in out
+    assert "5. simulate  [built-in]  Step-by-step simulation — when the model asks for it" in out
+    assert f"ignored until trusted: deploy  {project}/.agents/guard-skills/deploy.md" in out
+    write(locations.config_dir / "guard-skills" / "bad.md", "nope\n")
+    assert main(["skills", "--json", "--cwd", str(project)]) == 1
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert [s["id"] for s in data["skills"]] == ["bash", "go", "js", "python", "simulate"]
+    assert data["ignored"][0]["id"] == "deploy" and "bad.md:1:" in data["errors"][0]
