@@ -220,6 +220,10 @@ class GuardApp(App[int]):
             self._log(LogLine(self.clock(), "‼", "broker", "broker", f"could not start: {message.detail}", "error"))
         elif message.state == "listening":
             self._log(LogLine(self.clock(), "●", "broker", "broker", f"listening on {message.detail}", "guard"))
+            reviewer = getattr(self.broker, "reviewer", None)
+            if reviewer is not None:
+                self._log(LogLine(self.clock(), "◆", "agent", "llm",
+                                  f"the guard agent reviews unrecognised calls: {reviewer.settings.describe()}", "guard"))
         for screen in self.screen_stack:
             if isinstance(screen, ConsoleScreen):
                 screen._update_empty_text()

@@ -47,6 +47,8 @@ async def test_the_console_shows_the_review_and_the_person_answers(make_engine, 
         text = screen_text(app)
         assert "REVIEWING" in text and "the guard agent is reviewing it" in text
         log = guard_log(app)
+        assert f"agent the guard agent reviews unrecognised calls: guard-7b at {model.url} (agent mode, up to 5 " \
+               "turns, 20 s per call)" in log
         assert "agent claude evaluating: frobnicate --all · skills: bash" in log
         assert "agent claude frobnicate --all — turn 1: loads skill simulate" in log
         assert rings == []  # no bell while the guard agent may still answer it
