@@ -149,7 +149,7 @@ async def test_the_time_budget_ends_a_slow_review_with_an_ask(model, make_review
     assert time.monotonic() - started < 10  # well before the hang would end
     assert decision.verdict is Verdict.ASK and "no verdict within 1 s" in decision.reason
     assert decision.metadata["llm"]["outcome"] in ("timeout", "error")
-    assert events[-1].message.startswith("no verdict — the call waits for a person")
+    assert events[-1].message.startswith("no verdict, so the call asks: no verdict within 1 s")
 
 
 def test_the_budget_is_at_most_half_the_agents_hook_timeout(settings, locations):

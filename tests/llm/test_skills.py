@@ -93,11 +93,14 @@ def test_a_skill_that_breaks_keeps_its_last_good_version(locations, project):
 
 async def test_skill_errors_reach_the_guard_log_and_the_review_goes_on(model, make_reviewer, escalate, locations):
     write(locations.config_dir / "guard-skills" / "bad.md", "oops\n")
-    model.script(say("ALLOW"))
+    model.script(say("ALLOW"), say("ALLOW"))
     events = []
-    decision = await make_reviewer().review(*escalate("frobnicate --all"), emit=events.append)
+    reviewer = make_reviewer()
+    decision = await reviewer.review(*escalate("frobnicate --all"), emit=events.append)
     assert decision.verdict.value == "allow"
     assert [e.kind for e in events][0] == "review-error" and "bad.md:1:" in events[0].message
+    await reviewer.review(*escalate("frobnicate --some"), emit=events.append)
+    assert [e.kind for e in events].count("review-error") == 1  # said once, not on every review
 
 
 async def test_a_trusted_project_skill_reaches_the_model_and_an_untrusted_one_does_not(

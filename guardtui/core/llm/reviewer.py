@@ -47,6 +47,7 @@ class GuardReviewer:
         self.protected = tuple(protected)
         self.clock = clock
         self._cache: OrderedDict[tuple[str, str], OrderedDict[tuple, Decision]] = OrderedDict()
+        self._reported: set[str] = set()  # skill load errors already said
 
     @property
     def agent_mode(self) -> bool:
@@ -75,14 +76,28 @@ class GuardReviewer:
             say(f"same call earlier this session: {_word(cached)} (cached, no model call)")
             return cached.with_metadata(llm={**cached.metadata["llm"], "cached": True, "latency_ms": 0.0,
                                              "prompt_tokens": 0, "completion_tokens": 0, "turns": 0})
-        languages = detect_languages(call)
-        injected = skillset.auto_for(languages) if skillset is not None else ()
+        decision = await self._ask_model(call, escalated, skillset, self.budget_for(hook_timeout_s), say)
+        info = decision.metadata["llm"]
+        cost = (f"{info['latency_ms'] / 1000:.1f} s, {info['turns']} turn(s), "
+                f"{info['prompt_tokens'] + info['completion_tokens']:,} tokens")
+        if info["outcome"] == ANSWERED:
+            said = _word(decision) if not info.get("limit") else f"ALLOW, held at ask: {info['limit']}"
+            say(f"turn {info['turns']}: {said} ({cost})")
+            self._store(call, key, decision)
+        else:
+            say(f"no verdict, so the call asks: {info['reason']} ({cost})")
+        return decision
+
+    # -- internals -------------------------------------------------------------------
+    async def _ask_model(self, call: ToolCall, escalated: Decision, skillset: SkillSet | None, budget: float,
+                         say: "_Say") -> Decision:
+        """The conversation, within the budget; every way it can end becomes a decision."""
+        injected = skillset.auto_for(detect_languages(call)) if skillset is not None else ()
         offered = skillset.on_demand(injected) if skillset is not None else ()
         quoted = quote_call(call, escalated)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system_prompt(self.agent_mode, offered)},
             {"role": "user", "content": first_message(quoted, injected)}]
-        budget = self.budget_for(hook_timeout_s)
         skills_note = f" · skills: {', '.join(s.id for s in injected)}" if injected else ""
         say(f"evaluating: {call.summary(80)}{skills_note}")
         start = self.clock()
@@ -99,26 +114,16 @@ class GuardReviewer:
             conversation.outcome, conversation.why = ERROR, f"the model could not be asked: {exc}"
         except Exception as exc:  # fail closed: whatever broke, the call asks
             conversation.outcome, conversation.why = ERROR, f"the review failed: {type(exc).__name__}: {exc}"
-        latency_ms = (self.clock() - start) * 1000
-        decision = self._decide(call, escalated, conversation, quoted.truncated, latency_ms)
-        tokens = conversation.prompt_tokens + conversation.completion_tokens
-        cost = f"{latency_ms / 1000:.1f} s, {conversation.turns} turn(s), {tokens:,} tokens"
-        if conversation.outcome == ANSWERED:
-            limit = decision.metadata["llm"].get("limit")
-            said = _word(decision) if not limit else f"ALLOW, held at ask: {limit}"
-            say(f"turn {conversation.turns}: {said} ({cost})")
-            self._store(call, key, decision)
-        else:
-            say(f"no verdict — the call waits for a person: {conversation.why} ({cost})")
-        return decision
+        return self._decide(call, escalated, conversation, quoted.truncated, (self.clock() - start) * 1000)
 
-    # -- internals -------------------------------------------------------------------
     def _skills_for(self, call: ToolCall, say: "_Say") -> SkillSet | None:
         if not self.agent_mode:
             return None
         skillset = self.skills.for_cwd(call.cwd)  # type: ignore[union-attr]
-        for error in skillset.errors:
-            say(f"guard skill not loaded: {error}", kind="review-error")
+        for error in map(str, skillset.errors):
+            if error not in self._reported:  # once per error, not on every review
+                self._reported.add(error)
+                say(f"guard skill not loaded: {error}", kind="review-error")
         return skillset
 
     def _decide(self, call: ToolCall, escalated: Decision, conversation: Conversation, truncated: bool,
