@@ -17,6 +17,7 @@ import aiohttp
 from ..core.config import Locations
 from ..core.engine import Engine
 from ..core.llm import ChatError, GuardReviewer, LLMSettings, SkillLibrary
+from ..core.llm.limits import guard_configuration
 from ..wiring import llm_settings
 
 MAX_REPLY_BYTES = 1 << 20  # a verdict is a line; a megabyte is a broken or hostile endpoint
@@ -89,4 +90,4 @@ def guard_reviewer(locations: Locations, engine: Engine, settings: LLMSettings |
     if settings is None:
         return None
     return GuardReviewer(settings, AiohttpChat(settings), SkillLibrary(locations), home=engine.home,
-                         protected=engine.protected_paths)
+                         protected=[*engine.protected_paths, *guard_configuration(locations)])

@@ -88,6 +88,24 @@ async def test_a_call_naming_the_guards_own_configuration_is_never_allowed_by_th
         assert "names a protected target" in decision.reason and config in decision.reason
 
 
+async def test_the_guards_own_plugin_and_skill_directories_are_protected_too(model, locations, escalate,
+                                                                             make_engine):
+    from guardtui.broker.llm_client import guard_reviewer
+    from guardtui.core.llm import LLMSettings
+    from guardtui.core.llm.limits import guard_configuration
+
+    assert sorted(guard_configuration(locations)) == sorted(
+        str(locations.home / sub / kind) for sub in (".agents", ".claude") for kind in ("guards", "guard-skills"))
+    reviewer = guard_reviewer(locations, make_engine(record=False), LLMSettings(model.url, "m"))
+    try:
+        for command in ("frobnicate --install ~/.claude/guard-skills/", "frobnicate --to $HOME/.agents/guards"):
+            model.script(say("ALLOW"))
+            decision = await reviewer.review(*escalate(command))
+            assert decision.verdict is Verdict.ASK and "protected target" in decision.reason, command
+    finally:
+        await reviewer.close()
+
+
 async def test_a_call_working_inside_a_protected_directory_is_not_allowed_by_the_model(
         model, make_reviewer, escalate, locations):
     model.script(say("ALLOW"))

@@ -18,10 +18,20 @@ import posixpath
 import re
 from typing import Sequence
 
+from ..config import Locations
 from ..model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
+from ..plugins.loader import plugin_dirs
 from ..rules.base import resolve_path
+from .skills import skill_dirs
 
 _VERDICT_WORD = re.compile(r"(?<![A-Za-z0-9_])ALLOW(?![A-Za-z0-9_])")
+
+
+def guard_configuration(locations: Locations) -> list[str]:
+    """What configures the guard itself, beside its config dir: the user's plugin and guard-skill
+    directories (~/.agents, ~/.claude). A call naming them is never the model's to allow."""
+    dirs = [d.path for d in plugin_dirs(locations, None)] + [d for d, _ in skill_dirs(locations, None)]
+    return [str(d) for d in dirs if not str(d).startswith(str(locations.config_dir))]
 
 
 def may_review(decision: Decision) -> bool:
