@@ -18,6 +18,7 @@ COMMANDS = {
     "test": "guardtui.commands.plugin_test",
     "rules": "guardtui.commands.rules",
     "trust": "guardtui.commands.rules",
+    "skills": "guardtui.commands.skills",
     "log": "guardtui.commands.log",
     "install": "guardtui.commands.install",
     "uninstall": "guardtui.commands.install",
@@ -56,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the decision as JSON")
     p.add_argument("--tool", default=None, help="judge a call of this tool (with --input)")
     p.add_argument("--input", default=None, help="the tool's input as a JSON object")
+    p.add_argument("--llm", action="store_true",
+                   help="calls no rule classifies go to the guard agent configured in settings.yaml (as in the console)")
     p.add_argument("--batch", default=None, metavar="FILE",
                    help="judge JSON lines from FILE (- for stdin): {\"command\"} or {\"tool_name\", \"tool_input\", \"cwd\"}")
     p.add_argument("command_words", nargs=argparse.REMAINDER, metavar="-- COMMAND")
@@ -69,7 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--builtin", action="store_true", help="list the built-in knowledge of MCP servers and tools")
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 
-    p = sub.add_parser("trust", help="trust a project plugin file's exact content (its allow patterns apply)")
+    p = sub.add_parser("skills", help="list the guard agent's skills in force (and the ones waiting for trust)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
+
+    p = sub.add_parser("trust", help="trust a project plugin's or guard skill's exact content (its allow "
+                                     "patterns apply; the skill is used)")
     p.add_argument("file")
 
     p = sub.add_parser("log", help="print the audit log")

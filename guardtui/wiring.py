@@ -1,34 +1,36 @@
 """Wiring: the engine built the way every entry point builds it (the console, `serve`, `check`,
-the offline command hook). Below the console and the commands, so both can use it."""
+the offline command hook), and the guard agent's settings. Below the console and the commands,
+so both can use it. (The guard agent's HTTP client is the broker's: broker/llm_client.py.)"""
 from __future__ import annotations
 
 import os
 import sys
 
 from .core.config import Locations
-from .core.engine import Engine, LLMGuard
-from .core.factory import build_engine, llm_guard
+from .core.engine import Engine
+from .core.factory import build_engine
+from .core.llm import LLMSettings, load_llm_settings
 from .core.plugins import PluginRule, ProjectPlugins, load_plugin_set, project_root
 from .core.yamlfile import DataError
 
 
 def cli_engine(cwd: str, record: bool = False, locations: Locations | None = None,
-               path_env: str | None = None, llm: bool = False) -> Engine:
+               path_env: str | None = None) -> Engine:
     """An engine over the user's config and the project's plugins (a call made in another
-    project: that project's); with `llm`, the LLM guard the user configured (the console and
-    serve judge real agents' calls; check stays static)."""
+    project: that project's). Calls it escalates are the guard agent's (llm_settings)."""
     locations = Locations.from_env() if locations is None else locations
     plugin_rule = PluginRule(load_plugin_set(locations, cwd).plugins,
                              projects=ProjectPlugins(locations, project_root(cwd, locations.home) or cwd))
-    return build_engine(locations, record=record, plugin_rule=plugin_rule, llm=configured_llm(locations) if llm
-                        else None, path_env=os.environ.get("PATH", "") if path_env is None else path_env)
+    return build_engine(locations, record=record, plugin_rule=plugin_rule,
+                        path_env=os.environ.get("PATH", "") if path_env is None else path_env)
 
 
-def configured_llm(locations: Locations) -> LLMGuard | None:
-    """The LLM guard from settings.yaml; a broken file is said in one line and no LLM is used
-    (escalated calls then ask the person: the cautious side)."""
+def llm_settings(locations: Locations, warn: bool = True) -> LLMSettings | None:
+    """The guard agent's settings (settings.yaml, GUARDTUI_LLM_*), or None: not configured. A bad
+    value is said in one line and no LLM is used (escalated calls then ask: the cautious side)."""
     try:
-        return llm_guard(locations)
+        return load_llm_settings(locations.settings_file)
     except DataError as exc:
-        print(f"guardtui: {exc} (the LLM guard is off; unrecognised calls will ask)", file=sys.stderr)
+        if warn:
+            print(f"guardtui: {exc} (the guard agent is off; unrecognised calls will ask)", file=sys.stderr)
         return None

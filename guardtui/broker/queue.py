@@ -6,6 +6,11 @@ deny, or defer = hand it back to the agent's own prompt), or when the console qu
 (every pending call is answered by the policy, and a guard event says so). Whichever comes
 first wins; later answers are ignored. There is no way to answer a call from the network:
 only code holding this queue (the console, or the headless policy) can.
+
+A call the rules escalated may be reviewed by the guard agent while it waits (`submit(…,
+review=…)`): its ALLOW or DENY answers the call like any other answer — unless the person
+answered first, and then the review is cancelled; its ASK (or its failure) stays with the
+person, with its reason on the call ("reviewed" to the listeners).
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable
+from typing import Awaitable, Callable
 
 from ..adapters import why_not_handed_back
 from ..core.engine import Engine, GuardEvent
@@ -36,6 +41,7 @@ class Resolution:
     reason: str
     message: str | None = None  # what the person told the agent (deny with a message)
     approval: Approval | None = None  # "always allow": the scope the person chose
+    review: Decision | None = None  # the guard agent's decision, when it answered
 
 
 @dataclass
@@ -47,6 +53,7 @@ class PendingCall:
     deadline: float  # wall-clock seconds when the timeout policy answers
     future: asyncio.Future = field(repr=False)
     resolution: Resolution | None = None
+    reviewing: bool = False  # the guard agent is judging it (the person may still answer first)
 
     @property
     def done(self) -> bool:
@@ -70,7 +77,17 @@ def policy_resolution(policy: Outcome, why: str, by: DecidedBy = DecidedBy.POLIC
     raise ValueError("a policy answers deny or defer, never allow")
 
 
-Listener = Callable[[str, PendingCall], None]  # ("added" | "resolved", call)
+def guard_agent_answer(decision: Decision) -> Resolution | None:
+    """The guard agent's allow or deny as an answer (None: it asked, or did not judge the call)."""
+    if "llm" not in decision.metadata or decision.verdict not in (Verdict.ALLOW, Verdict.DENY):
+        return None
+    outcome = Outcome.ALLOW if decision.verdict is Verdict.ALLOW else Outcome.DENY
+    word = "allowed" if outcome is Outcome.ALLOW else "denied"
+    return Resolution(outcome, DecidedBy.LLM, f"{word} by the guard agent", review=decision)
+
+
+Listener = Callable[[str, PendingCall], None]  # ("added" | "reviewed" | "resolved", call)
+Review = Callable[[PendingCall], Awaitable[Decision]]  # the guard agent; allow, deny or ask, never raises
 
 TIMEOUT_MARGIN_S = 5.0  # answer this long before the agent's own hook timeout fires
 
@@ -105,8 +122,9 @@ class PendingQueue:
         return len(self._pending)
 
     # -- the agent side --------------------------------------------------------------
-    async def submit(self, call: ToolCall, decision: Decision, hook_timeout_s: float) -> Resolution:
-        """Queue an asked call and wait for its one answer (person, timeout or shutdown)."""
+    async def submit(self, call: ToolCall, decision: Decision, hook_timeout_s: float,
+                     review: Review | None = None) -> Resolution:
+        """Queue an asked call and wait for its one answer (person, guard agent, timeout or shutdown)."""
         if self.closed:  # still an answered call: audited like any other
             resolution = self._policy_resolution("the console is shutting down", call=call)
             self.record(call, decision, resolution, 0.0)
@@ -115,9 +133,12 @@ class PendingQueue:
         now = self.clock()
         wait = max(0.5, hook_timeout_s - TIMEOUT_MARGIN_S) if hook_timeout_s > 2 * TIMEOUT_MARGIN_S \
             else max(0.5, hook_timeout_s * 0.8)
-        pending = PendingCall(f"call-{next(self._ids)}", call, decision, now, now + wait, loop.create_future())
+        pending = PendingCall(f"call-{next(self._ids)}", call, decision, now, now + wait, loop.create_future(),
+                              reviewing=review is not None)
         self._pending[pending.id] = pending
         self._notify("added", pending)
+        reviewer = loop.create_task(self._review(pending, review), name=f"guard-review-{pending.id}") \
+            if review is not None else None
         try:
             return await asyncio.wait_for(asyncio.shield(pending.future), timeout=wait)
         except asyncio.TimeoutError:
@@ -131,6 +152,26 @@ class PendingQueue:
             # the agent went away (connection closed): end the call so it leaves the queue
             self.resolve(pending.id, self._policy_resolution("the agent stopped waiting", DecidedBy.POLICY, call))
             raise
+        finally:
+            if reviewer is not None and not reviewer.done():
+                reviewer.cancel()  # answered first by someone else: the model's answer is not wanted
+
+    async def _review(self, pending: PendingCall, review: Review) -> None:
+        try:
+            reviewed = await review(pending)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the reviewer never raises; if it did, the call stays with the person
+            reviewed = pending.decision.with_(reason=f"{pending.decision.reason} (guard agent failed: {exc})")
+        pending.reviewing = False
+        if pending.done:
+            return
+        pending.decision = reviewed  # its reason, cost and verdict travel with the call to the audit log
+        answer = guard_agent_answer(reviewed)
+        if answer is not None:
+            self.resolve(pending.id, answer)
+        else:
+            self._notify("reviewed", pending)
 
     # -- the person side -------------------------------------------------------------
     def resolve(self, call_id: str, resolution: Resolution) -> bool:

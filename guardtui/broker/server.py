@@ -9,6 +9,10 @@ socket in the user's runtime dir (command hooks: 0600 in a 0700 dir, peer uid ch
 is no endpoint that decides a pending call: only code holding the PendingQueue (the person at
 the console, or the headless policy) answers an ask, so an agent that reaches the broker cannot
 approve its own calls.
+
+A call the rules escalated goes to the guard agent (`reviewer`, when one is configured) on this
+loop: in the console it waits in the queue meanwhile, and the first answer — the agent's or the
+person's — wins; headless, its verdict comes before the ask policy.
 """
 from __future__ import annotations
 
@@ -25,12 +29,13 @@ from aiohttp import web
 
 from ..adapters import adapter_for
 from ..core.config import Locations, ensure_private_dir
-from ..core.engine import Engine
+from ..core.engine import Engine, GuardEvent
+from ..core.llm import GuardReviewer, may_review
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
 from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
 from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
-from .queue import Outcome, PendingQueue, Resolution, policy_resolution
+from .queue import Outcome, PendingCall, PendingQueue, Resolution, Review, guard_agent_answer, policy_resolution
 
 DEFAULT_PORT = 8765  # documented in the README
 ERROR_HEADER = "X-Guardtui-Error"
@@ -47,7 +52,8 @@ class BrokerError(RuntimeError):
 
 class Broker:
     def __init__(self, engine: Engine, queue: PendingQueue, locations: Locations, *, port: int | None = DEFAULT_PORT,
-                 host: str = "127.0.0.1", unix_socket: bool = True, ask_policy: Outcome | None = None):
+                 host: str = "127.0.0.1", unix_socket: bool = True, ask_policy: Outcome | None = None,
+                 reviewer: GuardReviewer | None = None):
         if ask_policy not in (None, Outcome.DENY, Outcome.DEFER):
             raise ValueError("ask_policy is None (the person answers), deny or defer")
         self.engine = engine
@@ -55,6 +61,7 @@ class Broker:
         self.locations = locations
         self.host = host
         self.ask_policy = ask_policy
+        self.reviewer = reviewer  # the guard agent; the broker closes its HTTP client on stop
         self.max_body = MAX_BODY
         self.listeners: list[Decided] = []  # told of every answered call: (call, final decision, decided by)
         self._want_port = port
@@ -127,6 +134,8 @@ class Broker:
         if self._executor is not None:
             self._executor.shutdown(wait=False)
             self._executor = None
+        if self.reviewer is not None:
+            await self.reviewer.close()
         self._port = None
 
     # -- judging ---------------------------------------------------------------------
@@ -160,11 +169,17 @@ class Broker:
         if self._take_recent(call):
             resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now")
             final = self.queue.record(call, decision, resolution, 0.0)
-        elif self.ask_policy is not None:  # headless: no person to wait for
-            resolution = policy_resolution(self.ask_policy, "no person is watching (guardtui serve)", call=call)
-            final = self.queue.record(call, decision, resolution, 0.0)
+        elif self.ask_policy is not None:  # headless: no person to wait for, only the guard agent
+            review = self._review(call, decision, timeout)
+            if review is not None:
+                decision = await review(None)
+            resolution = guard_agent_answer(decision) or policy_resolution(
+                self.ask_policy, "no person is watching (guardtui serve)", call=call)
+            final = self.queue.record(call, decision, resolution, decision.metadata.get("llm", {}).get(
+                "latency_ms", 0.0))
         else:
-            resolution = await self.queue.submit(call, decision, timeout)
+            resolution = await self.queue.submit(call, decision, timeout, review=self._review(call, decision, timeout))
+            decision = resolution.review or decision
             final = self.queue.final_decision(decision, resolution)
             if resolution.outcome is Outcome.ALLOW and resolution.decided_by is DecidedBy.PERSON:
                 self._remember(call)
@@ -172,6 +187,22 @@ class Broker:
             return Verdict.ALLOW, resolution.reason, final, resolution.decided_by
         verdict = Verdict.DENY if resolution.outcome is Outcome.DENY else Verdict.ASK
         return verdict, f"{resolution.reason} — {rule_reason(decision)}", final, resolution.decided_by
+
+    def _review(self, call: ToolCall, decision: Decision, timeout: float) -> Review | None:
+        """The guard agent's review of an escalated call (None: not one it may judge, or no agent)."""
+        reviewer = self.reviewer
+        if reviewer is None or not may_review(decision):
+            return None
+
+        async def review(pending: PendingCall | None) -> Decision:
+            return await reviewer.review(call, pending.decision if pending is not None else decision,
+                                         hook_timeout_s=timeout, emit=self._emit)
+        return review
+
+    def _emit(self, event: GuardEvent) -> None:
+        sink = self.engine.on_event  # the console's, once it is mounted
+        if sink is not None:
+            sink(event)
 
     def _key(self, call: ToolCall) -> tuple[str, str, str, str]:
         return call.agent, call.session, call.tool, exact_approval(call).value

@@ -1,9 +1,13 @@
 """guardtui check: judge a shell command or tool call without running it.
 
+With --llm, a call the rules escalate goes to the guard agent configured in settings.yaml, as
+in the console (its progress on stderr); without, it shows as the ask a person would get.
+
 Exit status: 0 allow, 3 ask, 4 deny (2 for a usage error), so scripts can branch on it.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
@@ -11,9 +15,11 @@ import sys
 from typing import IO, Any
 
 from ..adapters.tools import normalise_tool
-from ..core.engine import Engine
+from ..core.config import Locations
+from ..core.engine import Engine, GuardEvent
+from ..core.llm import GuardReviewer, may_review
 from ..core.model import Decision, ToolCall, Verdict
-from ..wiring import cli_engine
+from ..wiring import cli_engine, llm_settings
 
 EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
 
@@ -29,8 +35,15 @@ def run(args, _command: str) -> int:
               file=sys.stderr)
         return 2
     engine = cli_engine(cwd)
+    with Judge(engine) as judge:
+        if getattr(args, "llm", False) and not judge.use_guard_agent(Locations.from_env()):
+            return 2
+        return _check(args, judge, words, cwd)
+
+
+def _check(args, judge: "Judge", words: list[str], cwd: str) -> int:
     if args.batch:
-        return batch(engine, args.batch, cwd)
+        return batch(judge, args.batch, cwd)
     if args.tool:
         try:
             tool_input = json.loads(args.input or "{}")
@@ -44,12 +57,53 @@ def run(args, _command: str) -> int:
     else:
         command = words[0] if len(words) == 1 else shlex.join(words)
         call = ToolCall("Bash", {"command": command}, cwd, agent="cli")
-    decision = engine.evaluate(call, record=False)
+    decision = judge(call)
     if args.json:
         print(json.dumps(output(decision, call)))
     else:
         print_human(decision, call, sys.stdout)
     return EXIT.get(decision.verdict, 3)
+
+
+class Judge:
+    """The engine, and with --llm the guard agent after it (in an event loop of its own)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.reviewer: GuardReviewer | None = None
+        self._runner: asyncio.Runner | None = None
+
+    def use_guard_agent(self, locations: Locations) -> bool:
+        settings = llm_settings(locations)
+        if settings is None:
+            print("guardtui check: --llm: no LLM is configured (llm: base_url and model in "
+                  f"{locations.settings_file}, or GUARDTUI_LLM_BASE_URL and GUARDTUI_LLM_MODEL)", file=sys.stderr)
+            return False
+        from ..broker.llm_client import guard_reviewer
+
+        self.reviewer = guard_reviewer(locations, self.engine, settings)
+        self._runner = asyncio.Runner()
+        return True
+
+    def __call__(self, call: ToolCall) -> Decision:
+        decision = self.engine.evaluate(call, record=False)
+        if self.reviewer is None or self._runner is None or not may_review(decision):
+            return decision
+        return self._runner.run(self.reviewer.review(call, decision, emit=print_progress))
+
+    def __enter__(self) -> "Judge":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self._runner is not None:
+            if self.reviewer is not None:
+                self._runner.run(self.reviewer.close())
+            self._runner.close()
+
+
+def print_progress(event: GuardEvent) -> None:
+    sys.stderr.write(f"guard agent: {event.message}\n")
+    sys.stderr.flush()
 
 
 def output(decision: Decision, call: ToolCall | None = None) -> dict[str, Any]:
@@ -58,13 +112,15 @@ def output(decision: Decision, call: ToolCall | None = None) -> dict[str, Any]:
         out["verdict"] = "ask"
     if decision.metadata.get("escalation") == "llm":
         out["escalation"] = "llm"
+    if isinstance(decision.metadata.get("llm"), dict):
+        out["llm"] = decision.metadata["llm"]
     segment = decision.metadata.get("segment")
     if segment:
         out["segment"] = segment
     return out
 
 
-def batch(engine: Engine, source: str, cwd: str) -> int:
+def batch(judge: Judge, source: str, cwd: str) -> int:
     stream: IO[str]
     try:
         stream = sys.stdin if source == "-" else open(source, encoding="utf-8")
@@ -80,7 +136,7 @@ def batch(engine: Engine, source: str, cwd: str) -> int:
             except ValueError as exc:
                 result: dict[str, Any] = {"error": str(exc)}
             else:
-                result = output(engine.evaluate(call, record=False))
+                result = output(judge(call))
             sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0
@@ -116,7 +172,15 @@ _MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}
 
 def print_human(decision: Decision, call: ToolCall, out: IO[str]) -> None:
     verdict = "ask" if decision.verdict is Verdict.LLM else decision.verdict.value
-    tail = " (unrecognised: would go to the LLM guard)" if decision.metadata.get("escalation") == "llm" else ""
+    review = decision.metadata.get("llm")
+    if isinstance(review, dict):
+        tokens = review["prompt_tokens"] + review["completion_tokens"]
+        tail = (f" (the guard agent, {review['model']}: {review['latency_ms'] / 1000:.1f} s, {review['turns']} "
+                f"turn(s), {tokens:,} tokens{', cached' if review.get('cached') else ''})")
+    elif decision.metadata.get("escalation") == "llm":
+        tail = " (unrecognised: the guard agent's to judge — guardtui check --llm)"
+    else:
+        tail = ""
     out.write(f"{verdict.upper()}  {decision.blast_radius.value}  {decision.category}  [{decision.rule}]{tail}\n")
     out.write(f"  {decision.reason}\n")
     for seg in decision.metadata.get("segments") or []:

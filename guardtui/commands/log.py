@@ -1,4 +1,5 @@
-"""guardtui log: print the audit log (newest last)."""
+"""guardtui log: print the audit log (newest last). A call the guard agent reviewed also shows
+what the review cost: the model, its latency, turns and tokens (in --json: the llm_* fields)."""
 from __future__ import annotations
 
 import json
@@ -28,5 +29,6 @@ def run(args, _command: str) -> int:
         else:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.ts))
             print(f"{when}  {e.verdict:<5}  {e.decided_by:<8}  {e.agent:<8}  {e.tool:<6}  {e.summary[:60]:<60}  "
-                  f"{e.rule}: {e.reason}")
+                  f"{e.rule}: {e.reason}{f'  [llm {e.review_cost()}]' if e.llm_model else ''}")
     return 0
+

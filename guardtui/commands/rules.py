@@ -1,6 +1,7 @@
 """guardtui rules [--json] [--builtin]: the plugins in force, in evaluation order, and what failed
 to load; --builtin: the built-in knowledge of MCP servers (core/data/mcp.yaml) instead.
-guardtui trust FILE: let a project plugin's `allow` patterns apply (this exact content only).
+guardtui trust FILE: let a project plugin's `allow` patterns apply, or a project guard skill be
+used by the guard agent (this exact content only).
 
 `rules` exits 1 when a plugin file does not load, so a script can check a setup.
 """
@@ -12,6 +13,7 @@ import sys
 from typing import IO
 
 from ..core.config import Locations
+from ..core.llm.skills import is_skill_file, trust_skill
 from ..core.plugins import USER, Plugin, PluginSet, load_plugin_set
 from ..core.plugins.vouch import trust_plugin
 
@@ -88,6 +90,7 @@ def _standing(plugin: Plugin) -> str:
 
 
 def trust(file: str, locations: Locations, cwd: str, out: IO[str]) -> int:
-    for line in trust_plugin(file, locations, cwd):
+    vouch = trust_skill if is_skill_file(file) else trust_plugin
+    for line in vouch(file, locations, cwd):
         out.write(line + "\n")
     return 0

@@ -19,14 +19,17 @@ def run(args, _command: str) -> int:
 
 
 async def serve(args) -> int:
+    from ..broker.llm_client import guard_reviewer
     from ..broker.server import DEFAULT_PORT, Broker, BrokerError
 
     policy = Outcome(args.ask)
     locations = Locations.from_env()
-    engine = cli_engine(os.getcwd(), record=True, llm=True)
+    engine = cli_engine(os.getcwd(), record=True)
+    engine.on_event = print_plugin_event  # flags, rule errors and the guard agent's progress, on stderr
     queue = PendingQueue(engine, timeout_policy=policy)
+    reviewer = guard_reviewer(locations, engine)
     broker = Broker(engine, queue, locations, port=DEFAULT_PORT if args.port is None else args.port,
-                    ask_policy=policy)
+                    ask_policy=policy, reviewer=reviewer)
     try:
         await broker.start()
     except BrokerError as exc:
@@ -38,6 +41,9 @@ async def serve(args) -> int:
         loop.add_signal_handler(sig, stop.set)
     print(f"guardtui serve: listening on {broker.url} and {broker.socket_path}; asks are answered "
           f"{'deny' if policy is Outcome.DENY else 'defer (the agent asks)'}", flush=True)
+    guard = f"the guard agent reviews unrecognised calls: {reviewer.settings.describe()}" if reviewer else \
+        "no guard agent (no llm: in settings.yaml): unrecognised calls are asks"
+    print(f"guardtui serve: {guard}", flush=True)
     # plugin files are hot-reloaded; what changed (or does not load) is printed
     watcher = asyncio.create_task(watch_plugins(engine, locations, os.getcwd(), print_plugin_event, stop))
     try:

@@ -1,7 +1,9 @@
 """The audit log: every decision on an agent's call, appended to a SQLite file.
 
 One row per decided call: when, which agent and session, the call, the verdict, who
-decided (rule, person, llm, timeout, policy, approval), the rule id and the latency.
+decided (rule, person, llm, timeout, policy, approval), the rule id and the latency — and,
+when the guard agent reviewed the call, the model, its latency, turns and token use (the
+`llm_*` columns, added to an older database when it is opened).
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import json
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -35,6 +37,14 @@ CREATE TABLE IF NOT EXISTS decisions (
 );
 CREATE INDEX IF NOT EXISTS decisions_ts ON decisions (ts);
 """
+# columns added after the first release: (name, declaration); an older file gets them on open
+LLM_COLUMNS = (
+    ("llm_model", "TEXT NOT NULL DEFAULT ''"),
+    ("llm_turns", "INTEGER NOT NULL DEFAULT 0"),
+    ("llm_latency_ms", "REAL NOT NULL DEFAULT 0"),
+    ("llm_prompt_tokens", "INTEGER NOT NULL DEFAULT 0"),
+    ("llm_completion_tokens", "INTEGER NOT NULL DEFAULT 0"),
+)
 
 
 @dataclass(frozen=True)
@@ -54,9 +64,21 @@ class AuditEntry:
     category: str
     decided_by: str
     latency_ms: float
+    llm_model: str = ""  # "" when no model reviewed the call
+    llm_turns: int = 0
+    llm_latency_ms: float = 0.0
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def review_cost(self) -> str:
+        """`guard-7b: 1.2 s, 2 turn(s), 930 tokens` when the guard agent reviewed the call, else ""."""
+        if not self.llm_model:
+            return ""
+        tokens = self.llm_prompt_tokens + self.llm_completion_tokens
+        return f"{self.llm_model}: {self.llm_latency_ms / 1000:.1f} s, {self.llm_turns} turn(s), {tokens:,} tokens"
 
 
 class AuditLog:
@@ -71,16 +93,25 @@ class AuditLog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(decisions)")}
+        for name, declaration in LLM_COLUMNS:
+            if name not in have:
+                self._db.execute(f"ALTER TABLE decisions ADD COLUMN {name} {declaration}")
 
     def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy | str, latency_ms: float,
                ts: float | None = None) -> int:
         row = (time.time() if ts is None else ts, call.agent, call.session, call.tool, call.summary(300),
                call.serialised_input(), call.cwd, decision.verdict.value, decision.reason, decision.rule,
-               decision.blast_radius.value, decision.category, DecidedBy(decided_by).value, float(latency_ms))
+               decision.blast_radius.value, decision.category, DecidedBy(decided_by).value, float(latency_ms),
+               *_llm_values(decision))
         with self._lock:
             cur = self._db.execute(
                 "INSERT INTO decisions (ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, "
-                "blast_radius, category, decided_by, latency_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+                "blast_radius, category, decided_by, latency_ms, llm_model, llm_turns, llm_latency_ms, "
+                "llm_prompt_tokens, llm_completion_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
             return int(cur.lastrowid)
 
     def entries(self, limit: int | None = None, verdict: str | None = None, agent: str | None = None,
@@ -95,7 +126,7 @@ class AuditLog:
             clauses.append("(summary LIKE ? OR reason LIKE ? OR rule LIKE ?)")
             params.extend([f"%{text}%"] * 3)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT * FROM decisions {where} ORDER BY id DESC"
+        sql = f"SELECT {', '.join(_FIELDS)} FROM decisions {where} ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
@@ -111,7 +142,24 @@ class AuditLog:
             self._db.close()
 
 
+_FIELDS = tuple(f.name for f in fields(AuditEntry))
+
+
 def _entry(row: tuple) -> AuditEntry:
     values = list(row)
     values[6] = json.loads(values[6])
     return AuditEntry(*values)
+
+
+def _llm_values(decision: Decision) -> tuple[str, int, float, int, int]:
+    """What the guard agent's review cost, from the decision's metadata (zeros: no review)."""
+    info = decision.metadata.get("llm")
+    if not isinstance(info, dict):
+        return "", 0, 0.0, 0, 0
+
+    def number(key: str, kind: type) -> Any:
+        value = info.get(key)
+        return kind(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else kind(0)
+
+    return (str(info.get("model") or ""), number("turns", int), number("latency_ms", float),
+            number("prompt_tokens", int), number("completion_tokens", int))

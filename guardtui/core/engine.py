@@ -1,10 +1,12 @@
 """The rule engine: one tool call in, one decision out.
 
 Rules run in order and the first that does not abstain decides (a plugin's `flag` only
-records a guard event and evaluation goes on). Then escalation: `llm` goes to the LLM
-guard, or becomes `ask` when there is none; an `ask` the person already approved for this
-session (the exact call, or a pattern they chose) becomes `allow`; a critical verdict is
-never auto-approved. A rule that raises makes the call `ask`, never `allow`.
+records a guard event and evaluation goes on). Then escalation: `llm` becomes `ask` marked
+`escalation: llm` — the guard agent (core/llm), when one is configured, reviews it after the
+engine, asynchronously, where the call waits (the broker); the engine itself never waits on a
+model. An `ask` the person already approved for this session (the exact call, or a pattern
+they chose) becomes `allow`; a critical verdict is never auto-approved. A rule that raises
+makes the call `ask`, never `allow`.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
@@ -21,12 +23,6 @@ from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Sessions, approval_matches
 from .shell.analyze import Analyzer
 from .shell.findings import ShellAnalysis
-
-
-class LLMGuard(Protocol):
-    """Judges an escalated call; returns allow, deny or ask. May raise (then the call asks)."""
-
-    def validate(self, call: ToolCall, decision: Decision) -> Decision: ...
 
 
 @dataclass(frozen=True)
@@ -46,13 +42,12 @@ PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule
 
 
 class Engine:
-    def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None, llm: LLMGuard | None = None,
+    def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None,
                  audit: AuditLog | None = None, home: str | None = None, protected_paths: Sequence[str] = (),
                  on_event: EventSink | None = None, path_env: str | None = None):
         self._rules: tuple[Rule, ...] = tuple(rules)
         self.analyzer = analyzer or Analyzer(command_exists=command_lookup(path_env if path_env is not None
                                                                            else os.environ.get("PATH", "")))
-        self.llm = llm
         self.audit = audit
         self.home = home or os.path.expanduser("~")
         self.protected_paths = tuple(protected_paths)
@@ -78,8 +73,8 @@ class Engine:
                           judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
         decided_by = DecidedBy.RULE
-        if decision.verdict is Verdict.LLM:
-            decision, decided_by = self._escalate(call, decision)
+        if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
+            decision = decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"})
         if decision.verdict is Verdict.ASK:
             approval = self._approval_for(call, decision, ctx)
             if approval is not None:
@@ -167,19 +162,6 @@ class Engine:
             self._emit("flag", decision.reason, decision.rule or rule.id, call)
             return None
         return decision
-
-    def _escalate(self, call: ToolCall, decision: Decision) -> tuple[Decision, DecidedBy]:
-        if self.llm is None:
-            return decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"}), \
-                DecidedBy.RULE
-        try:
-            judged = self.llm.validate(call, decision)
-        except Exception as exc:
-            return decision.with_(verdict=Verdict.ASK, reason=f"{decision.reason} (LLM guard unavailable: {exc})",
-                                  metadata={**decision.metadata, "escalation": "llm"}), DecidedBy.RULE
-        if judged.verdict not in (Verdict.ALLOW, Verdict.DENY, Verdict.ASK):
-            judged = judged.with_(verdict=Verdict.ASK)
-        return judged.with_metadata(escalation="llm"), DecidedBy.LLM
 
     def _approval_for(self, call: ToolCall, decision: Decision, ctx: EvalContext) -> Approval | None:
         if not ctx.session.approvals:

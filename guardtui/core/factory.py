@@ -9,7 +9,7 @@ from typing import Sequence
 
 from .audit import AuditLog
 from .config import Locations, account_home
-from .engine import Engine, EventSink, LLMGuard
+from .engine import Engine, EventSink
 from .model import BlastRadius, Decision, ToolCall, Verdict
 from .plugins.rule import PluginRule
 from .policy import Policy, load_policy
@@ -39,15 +39,7 @@ def guardian_rule(locations: Locations) -> Rule:
     return GuardianRule(policy)
 
 
-def llm_guard(locations: Locations) -> LLMGuard | None:
-    """The LLM guard the user configured (settings.yaml or GUARDTUI_LLM_*), if any."""
-    from .llm import OpenAICompatibleGuard, load_llm_settings
-
-    settings = load_llm_settings(locations.settings_file)
-    return OpenAICompatibleGuard(settings) if settings is not None else None
-
-
-def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | None = None,
+def build_engine(locations: Locations, *, record: bool = True,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
                  extra_protected: Sequence[str] = (), path_env: str | None = None,
                  policy: Policy | None = None) -> Engine:
@@ -59,5 +51,5 @@ def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | N
     rules.append(DefaultPolicyRule())
     audit = AuditLog(locations.audit_db) if record else None
     protected = [str(locations.config_dir), *extra_protected]
-    return Engine(rules, llm=llm, audit=audit, home=account_home(locations.home), protected_paths=protected,
+    return Engine(rules, audit=audit, home=account_home(locations.home), protected_paths=protected,
                   on_event=on_event, path_env=path_env)

@@ -26,7 +26,7 @@ from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent, asking_segments
 from ..core.model import BlastRadius, DecidedBy, Decision, ToolCall, Verdict
 from ..core.session import exact_approval, propose_pattern
-from .messages import BrokerStatus, CallAdded, CallResolved, GuardEventPosted, PluginsChanged
+from .messages import BrokerStatus, CallAdded, CallResolved, CallReviewed, GuardEventPosted, PluginsChanged
 from .present import LogLine, answer_line, event_line, short_path
 from .screens.always_allow import AlwaysChoice, AlwaysOption
 from .screens.console import ConsoleScreen, empty_hint
@@ -147,7 +147,8 @@ class GuardApp(App[int]):
         return sink
 
     def _queue_listener(self, kind: str, pending: PendingCall) -> None:
-        self.post_message(CallAdded(pending) if kind == "added" else CallResolved(pending))
+        message = {"added": CallAdded, "reviewed": CallReviewed}.get(kind, CallResolved)
+        self.post_message(message(pending))
 
     def _broker_decided(self, call: ToolCall, decision: Decision, decided_by: DecidedBy) -> None:
         """The broker answered a call: rule, LLM and approval answers go to the guard log
@@ -155,7 +156,7 @@ class GuardApp(App[int]):
         if decided_by in (DecidedBy.RULE, DecidedBy.LLM, DecidedBy.APPROVAL) and \
                 decision.verdict in (Verdict.ALLOW, Verdict.DENY):
             word = "allowed" if decision.verdict is Verdict.ALLOW else "denied"
-            by = {DecidedBy.LLM: " by the LLM guard", DecidedBy.APPROVAL: " by your approval"}.get(decided_by, "")
+            by = {DecidedBy.LLM: " by the guard agent", DecidedBy.APPROVAL: " by your approval"}.get(decided_by, "")
             self.post_message(GuardEventPosted(GuardEvent(
                 self.clock(), word, f"{word}{by}: {decision.reason}", decision.rule or decided_by.value,
                 call.agent, call.summary(120))))
@@ -188,7 +189,13 @@ class GuardApp(App[int]):
     def on_call_added(self, message: CallAdded) -> None:
         self.pending_count = len(self.queue)
         self.calls_signal.publish(("added", message.pending))
-        self._announce(message.pending)
+        if not message.pending.reviewing:  # the guard agent may answer it in a moment: ring when it does not
+            self._announce(message.pending)
+
+    def on_call_reviewed(self, message: CallReviewed) -> None:
+        self.calls_signal.publish(("reviewed", message.pending))
+        if not message.pending.done:
+            self._announce(message.pending)
 
     def on_call_resolved(self, message: CallResolved) -> None:
         self.pending_count = len(self.queue)
@@ -213,6 +220,10 @@ class GuardApp(App[int]):
             self._log(LogLine(self.clock(), "‼", "broker", "broker", f"could not start: {message.detail}", "error"))
         elif message.state == "listening":
             self._log(LogLine(self.clock(), "●", "broker", "broker", f"listening on {message.detail}", "guard"))
+            reviewer = getattr(self.broker, "reviewer", None)
+            if reviewer is not None:
+                self._log(LogLine(self.clock(), "◆", "agent", "llm",
+                                  f"the guard agent reviews unrecognised calls: {reviewer.settings.describe()}", "guard"))
         for screen in self.screen_stack:
             if isinstance(screen, ConsoleScreen):
                 screen._update_empty_text()

@@ -19,22 +19,24 @@ from .app import ConsoleSettings, Feeder, GuardApp
 from .demo import DemoFeeder, DemoWorld, build_world, scenario
 
 
-def console_engine(locations: Locations, cwd: str, *, path_env: str | None = None, llm: bool = True) -> Engine:
-    """The engine over the user's config and the project's plugins (and LLM guard), recording to the audit log."""
-    return cli_engine(cwd, record=True, locations=locations, path_env=path_env, llm=llm)
+def console_engine(locations: Locations, cwd: str, *, path_env: str | None = None) -> Engine:
+    """The engine over the user's config and the project's plugins, recording to the audit log."""
+    return cli_engine(cwd, record=True, locations=locations, path_env=path_env)
 
 
 def make_app(engine: Engine, *, locations: Locations, cwd: str, port: int | None = None, broker: bool = True,
              unix_socket: bool = True, feeder: Feeder | None = None, settings: ConsoleSettings = ConsoleSettings(),
              timeout_policy: Outcome = Outcome.DEFER, clock: Callable[[], float] = time.time,
-             display_home: str | None = None) -> GuardApp:
-    """A GuardApp with its queue and (unless `broker` is False) its broker."""
+             display_home: str | None = None, guard_agent: bool = False) -> GuardApp:
+    """A GuardApp with its queue and (unless `broker` is False) its broker; with `guard_agent`, the
+    guard agent the person configured reviews the calls the rules escalate."""
     queue = PendingQueue(engine, timeout_policy=timeout_policy, clock=clock)
     server = None
     if broker:
+        from ..broker.llm_client import guard_reviewer
         from ..broker.server import DEFAULT_PORT, Broker
         server = Broker(engine, queue, locations, port=DEFAULT_PORT if port is None else port,
-                        unix_socket=unix_socket)
+                        unix_socket=unix_socket, reviewer=guard_reviewer(locations, engine) if guard_agent else None)
     return GuardApp(engine, queue, locations=locations, cwd=cwd, broker=server, feeder=feeder, settings=settings,
                     clock=clock, display_home=display_home)
 
@@ -45,12 +47,12 @@ def make_console(*, port: int | None = None, broker: bool = True, settings: Cons
     locations = Locations.from_env()
     cwd = cwd or os.getcwd()
     return make_app(console_engine(locations, cwd), locations=locations, cwd=cwd, port=port, broker=broker,
-                    settings=settings, timeout_policy=timeout_policy)
+                    settings=settings, timeout_policy=timeout_policy, guard_agent=True)
 
 
 def demo_engine(world: DemoWorld) -> Engine:
     """The demo world's engine: its own config and audit log; every command counts as installed."""
-    engine = console_engine(world.locations, str(world.project), path_env="", llm=False)
+    engine = console_engine(world.locations, str(world.project), path_env="")
     engine.analyzer = Analyzer(command_exists=lambda _name: True)
     engine.home = str(world.home)
     return engine

@@ -19,6 +19,13 @@ class CallAdded(Message):
 
 
 @dataclass
+class CallReviewed(Message):
+    """The guard agent finished with a waiting call without answering it: its reason is on the call."""
+
+    pending: PendingCall
+
+
+@dataclass
 class CallResolved(Message):
     """A pending call was answered (by the person, a timeout, an approval or the policy)."""
 

@@ -148,6 +148,24 @@ def warning_for(call: ToolCall, decision: Decision, home: str = "") -> Warning:
     return Warning("destructive", "⚠", heading, decision.blast_radius, reason)
 
 
+def review_note(pending: Any) -> str:
+    """What the guard agent made of a waiting call, in one line ("" when it did not review it)."""
+    if getattr(pending, "reviewing", False):
+        return "the guard agent is reviewing it — answer any time: the first answer wins"
+    info = pending.decision.metadata.get("llm")
+    if not isinstance(info, dict):
+        return ""
+    tokens = int(info.get("prompt_tokens", 0)) + int(info.get("completion_tokens", 0))
+    cost = f"{info.get('model', '?')}, {float(info.get('latency_ms', 0)) / 1000:.1f} s, {tokens:,} tokens"
+    if info.get("cached"):
+        cost = f"{info.get('model', '?')}, the same call earlier this session"
+    if info.get("limit"):
+        return f"the guard agent would allow it, but {info['limit']} ({cost})"
+    if info.get("verdict") == "ask":
+        return f"the guard agent asks you ({cost})"
+    return f"the guard agent could not judge it: {info.get('reason', '')} ({cost})"
+
+
 @dataclass(frozen=True)
 class Segment:
     """One judged part of a shell command (from the decision's `segments` metadata)."""
@@ -246,6 +264,8 @@ _EVENT_LOOK = {  # kind -> (icon, label, tone)
     "timeout": ("⏱", "timeout", "guard"),
     "shutdown": ("⏻", "quit", "guard"),
     "trust": ("✓", "trust", "guard"),
+    "review": ("◆", "agent", "guard"),
+    "review-error": ("‼", "agent", "error"),
 }
 
 

@@ -68,6 +68,10 @@ class ConsoleScreen(Screen[None]):
         queue = self.query_one(PendingList)
         if kind == "added":
             queue.add(pending)
+        elif kind == "reviewed":  # the guard agent left it to the person: its reason is on the call now
+            queue.refresh()
+            if queue.selected is pending:
+                self.query_one(CallDetail).show(pending)
         else:
             queue.remove(pending.id)
         self._update_title()

@@ -110,7 +110,9 @@ class HistoryScreen(Screen[None]):
         box.update(Content.assemble(
             (entry.verdict.upper(), VERDICT_STYLE.get(entry.verdict, "")), "  ",
             (f"by {entry.decided_by}", BY_STYLE.get(entry.decided_by, "$text-muted")), "  ",
-            (f"{entry.blast_radius} · {entry.category} · {entry.latency_ms:.0f} ms", "$text-muted"), "\n",
+            (f"{entry.blast_radius} · {entry.category} · {entry.latency_ms:.0f} ms"
+             + (f" · guard agent {entry.review_cost()}" if entry.llm_model else ""), "$text-muted"),
+            "\n",
             (tilde(entry.summary, home), "bold"), "\n", (tilde(entry.reason, home), "")))
 
     @on(DataTable.RowHighlighted, "#history-table")

@@ -138,7 +138,7 @@ class PlaygroundScreen(Screen[None]):
         decision = sandbox_engine(self.app.engine).evaluate(call, record=False)  # type: ignore[attr-defined]
         self.call, self.decision = call, decision
         word = verdict_word(decision)
-        escalated = " — would go to the LLM guard, if one is set up" if decision.metadata.get("escalation") else ""
+        escalated = " — the guard agent's to judge, when one is set up" if decision.metadata.get("escalation") else ""
         verdict.update(Content.assemble(
             (f" {word.upper()} ", VERDICT_STYLE.get(word, "bold reverse")), "  ",
             radius_badge(decision.blast_radius), (" blast radius", "$text-muted"), "  ",

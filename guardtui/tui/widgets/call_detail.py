@@ -11,7 +11,7 @@ from textual.widgets import Static
 from ...broker.queue import PendingCall
 from ...core.model import BlastRadius
 from ..changes import file_change
-from ..present import fmt_duration, segments_of, short_path, warning_for
+from ..present import fmt_duration, review_note, segments_of, short_path, tilde, warning_for
 from .command_view import CommandView
 from .file_diff import FileDiff
 from .input_view import InputView
@@ -73,6 +73,9 @@ class CallDetail(VerticalScroll, can_focus=False):
         if decision.blast_radius is BlastRadius.CRITICAL:
             bits += [("  ·  ", "$text-muted"), ("critical: y allows it once; it can never be always allowed",
                                                 "$text-error")]
+        note = review_note(pending)
+        if note:
+            bits += [("\n", ""), ("◆ ", "$text-warning"), (tilde(note, self.home), "italic")]
         why.update(Content.assemble(*bits))
         if call.is_shell:
             view = self.query_one("#detail-command", CommandView)

@@ -232,7 +232,7 @@ class PendingList(ScrollView, can_focus=True):
             pieces.append((fit(tool_label(pending.call), tool_w) + " ", part("pending-list--tool")))
         pieces.append((fit(call_text(pending.call, self.home, call_w + 1), call_w), ""))
         radius = pending.decision.blast_radius
-        badge = f"{RADIUS_LABEL[radius].upper():^9}"
+        badge = "REVIEWING" if pending.reviewing else f"{RADIUS_LABEL[radius].upper():^9}"
         pieces.append((" " * (radius_w + 1 - len(badge)), ""))
         pieces.append((badge, self.get_visual_style(f"pending-list--radius-{radius.value}")))
         return Content.assemble(*pieces)  # type: ignore[arg-type]
