@@ -161,11 +161,15 @@ def judge_offline(opts, raw):
     from guardtui.judge import answer_offline
     from guardtui.wiring import cli_engine
 
+    problems = []  # a failing audit write: said on stderr (the verdict stands)
+
     def make_engine(cwd):
-        return cli_engine(cwd if cwd and os.path.isdir(cwd) else os.getcwd(), record=True)
+        engine = cli_engine(cwd if cwd and os.path.isdir(cwd) else os.getcwd(), record=True)
+        engine.on_event = lambda event: problems.append(event.message) if event.kind == "audit-error" else None
+        return engine
 
     answer = answer_offline(adapter_for(opts["agent"]), raw, opts["event"], opts["offline"], make_engine)
-    return answer.encode().decode("utf-8"), answer.error
+    return answer.encode().decode("utf-8"), "; ".join(filter(None, [answer.error, *problems]))
 
 
 def main(argv=None):

@@ -28,6 +28,7 @@ from ..core.config import Locations, ensure_private_dir
 from ..core.engine import Engine
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
+from .limits import BACKLOG, CappedRunner, connection_cap
 from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
 from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
 from .queue import Outcome, PendingQueue, Resolution, policy_resolution
@@ -36,7 +37,9 @@ DEFAULT_PORT = 8765  # documented in the README
 ERROR_HEADER = "X-Guardtui-Error"
 RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second hook (Codex: PreToolUse, then
 #                         PermissionRequest) for this long, once
-MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 24 * 3600.0
+# the agent's hook timeout (`?timeout=`), bounded: an ask holds a connection for at most this long
+# (the agents' defaults are 60 s and 600 s; `guardtui install` writes 600 s)
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 900.0
 
 Decided = Callable[[ToolCall, Decision, DecidedBy], None]
 
@@ -95,8 +98,8 @@ class Broker:
         assert token
         app = web.Application(client_max_size=self.max_body, middlewares=[self._guard])
         app.router.add_post("/hooks/{agent}", self._hook)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
-                                  shutdown_timeout=2.0)
+        runner = CappedRunner(app, cap=connection_cap(), on_full=self._connections_full, access_log=None,
+                              handle_signals=False, handler_cancellation=True, shutdown_timeout=2.0)
         await runner.setup()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardtui-engine")
         self._runner = runner
@@ -104,7 +107,7 @@ class Broker:
             if self._want_socket:
                 await self._listen_unix(runner)
             if self._want_port is not None:
-                site = web.TCPSite(runner, self.host, self._want_port)
+                site = web.TCPSite(runner, self.host, self._want_port, backlog=BACKLOG)
                 try:
                     await site.start()
                 except OSError as exc:
@@ -142,13 +145,17 @@ class Broker:
             decision = await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.evaluate, call)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
-        verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
+        try:
+            verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
+            answer = HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+        except Exception as exc:  # never a 500, never an allow
+            return fail_safe(adapter, raw, event, f"the broker failed: {type(exc).__name__}: {exc}")
         for listener in list(self.listeners):
             try:
                 listener(call, final, decided_by)
             except Exception:  # a broken view must not lose the answer
                 pass
-        return HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+        return answer
 
     async def _decide(self, call: ToolCall, decision: Decision,
                       timeout: float) -> tuple[Verdict, str, Decision, DecidedBy]:
@@ -158,10 +165,12 @@ class Broker:
         if decision.verdict is Verdict.DENY:
             return Verdict.DENY, rule_reason(decision), decision, decided_by
         if self._take_recent(call):
-            resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now")
+            resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now",
+                                    via="same call allowed just now")
             final = self.queue.record(call, decision, resolution, 0.0)
         elif self.ask_policy is not None:  # headless: no person to wait for
-            resolution = policy_resolution(self.ask_policy, "no person is watching (guardtui serve)", call=call)
+            resolution = policy_resolution(self.ask_policy, "no person is watching (guardtui serve)", call=call,
+                                           via="headless policy")
             final = self.queue.record(call, decision, resolution, 0.0)
         else:
             resolution = await self.queue.submit(call, decision, timeout)
@@ -190,6 +199,14 @@ class Broker:
         del self._recent[self._key(call)]
         return True
 
+    def _connections_full(self, full: bool, refused: int) -> None:
+        cap = self._runner.cap if isinstance(self._runner, CappedRunner) else 0
+        if full:
+            self.queue.emit("overflow", f"{cap} connections are open to the broker (the cap): new ones are "
+                                        f"refused until some close (a command hook then judges its call itself)")
+        else:
+            self.queue.emit("overflow", f"connections to the broker are below the cap again ({refused} refused)")
+
     # -- HTTP ------------------------------------------------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler):
@@ -202,7 +219,17 @@ class Broker:
                 return _refuse(403, "the Host header must name the loopback address (127.0.0.1 or localhost)")
             if not token_matches(request.headers.get("Authorization"), self.token):
                 return _refuse(401, "missing or wrong bearer token (see the token file in guardtui's config dir)")
-        return await handler(request)
+        try:
+            return await handler(request)
+        except web.HTTPException:  # aiohttp's own answers (404 for an unknown path, 405, ...)
+            raise
+        except Exception as exc:  # never a 500: the agent's fail-safe answer where there is an agent
+            error = f"the broker failed: {type(exc).__name__}: {exc}"
+            try:
+                adapter = adapter_for(request.match_info.get("agent", ""))
+            except KeyError:
+                return _refuse(400, one_line(error))
+            return _reply(fail_safe(adapter, b"", None, error))
 
     async def _hook(self, request: web.Request) -> web.Response:
         agent = request.match_info["agent"]
@@ -211,6 +238,8 @@ class Broker:
         except KeyError:
             return _refuse(404, f"no such agent: {agent}")
         event = request.query.get("event") or None
+        if event is not None and not _is_event_name(event):
+            event = None  # a name no agent uses: the payload's own, or the agent's default
         timeout = _timeout(request.query.get("timeout"), adapter.HOOK_TIMEOUT_S)
         if request.content_length is not None and request.content_length > self.max_body:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
@@ -218,6 +247,8 @@ class Broker:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
+        except Exception as exc:  # the connection broke mid-body: whoever still listens gets the safe side
+            return _reply(fail_safe(adapter, b"", event, f"the payload could not be read: {type(exc).__name__}"))
         return _reply(await self.answer(adapter, raw, event, timeout))
 
     # -- the Unix socket -------------------------------------------------------------
@@ -228,7 +259,7 @@ class Broker:
             if await _answers(path):
                 raise BrokerError(f"another guardtui broker is running (its socket {path} answers)")
             path.unlink()  # left behind by a broker that died
-        site = web.UnixSite(runner, str(path))
+        site = web.UnixSite(runner, str(path), backlog=BACKLOG)
         await site.start()
         os.chmod(path, 0o600)
         self._socket_inode = path.stat().st_ino
@@ -251,6 +282,10 @@ async def _answers(path: Path) -> bool:
         return False
     writer.close()
     return True
+
+
+def _is_event_name(text: str) -> bool:
+    return len(text) <= 64 and all(c.isascii() and (c.isalnum() or c == "_") for c in text)
 
 
 def _timeout(text: str | None, default: float) -> float:
