@@ -29,12 +29,14 @@ from ..core.engine import Engine
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
 from .limits import BACKLOG, CappedRunner, connection_cap
-from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
+from .auth import (NONCE_HEADER, PROOF_HEADER, is_loopback_host, load_or_create_token, peer_uid, proof,
+                   remove_broker_key, token_matches, write_broker_key)
 from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
 from .queue import Outcome, PendingQueue, Resolution, policy_resolution
 
 DEFAULT_PORT = 8765  # documented in the README
 ERROR_HEADER = "X-Guardtui-Error"
+SOCKET_CHECK_S = 2.0  # how often the broker looks that its socket is still its own
 RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second hook (Codex: PreToolUse, then
 #                         PermissionRequest) for this long, once
 # the agent's hook timeout (`?timeout=`), bounded: an ask holds a connection for at most this long
@@ -66,6 +68,9 @@ class Broker:
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
         self._socket_inode: int | None = None
+        self._unix_site: web.UnixSite | None = None
+        self._broker_key: bytes | None = None  # this run's broker key (auth.write_broker_key)
+        self._watchdog: asyncio.Task | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._recent: dict[tuple[str, str, str, str], tuple[float, str]] = {}  # -> (expiry, hook event)
 
@@ -249,7 +254,17 @@ class Broker:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
         except Exception as exc:  # the connection broke mid-body: whoever still listens gets the safe side
             return _reply(fail_safe(adapter, b"", event, f"the payload could not be read: {type(exc).__name__}"))
-        return _reply(await self.answer(adapter, raw, event, timeout))
+        return self._prove(request, raw, _reply(await self.answer(adapter, raw, event, timeout)))
+
+    def _prove(self, request: web.Request, raw: bytes, response: web.Response) -> web.Response:
+        """Sign the answer for a command hook that asked (it sent a nonce): see auth.proof."""
+        nonce = request.headers.get(NONCE_HEADER, "")
+        if self._broker_key is None or not (16 <= len(nonce) <= 128 and nonce.isascii() and nonce.isalnum()):
+            return response
+        body = response.body if isinstance(response.body, bytes) else b""
+        response.headers[PROOF_HEADER] = proof(self._broker_key, nonce.encode("ascii"), request.raw_path.encode(
+            "utf-8", "surrogateescape"), raw, str(response.status).encode("ascii"), body)
+        return response
 
     # -- the Unix socket -------------------------------------------------------------
     async def _listen_unix(self, runner: web.AppRunner) -> None:
@@ -259,16 +274,79 @@ class Broker:
             if await _answers(path):
                 raise BrokerError(f"another guardtui broker is running (its socket {path} answers)")
             path.unlink()  # left behind by a broker that died
+        await self._bind(runner)
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch_socket(), name="broker-socket-watch")
+
+    async def _bind(self, runner: web.AppRunner) -> None:
+        path = self.socket_path
+        self._broker_key = write_broker_key(path.parent)  # a new key each time: an old one read is worth nothing
         site = web.UnixSite(runner, str(path), backlog=BACKLOG)
         await site.start()
         os.chmod(path, 0o600)
-        self._socket_inode = path.stat().st_ino
+        self._unix_site = site
+        self._socket_inode = os.lstat(path).st_ino
+
+    async def _watch_socket(self) -> None:
+        """Notice when the socket is removed or replaced (an agent's `rm`, a planted fake): say so in
+        the guard log, and listen there again when the place is free. A socket someone else answers
+        on is not fought over: the hook does not trust it (it cannot prove itself), and the guard
+        event tells the person."""
+        warned = False
+        while True:
+            await asyncio.sleep(SOCKET_CHECK_S)
+            runner = self._runner
+            if runner is None:
+                return
+            try:
+                ours = os.lstat(self.socket_path).st_ino == self._socket_inode
+            except OSError:
+                ours = False
+            if ours:
+                warned = False
+                continue
+            if await _answers(self.socket_path):
+                if not warned:
+                    warned = True
+                    self.queue.emit("socket", f"the broker's socket {self.socket_path} was replaced by another "
+                                              f"process that answers on it; command hooks do not trust it and "
+                                              f"judge their calls themselves until it is gone")
+                continue
+            try:
+                await self._rebind(runner)
+            except OSError as exc:
+                if not warned:
+                    warned = True
+                    self.queue.emit("socket", f"the broker's socket {self.socket_path} was removed and cannot "
+                                              f"be made again ({exc.strerror or exc}); command hooks judge "
+                                              f"their calls themselves")
+                continue
+            warned = False
+            self.queue.emit("socket", f"the broker's socket {self.socket_path} was removed or replaced; "
+                                      f"listening there again (with a new key)")
+
+    async def _rebind(self, runner: web.AppRunner) -> None:
+        old, self._unix_site = self._unix_site, None
+        if old is not None:
+            await old.stop()
+        path = self.socket_path
+        ensure_private_dir(path.parent)
+        if path.exists() or path.is_symlink():
+            path.unlink()  # a dead socket or a file left in its place
+        if self._broker_key is not None:
+            remove_broker_key(path.parent, self._broker_key)
+        await self._bind(runner)
 
     def _unlink_socket(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._broker_key is not None:
+            remove_broker_key(self.socket_path.parent, self._broker_key)
+            self._broker_key = None
         if self._socket_inode is None:
             return
         try:
-            if self.socket_path.stat().st_ino == self._socket_inode:
+            if os.lstat(self.socket_path).st_ino == self._socket_inode:
                 self.socket_path.unlink()
         except OSError:
             pass
