@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 from guardtui.broker.queue import Outcome
 from guardtui.commands.install import hook_command
 
-from .conftest import PROJECT, decision_of, post, post_unix
+from .conftest import PROJECT, decision_of, post, post_unix, until
 from .test_hook_client import run_hook
 
 NOT_TEXT = {"list": ["rm", "-rf", "/"], "number": 7, "object": {"cmd": "rm -rf /"}, "null": None}
@@ -214,3 +215,32 @@ async def test_the_offline_hook_keeps_its_verdict_when_the_audit_log_cannot_be_o
         "cwd": str(project)}).encode())
     assert code == 0 and decision_of(json.loads(out)) == "deny"
     assert "audit log" in err and "cannot be written" in err and "Traceback" not in err
+
+
+async def test_a_project_with_plugin_files_built_to_block_is_answered_at_once_over_http(start_broker, tmp_path):
+    """A FIFO and a link to /dev/zero among a project's plugins: over the real broker the call is
+    answered (ask, naming the files) without waiting on them, and the user's own deny still holds."""
+    from guardtui.core.config import Locations
+    from guardtui.core.plugins import PluginRule, ProjectPlugins, load_plugin_set
+
+    locations = Locations.from_env()
+    locations.user_plugins_dir.mkdir(parents=True)
+    (locations.user_plugins_dir / "no-curl.yaml").write_text(
+        "patterns: [{match: '\\bcurl\\b', verdict: deny, reason: no curl on this machine}]\n")
+    project = locations.home / "work" / "p"
+    guards = project / ".guardtui" / "guards"
+    guards.mkdir(parents=True)
+    os.mkfifo(guards / "a-fifo.yaml")
+    (guards / "zero.yaml").symlink_to("/dev/zero")
+    watched = str(locations.home)
+    rule = PluginRule(load_plugin_set(locations, watched).plugins, projects=ProjectPlugins(locations, watched))
+    broker = await start_broker(plugin_rule=rule)
+    asked = asyncio.create_task(post(broker, "claude", shell_payload("claude", "ls") | {"cwd": str(project)}))
+    await until(lambda: len(broker.queue) == 1)  # it reached the person: nothing held the engine
+    reason = broker.queue.pending()[0].decision.reason
+    assert "a-fifo.yaml" in reason and "not a regular file" in reason, reason
+    broker.queue.deny(broker.queue.pending()[0].id)
+    assert decision_of((await asked)[1]) == "deny"
+    status, answer, _ = await asyncio.wait_for(post(broker, "claude", shell_payload("claude", "curl x.example") | {
+        "cwd": str(project)}), 20)
+    assert decision_of(answer) == "deny" and "no curl" in json.dumps(answer)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..model import BlastRadius, Decision, ToolCall, Verdict
-from ..yamlfile import DataError, Field, check, load_yaml
+from ..yamlfile import DataError, Field, check, load_yaml, read_text_file
 
 PROMPT = """You are a security evaluator for a CLI coding agent working in: {cwd}
 
@@ -61,8 +61,8 @@ def load_llm_settings(path: Path, env: Mapping[str, str] | None = None) -> LLMSe
     """LLM settings from settings.yaml, overridden by GUARDTUI_LLM_* variables; None when not configured."""
     env = os.environ if env is None else env
     data: dict = {}
-    if path.exists():
-        doc = load_yaml(path.read_text(encoding="utf-8"), str(path))
+    if path.exists() or path.is_symlink():
+        doc = load_yaml(read_text_file(path), str(path))
         if doc.data is not None:
             check(doc, _SCHEMA)
             data = doc.data.get("llm") or {}
