@@ -295,9 +295,9 @@ class GuardApp(App[int]):
 
     def always_options(self, pending: PendingCall) -> list[AlwaysOption]:
         call, decision = pending.call, pending.decision
-        exact = exact_approval(call)
+        exact = exact_approval(call, decision.blast_radius)
         options = [AlwaysOption("exact", "This exact call, for this session", call.summary(100), exact)]
-        pattern = propose_pattern(call, asking_segments(call, decision))
+        pattern = propose_pattern(call, asking_segments(call, decision), decision.blast_radius)
         if pattern is not None:
             options.append(AlwaysOption("pattern", "Calls matching a pattern, for this session",
                                         f"{pattern.tool}: {pattern.value}", pattern))
