@@ -51,6 +51,7 @@ class ConsoleSettings:
     desktop: bool = False  # notify-send, where it exists
     watch_plugins: bool = True  # run the plugin hot-reload watcher
     theme: str = "guardtui"
+    answer_pause_s: float = 0.6  # an answer key is ignored this long after the selected call appears or changes
 
 
 class GuardApp(App[int]):
@@ -267,11 +268,11 @@ class GuardApp(App[int]):
         await proc.wait()
 
     # -- answering -------------------------------------------------------------------
-    def answer_allow(self, pending: PendingCall) -> bool:
-        return self._done_or_warn(self.queue.allow(pending.id))
+    def answer_allow(self, pending: PendingCall, via: str = "console") -> bool:
+        return self._done_or_warn(self.queue.allow(pending.id, via=via))
 
-    def answer_deny(self, pending: PendingCall, message: str | None = None) -> bool:
-        return self._done_or_warn(self.queue.deny(pending.id, message))
+    def answer_deny(self, pending: PendingCall, message: str | None = None, via: str = "console") -> bool:
+        return self._done_or_warn(self.queue.deny(pending.id, message, via=via))
 
     async def answer_always(self, pending: PendingCall, choice: AlwaysChoice) -> bool:
         if pending.decision.blast_radius is BlastRadius.CRITICAL:
@@ -285,7 +286,8 @@ class GuardApp(App[int]):
                 return False
             await self.reload_plugins([str(path)])
             self.notify(f"Saved to {short_path(str(path), self.display_home)}", title="Allow rule saved")
-        return self._done_or_warn(self.queue.allow(pending.id, choice.approval))
+        via = f"dialog always-allow ({choice.kind})"
+        return self._done_or_warn(self.queue.allow(pending.id, choice.approval, via=via))
 
     def _done_or_warn(self, ok: bool) -> bool:
         if not ok:
