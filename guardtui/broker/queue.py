@@ -222,9 +222,9 @@ class PendingQueue:
     def _full(self, call: ToolCall) -> str | None:
         """Why a new ask cannot wait (a cap is reached), or None; the first refusal says so."""
         if len(self._pending) >= self.max_pending:
-            key, count, cap, whose = ALL_AGENTS, len(self._pending), self.max_pending, "in all"
+            key, count, whose = ALL_AGENTS, len(self._pending), "in all"
         elif self._per_agent.get(call.agent, 0) >= self.max_per_agent:
-            key, count, cap, whose = call.agent, self._per_agent[call.agent], self.max_per_agent, f"from {call.agent}"
+            key, count, whose = call.agent, self._per_agent[call.agent], f"from {call.agent}"
         else:
             return None
         if key not in self._overflow:

@@ -5,10 +5,12 @@
                           event when the payload does not, `?timeout=` the agent's hook timeout (s)
 
 It listens on loopback TCP (HTTP hooks: bearer token + loopback Host header) and on a Unix
-socket in the user's runtime dir (command hooks: 0600 in a 0700 dir, peer uid checked). There
+socket in the user's runtime dir (command hooks: 0600 in a 0700 dir, peer uid checked; each
+answer signed for the hook that asks, under a key written at each start: see auth.py). There
 is no endpoint that decides a pending call: only code holding the PendingQueue (the person at
 the console, or the headless policy) answers an ask, so an agent that reaches the broker cannot
-approve its own calls.
+approve its own calls. Whatever goes wrong while answering, the answer is the agent's fail-safe
+one, never an HTTP 500.
 """
 from __future__ import annotations
 
@@ -28,10 +30,10 @@ from ..core.config import Locations, ensure_private_dir
 from ..core.engine import Engine
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
-from .limits import BACKLOG, CappedRunner, connection_cap
+from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
 from .auth import (NONCE_HEADER, PROOF_HEADER, is_loopback_host, load_or_create_token, peer_uid, proof,
                    remove_broker_key, token_matches, write_broker_key)
-from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
+from .limits import BACKLOG, CappedRunner, connection_cap
 from .queue import Outcome, PendingQueue, Resolution, policy_resolution
 
 DEFAULT_PORT = 8765  # documented in the README

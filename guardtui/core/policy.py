@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .yamlfile import DataError, Field, check, load_yaml, read_text_file
+from .yamlfile import Field, check, load_yaml, read_text_file
 
 _CONTRACT = {"name": Field(str, required=True), "requires_prior": Field(str, required=True),
              "triggers_for": Field(str, required=True),

@@ -74,7 +74,7 @@ async def test_a_shell_command_that_is_not_text_is_never_allowed_over_http(start
     status, answer, headers = await post(broker, agent, shell_payload(agent, value, event))
     assert status == 200 and safe_side(agent, event, answer), answer
     error = headers["X-Guardtui-Error"]
-    assert "command" in error and ("must be a string" in error or "no command" in error or "no \"command\"" in error), error
+    assert "command" in error and any(words in error for words in ("must be a string", "no command", 'no "command"'))
     assert len(broker.queue) == 0  # a fail-safe answer, not a question for the person
 
 

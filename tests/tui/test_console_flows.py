@@ -159,7 +159,8 @@ async def test_desktop_notifications_are_off_by_default_and_use_notify_send(cons
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     for desktop in (False, True):
-        app = console(broker=False, settings=ConsoleSettings(watch_plugins=False, bell=False, desktop=desktop, answer_pause_s=0))
+        app = console(broker=False, settings=ConsoleSettings(watch_plugins=False, bell=False, desktop=desktop,
+                                                             answer_pause_s=0))
         async with app.run_test(size=(120, 36)) as pilot:
             submit_direct(app, bash("rm -rf build"))
             await wait_until(pilot, lambda: len(app.queue) == 1)
