@@ -14,7 +14,7 @@ from .catalog import tool_classes
 from .model import ToolCall
 
 PATH_KEYS = ("file_path", "notebook_path", "path")  # what ToolCall.file_path reads, in order
-TEXT_KEYS = PATH_KEYS + ("url",)  # read by rules and plugins wherever they appear
+TEXT_KEYS = PATH_KEYS + ("url",)  # what the rules read by name from the built-in tools' input
 
 
 def input_problem(call: ToolCall) -> str | None:
@@ -29,6 +29,8 @@ def tool_input_problem(tool: str, tool_input: Mapping[str, Any]) -> str | None:
             return f"the {tool} call has no command"
         if not isinstance(tool_input["command"], str):
             return f"the {tool} call's command must be a string, not {kind_of(tool_input['command'])}"
+    if tool not in classes.shell | classes.read | classes.write:
+        return None  # MCP and unknown tools: their arguments are judged as they come, never by name
     for key in TEXT_KEYS:  # null stands for absent (an optional field left empty)
         value = tool_input.get(key)
         if value is not None and not isinstance(value, str):

@@ -244,3 +244,17 @@ async def test_a_project_with_plugin_files_built_to_block_is_answered_at_once_ov
     status, answer, _ = await asyncio.wait_for(post(broker, "claude", shell_payload("claude", "curl x.example") | {
         "cwd": str(project)}), 20)
     assert decision_of(answer) == "deny" and "no curl" in json.dumps(answer)
+
+
+def test_input_checks_go_by_tool_kind():
+    from guardtui.core.inputs import tool_input_problem
+
+    assert tool_input_problem("Bash", {"command": ["ls"]}) == "the Bash call's command must be a string, not an array"
+    assert tool_input_problem("Read", {"file_path": {"a": 1}}) == \
+        "the Read call's file_path must be a string, not an object"
+    assert tool_input_problem("Write", {"content": "x"}).startswith("the Write call does not say which file")
+    assert tool_input_problem("WebFetch", {"url": 5}) == "the WebFetch call's url must be a string, not a number"
+    assert tool_input_problem("Read", {"file_path": None}) is None  # null: an optional field left empty
+    assert tool_input_problem("Bash", {"command": ""}) is None  # nothing runs: judged, not refused
+    # an MCP tool's arguments are its own: a list of paths is what some of them take
+    assert tool_input_problem("mcp__fs__read_files", {"path": ["a", "b"]}) is None
