@@ -14,6 +14,10 @@
 The broker runs in this process (a thread with its own event loop), on a throwaway config,
 with asks denied by policy (the call measured is a safe `ls`, allowed by rule). Exit status 1
 when the command hook is over its budget.
+
+Python's bytecode cache is on for the processes measured (in the throwaway dir, through
+PYTHONPYCACHEPREFIX, even where PYTHONDONTWRITEBYTECODE is set): an installed guardtui has its
+bytecode (pip compiles it), and the hook's launcher relies on it (guardtui/hook.py).
 """
 from __future__ import annotations
 
@@ -45,6 +49,8 @@ def main() -> int:
         for name in ("config", "state"):
             os.environ[f"GUARDTUI_{name.upper()}_DIR"] = str(scratch / name)
         os.environ["GUARDTUI_RUNTIME_DIR"] = str(scratch / "rt")
+        os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")  # as installed: bytecode cached
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         project = scratch / "project"
         project.mkdir()
         with running_broker() as broker:

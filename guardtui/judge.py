@@ -16,9 +16,11 @@ from typing import Any, Callable
 from .adapters import why_not_handed_back
 from .adapters.base import PayloadError, UnsupportedEvent, guess_event
 from .core.engine import Engine
+from .core.inputs import input_problem
 from .core.model import Decision, DecidedBy, ToolCall, Verdict
 
 MAX_BODY = 8 * 1024 * 1024  # a Write of a big file is legal; more than this is not judged (fail-safe)
+MAX_DEPTH = 64  # JSON nesting; real payloads stay under 10 (an MCP tool's arguments included)
 
 
 @dataclass(frozen=True)
@@ -30,22 +32,33 @@ class HookAnswer:
     verdict: Verdict | None = None  # how the call ended, for the console and the tests
 
     def encode(self) -> bytes:
-        return b"" if self.body is None else json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+        if self.body is None:
+            return b""
+        try:
+            return json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a file name from disk): escaped, still valid JSON
+            return json.dumps(self.body).encode("ascii")
 
 
 def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | HookAnswer:
     """The call in the payload, or, when it cannot be judged, the answer to give instead."""
     try:
-        return adapter.parse(_load(raw), hint)
+        call = adapter.parse(load_payload(raw), hint)
     except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
         return HookAnswer(None, one_line(str(exc)))
     except PayloadError as exc:
         return fail_safe(adapter, raw, hint, str(exc))
+    except Exception as exc:  # a shape the adapter did not foresee: still never an allow
+        return fail_safe(adapter, raw, hint, f"the hook payload cannot be read ({type(exc).__name__}: {exc})")
+    problem = input_problem(call)
+    if problem is not None:
+        return fail_safe(adapter, raw, hint, problem)
+    return call
 
 
 def fail_safe(adapter: ModuleType, raw: bytes, hint: str | None, error: str) -> HookAnswer:
     try:
-        payload = _load(raw)
+        payload = load_payload(raw)
     except PayloadError:
         payload = None
     event = guess_event(payload, hint, adapter.DEFAULT_EVENT)
@@ -82,10 +95,11 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
         why = "no guardtui console is running: handed back to the agent's own prompt"
     final = decision.with_(verdict=verdict, reason=f"{why} — {decision.reason}")
     latency_ms = (time.perf_counter() - start) * 1000
+    via = "offline hook"
     if verdict is Verdict.DENY:
-        engine.settle(call, final, DecidedBy.POLICY, latency_ms)
-    elif engine.audit is not None:
-        engine.audit.record(call, final, DecidedBy.POLICY, latency_ms)
+        engine.settle(call, final, DecidedBy.POLICY, latency_ms, via)
+    else:
+        engine.record(call, final, DecidedBy.POLICY, latency_ms, via)
     return HookAnswer(adapter.render(call, verdict, f"{why} — {rule_reason(decision)}"), verdict=verdict)
 
 
@@ -94,13 +108,48 @@ def one_line(text: str, width: int = 300) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _load(raw: bytes) -> Any:
+def load_payload(raw: bytes, what: str = "the hook payload") -> Any:
+    """The payload's JSON, or PayloadError saying in one line why it cannot be read: not UTF-8,
+    not JSON, larger than MAX_BODY, nested deeper than MAX_DEPTH, a lone surrogate in a string."""
+    if len(raw) > MAX_BODY:
+        raise PayloadError(f"{what} is larger than {MAX_BODY} bytes")
     try:
-        return json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise PayloadError("the hook payload is not UTF-8 text") from None
+        raise PayloadError(f"{what} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         if not raw.strip():
-            raise PayloadError("the hook payload is empty (expected a JSON object)") from None
-        raise PayloadError(f"the hook payload is not valid JSON: {exc.msg} at line {exc.lineno} column "
+            raise PayloadError(f"{what} is empty (expected a JSON object)") from None
+        raise PayloadError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column "
                            f"{exc.colno}") from None
+    except RecursionError:
+        raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, MemoryError) as exc:  # e.g. an integer with more digits than Python converts
+        raise PayloadError(f"{what} cannot be read: {one_line(str(exc), 120)}") from None
+    _check_shape(data, what)
+    return data
+
+
+def _check_shape(data: Any, what: str) -> None:
+    """Depth and text, walked without recursion (the payload may be built to exhaust the stack)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(value, what)
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    _check_text(key, what)
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+
+
+def _check_text(text: str, what: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise PayloadError(f"{what} holds a lone surrogate (\\ud800-\\udfff) in a string") from None

@@ -22,11 +22,9 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
     f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
     tool, tool_input, cwd = normalise_tool(f.tool_name), f.tool_input, f.cwd
     if tool == "Bash":
-        command = tool_input.pop("cmd", tool_input.get("command", ""))
-        if not isinstance(command, str):
-            raise base.PayloadError("the shell tool's cmd must be a string")
+        if "cmd" in tool_input:  # its type is checked with every shell call's (core.inputs)
+            tool_input["command"] = tool_input.pop("cmd")
         cwd = base.join_cwd(cwd, tool_input.get("cwd"))
-        tool_input["command"] = command
     elif isinstance(tool_input.get("path"), str) and "file_path" not in tool_input:
         path = tool_input["path"]
         tool_input["file_path"] = base.join_cwd(cwd, path) if path else path

@@ -2,15 +2,29 @@
 a web page cannot reach it through DNS rebinding), the same user over the Unix socket.
 
 The token is created once, kept 0600 in the user's config dir, and written only into
-user-local agent settings (the HTTP hook entry carries it)."""
+user-local agent settings (the HTTP hook entry carries it).
+
+And how the command hook knows the socket is the broker's, not a stale file or a fake planted
+in its place: each broker start writes a new random key (`broker.key`, 0600, next to the socket;
+never copied anywhere), and answers every request that carries a nonce with an HMAC-SHA256 under
+that key over the nonce, the request and its answer (`proof`). The hook (guardtui/hook.py, which
+computes the same without importing this module) trusts only an answer whose proof checks.
+"""
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import os
 import secrets
 import socket
 import struct
+from pathlib import Path
+
+NONCE_HEADER = "X-Guardtui-Nonce"
+PROOF_HEADER = "X-Guardtui-Proof"
+PROOF_LABEL = b"guardtui-broker-proof-v1"
+KEY_NAME = "broker.key"
 
 from ..core.config import Locations, ensure_private_dir
 
@@ -71,3 +85,38 @@ def peer_uid(sock: socket.socket) -> int | None:
     except OSError:
         return None
     return None
+
+
+# -- the broker's proof to the command hook -------------------------------------------------------
+def write_broker_key(directory: Path) -> bytes:
+    """A new key for this broker's life, written 0600 (atomically) next to its socket."""
+    key = secrets.token_hex(32).encode("ascii")
+    path = directory / KEY_NAME
+    tmp = directory / f".{KEY_NAME}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, key + b"\n")
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return key
+
+
+def remove_broker_key(directory: Path, key: bytes) -> None:
+    """Remove the key file if it still holds this broker's key (another broker may have replaced it)."""
+    path = directory / KEY_NAME
+    try:
+        if path.read_bytes().strip() == key:
+            path.unlink()
+    except OSError:
+        pass
+
+
+def proof(key: bytes, nonce: bytes, target: bytes, request_body: bytes, status: bytes, response_body: bytes) -> str:
+    """The HMAC the hook checks: every part length-prefixed, so no two requests share a message."""
+    mac = hmac.new(key, PROOF_LABEL, hashlib.sha256)
+    for part in (nonce, target, request_body, status, response_body):
+        mac.update(len(part).to_bytes(8, "big"))
+        mac.update(part)
+    return mac.hexdigest()

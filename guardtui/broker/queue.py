@@ -42,6 +42,7 @@ class Resolution:
     message: str | None = None  # what the person told the agent (deny with a message)
     approval: Approval | None = None  # "always allow": the scope the person chose
     review: Decision | None = None  # the guard agent's decision, when it answered
+    via: str = ""  # how the answer came, for the audit log: "key y", "dialog always-allow", "timeout", ...
 
 
 @dataclass
@@ -64,16 +65,17 @@ class PendingCall:
 
 
 def policy_resolution(policy: Outcome, why: str, by: DecidedBy = DecidedBy.POLICY,
-                      call: ToolCall | None = None) -> Resolution:
+                      call: ToolCall | None = None, via: str = "") -> Resolution:
     """An answer by policy (deny, or defer to the agent's own prompt), saying why. A call that
     cannot go back to its agent's prompt (Gemini CLI; Codex PreToolUse) is denied."""
     refusal = why_not_handed_back(call) if call is not None and policy is Outcome.DEFER else ""
+    via = via or by.value
     if refusal:
-        return Resolution(Outcome.DENY, by, f"{why}, and {refusal}: denied by policy")
+        return Resolution(Outcome.DENY, by, f"{why}, and {refusal}: denied by policy", via=via)
     if policy is Outcome.DENY:
-        return Resolution(Outcome.DENY, by, f"{why}: denied by policy")
+        return Resolution(Outcome.DENY, by, f"{why}: denied by policy", via=via)
     if policy is Outcome.DEFER:
-        return Resolution(Outcome.DEFER, by, f"{why}: handed back to the agent's own prompt")
+        return Resolution(Outcome.DEFER, by, f"{why}: handed back to the agent's own prompt", via=via)
     raise ValueError("a policy answers deny or defer, never allow")
 
 
@@ -83,25 +85,36 @@ def guard_agent_answer(decision: Decision) -> Resolution | None:
         return None
     outcome = Outcome.ALLOW if decision.verdict is Verdict.ALLOW else Outcome.DENY
     word = "allowed" if outcome is Outcome.ALLOW else "denied"
-    return Resolution(outcome, DecidedBy.LLM, f"{word} by the guard agent", review=decision)
+    return Resolution(outcome, DecidedBy.LLM, f"{word} by the guard agent", review=decision, via="guard agent")
 
 
 Listener = Callable[[str, PendingCall], None]  # ("added" | "reviewed" | "resolved", call)
 Review = Callable[[PendingCall], Awaitable[Decision]]  # the guard agent; allow, deny or ask, never raises
 
 TIMEOUT_MARGIN_S = 5.0  # answer this long before the agent's own hook timeout fires
+# Calls waiting at once. Each holds an agent's connection (a file descriptor) and a place in the
+# person's queue; past a cap a new ask is answered by the timeout policy at once, so a flood (an
+# agent that loops, or one that means harm) cannot exhaust the console or bury other agents' calls.
+MAX_PENDING = 128
+MAX_PENDING_PER_AGENT = 32
+ALL_AGENTS = ""  # the key of the total cap in the overflow bookkeeping
 
 
 class PendingQueue:
     def __init__(self, engine: Engine, timeout_policy: Outcome = Outcome.DEFER,
-                 on_event: Callable[[GuardEvent], None] | None = None, clock: Callable[[], float] = time.time):
+                 on_event: Callable[[GuardEvent], None] | None = None, clock: Callable[[], float] = time.time,
+                 max_pending: int = MAX_PENDING, max_per_agent: int = MAX_PENDING_PER_AGENT):
         if timeout_policy not in (Outcome.DENY, Outcome.DEFER):
             raise ValueError("the timeout policy is deny or defer")
         self.engine = engine
         self.timeout_policy = timeout_policy
         self.on_event = on_event
         self.clock = clock
+        self.max_pending = max_pending
+        self.max_per_agent = min(max_per_agent, max_pending)
         self._pending: dict[str, PendingCall] = {}
+        self._per_agent: dict[str, int] = {}
+        self._overflow: dict[str, int] = {}  # agent (ALL_AGENTS: the total) -> asks refused while full
         self._listeners: list[Listener] = []
         self._ids = itertools.count(1)
         self.closed = False
@@ -126,7 +139,12 @@ class PendingQueue:
                      review: Review | None = None) -> Resolution:
         """Queue an asked call and wait for its one answer (person, guard agent, timeout or shutdown)."""
         if self.closed:  # still an answered call: audited like any other
-            resolution = self._policy_resolution("the console is shutting down", call=call)
+            resolution = self._policy_resolution("the console is shutting down", call=call, via="shutdown")
+            self.record(call, decision, resolution, 0.0)
+            return resolution
+        full = self._full(call)
+        if full is not None:
+            resolution = self._policy_resolution(full, call=call, via="queue full")
             self.record(call, decision, resolution, 0.0)
             return resolution
         loop = asyncio.get_running_loop()
@@ -136,6 +154,7 @@ class PendingQueue:
         pending = PendingCall(f"call-{next(self._ids)}", call, decision, now, now + wait, loop.create_future(),
                               reviewing=review is not None)
         self._pending[pending.id] = pending
+        self._per_agent[call.agent] = self._per_agent.get(call.agent, 0) + 1
         self._notify("added", pending)
         reviewer = loop.create_task(self._review(pending, review), name=f"guard-review-{pending.id}") \
             if review is not None else None
@@ -144,13 +163,14 @@ class PendingQueue:
         except asyncio.TimeoutError:
             # the person may have answered in the same instant: then theirs is the one answer
             if self.resolve(pending.id, self._policy_resolution(f"no answer within {wait:.0f}s", DecidedBy.TIMEOUT,
-                                                                call)):
+                                                                call, via="timeout")):
                 outcome = pending.resolution.outcome.value  # type: ignore[union-attr]
-                self._emit("timeout", f"{call.summary(80)}: no answer in time, {outcome}", call)
+                self.emit("timeout", f"{call.summary(80)}: no answer in time, {outcome}", call)
             return pending.resolution  # type: ignore[return-value]
         except asyncio.CancelledError:
             # the agent went away (connection closed): end the call so it leaves the queue
-            self.resolve(pending.id, self._policy_resolution("the agent stopped waiting", DecidedBy.POLICY, call))
+            self.resolve(pending.id, self._policy_resolution("the agent stopped waiting", DecidedBy.POLICY, call,
+                                                             via="agent gone"))
             raise
         finally:
             if reviewer is not None and not reviewer.done():
@@ -181,6 +201,7 @@ class PendingQueue:
             return False
         pending.resolution = resolution
         del self._pending[call_id]
+        self._left(pending.call.agent)
         if not pending.future.done():
             pending.future.set_result(resolution)
         self.record(pending.call, pending.decision, resolution, (self.clock() - pending.received) * 1000)
@@ -190,25 +211,26 @@ class PendingQueue:
                 self._apply_approval(pending)
         return True
 
-    def allow(self, call_id: str, approval: Approval | None = None) -> bool:
+    def allow(self, call_id: str, approval: Approval | None = None, via: str = "console") -> bool:
+        """The person allows a call (`via`: how the answer came, for the audit log)."""
         pending = self._pending.get(call_id)
         reason = "allowed by the person" if approval is None else f"always allowed by the person ({approval.label})"
-        return self.resolve(call_id, Resolution(Outcome.ALLOW, DecidedBy.PERSON, reason, approval=approval)) \
-            if pending else False
+        return self.resolve(call_id, Resolution(Outcome.ALLOW, DecidedBy.PERSON, reason, approval=approval,
+                                                via=via)) if pending else False
 
-    def deny(self, call_id: str, message: str | None = None) -> bool:
+    def deny(self, call_id: str, message: str | None = None, via: str = "console") -> bool:
         reason = "denied by the person" + (f": {message}" if message else "")
-        return self.resolve(call_id, Resolution(Outcome.DENY, DecidedBy.PERSON, reason, message=message))
+        return self.resolve(call_id, Resolution(Outcome.DENY, DecidedBy.PERSON, reason, message=message, via=via))
 
-    async def close(self, why: str = "the console quit") -> int:
+    async def close(self, why: str = "the console quit", via: str = "quit") -> int:
         """Answer every pending call by the timeout policy; return how many there were."""
         self.closed = True
         count = 0
         for pending in self.pending():
-            if self.resolve(pending.id, self._policy_resolution(why, call=pending.call)):
+            if self.resolve(pending.id, self._policy_resolution(why, call=pending.call, via=via)):
                 count += 1
         if count:
-            self._emit("shutdown", f"{why}: {count} pending call(s) answered {self.timeout_policy.value}", None)
+            self.emit("shutdown", f"{why}: {count} pending call(s) answered {self.timeout_policy.value}", None)
         await asyncio.sleep(0)
         return count
 
@@ -216,9 +238,9 @@ class PendingQueue:
         """Audit how an asked call ended (also for asks answered without queueing, e.g. headless)."""
         final = self.final_decision(decision, resolution)
         if resolution.outcome is not Outcome.DEFER:
-            self.engine.settle(call, final, resolution.decided_by, latency_ms)
-        elif self.engine.audit is not None:
-            self.engine.audit.record(call, final, resolution.decided_by, latency_ms)
+            self.engine.settle(call, final, resolution.decided_by, latency_ms, resolution.via)
+        else:
+            self.engine.record(call, final, resolution.decided_by, latency_ms, resolution.via)
         return final
 
     # -- internals -------------------------------------------------------------------
@@ -232,11 +254,41 @@ class PendingQueue:
                 continue
             if approval_matches(approval, other.call, other.decision, asking_segments(other.call, other.decision)):
                 self.resolve(other.id, Resolution(Outcome.ALLOW, DecidedBy.APPROVAL,
-                                                  f"previously approved ({approval.label})"))
+                                                  f"previously approved ({approval.label})", via="approval"))
 
     def _policy_resolution(self, why: str, by: DecidedBy = DecidedBy.POLICY,
-                           call: ToolCall | None = None) -> Resolution:
-        return policy_resolution(self.timeout_policy, why, by, call)
+                           call: ToolCall | None = None, via: str = "") -> Resolution:
+        return policy_resolution(self.timeout_policy, why, by, call, via)
+
+    def _full(self, call: ToolCall) -> str | None:
+        """Why a new ask cannot wait (a cap is reached), or None; the first refusal says so."""
+        if len(self._pending) >= self.max_pending:
+            key, count, whose = ALL_AGENTS, len(self._pending), "in all"
+        elif self._per_agent.get(call.agent, 0) >= self.max_per_agent:
+            key, count, whose = call.agent, self._per_agent[call.agent], f"from {call.agent}"
+        else:
+            return None
+        if key not in self._overflow:
+            self._overflow[key] = 0
+            self.emit("overflow", f"{count} calls are waiting {whose} (the cap): new asks are answered "
+                                   f"{self.timeout_policy.value} at once until some are answered", call)
+        self._overflow[key] += 1
+        return f"too many calls are waiting for the person ({count} {whose})"
+
+    def _left(self, agent: str) -> None:
+        """A call left the queue: a cap that was reached may have room again (said once)."""
+        left = self._per_agent.get(agent, 0) - 1
+        if left > 0:
+            self._per_agent[agent] = left
+        else:
+            self._per_agent.pop(agent, None)
+        for key, count, cap in ((ALL_AGENTS, len(self._pending), self.max_pending),
+                                (agent, left, self.max_per_agent)):
+            if key in self._overflow and count < cap:
+                refused = self._overflow.pop(key)
+                whose = "calls" if key == ALL_AGENTS else f"{key}'s calls"
+                self.emit("overflow", f"room again for {whose}: {refused} ask(s) were answered "
+                                       f"{self.timeout_policy.value} at once while the queue was full", None)
 
     @staticmethod
     def final_decision(decision: Decision, resolution: Resolution) -> Decision:
@@ -251,7 +303,11 @@ class PendingQueue:
             except Exception:  # a broken view must not lose the call
                 pass
 
-    def _emit(self, kind: str, message: str, call: ToolCall | None) -> None:
+    def emit(self, kind: str, message: str, call: ToolCall | None = None) -> None:
+        """A guard event (the amber log): overflow, timeout, shutdown..."""
         if self.on_event is not None:
-            self.on_event(GuardEvent(self.clock(), kind, message, "broker", call.agent if call else "",
-                                     call.summary(120) if call else ""))
+            try:
+                self.on_event(GuardEvent(self.clock(), kind, message, "broker", call.agent if call else "",
+                                         call.summary(120) if call else ""))
+            except Exception:  # a broken view must not break answering
+                pass

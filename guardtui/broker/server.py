@@ -5,10 +5,12 @@
                           event when the payload does not, `?timeout=` the agent's hook timeout (s)
 
 It listens on loopback TCP (HTTP hooks: bearer token + loopback Host header) and on a Unix
-socket in the user's runtime dir (command hooks: 0600 in a 0700 dir, peer uid checked). There
+socket in the user's runtime dir (command hooks: 0600 in a 0700 dir, peer uid checked; each
+answer signed for the hook that asks, under a key written at each start: see auth.py). There
 is no endpoint that decides a pending call: only code holding the PendingQueue (the person at
 the console, or the headless policy) answers an ask, so an agent that reaches the broker cannot
-approve its own calls.
+approve its own calls. Whatever goes wrong while answering, the answer is the agent's fail-safe
+one, never an HTTP 500.
 
 A call the rules escalated goes to the guard agent (`reviewer`, when one is configured) on this
 loop: in the console it waits in the queue meanwhile, and the first answer — the agent's or the
@@ -33,15 +35,20 @@ from ..core.engine import Engine, GuardEvent
 from ..core.llm import GuardReviewer, may_review
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
-from .auth import is_loopback_host, load_or_create_token, peer_uid, token_matches
 from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
+from .auth import (NONCE_HEADER, PROOF_HEADER, is_loopback_host, load_or_create_token, peer_uid, proof,
+                   remove_broker_key, token_matches, write_broker_key)
+from .limits import BACKLOG, CappedRunner, connection_cap
 from .queue import Outcome, PendingCall, PendingQueue, Resolution, Review, guard_agent_answer, policy_resolution
 
 DEFAULT_PORT = 8765  # documented in the README
 ERROR_HEADER = "X-Guardtui-Error"
+SOCKET_CHECK_S = 2.0  # how often the broker looks that its socket is still its own
 RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second hook (Codex: PreToolUse, then
 #                         PermissionRequest) for this long, once
-MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 24 * 3600.0
+# the agent's hook timeout (`?timeout=`), bounded: an ask holds a connection for at most this long
+# (the agents' defaults are 60 s and 600 s; `guardtui install` writes 600 s)
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 900.0
 
 Decided = Callable[[ToolCall, Decision, DecidedBy], None]
 
@@ -70,6 +77,9 @@ class Broker:
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
         self._socket_inode: int | None = None
+        self._unix_site: web.UnixSite | None = None
+        self._broker_key: bytes | None = None  # this run's broker key (auth.write_broker_key)
+        self._watchdog: asyncio.Task | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._recent: dict[tuple[str, str, str, str], tuple[float, str]] = {}  # -> (expiry, hook event)
 
@@ -102,8 +112,8 @@ class Broker:
         assert token
         app = web.Application(client_max_size=self.max_body, middlewares=[self._guard])
         app.router.add_post("/hooks/{agent}", self._hook)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
-                                  shutdown_timeout=2.0)
+        runner = CappedRunner(app, cap=connection_cap(), on_full=self._connections_full, access_log=None,
+                              handle_signals=False, handler_cancellation=True, shutdown_timeout=2.0)
         await runner.setup()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardtui-engine")
         self._runner = runner
@@ -111,7 +121,7 @@ class Broker:
             if self._want_socket:
                 await self._listen_unix(runner)
             if self._want_port is not None:
-                site = web.TCPSite(runner, self.host, self._want_port)
+                site = web.TCPSite(runner, self.host, self._want_port, backlog=BACKLOG)
                 try:
                     await site.start()
                 except OSError as exc:
@@ -151,13 +161,17 @@ class Broker:
             decision = await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.evaluate, call)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
-        verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
+        try:
+            verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
+            answer = HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+        except Exception as exc:  # never a 500, never an allow
+            return fail_safe(adapter, raw, event, f"the broker failed: {type(exc).__name__}: {exc}")
         for listener in list(self.listeners):
             try:
                 listener(call, final, decided_by)
             except Exception:  # a broken view must not lose the answer
                 pass
-        return HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+        return answer
 
     async def _decide(self, call: ToolCall, decision: Decision,
                       timeout: float) -> tuple[Verdict, str, Decision, DecidedBy]:
@@ -167,14 +181,15 @@ class Broker:
         if decision.verdict is Verdict.DENY:
             return Verdict.DENY, rule_reason(decision), decision, decided_by
         if self._take_recent(call):
-            resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now")
+            resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now",
+                                    via="same call allowed just now")
             final = self.queue.record(call, decision, resolution, 0.0)
         elif self.ask_policy is not None:  # headless: no person to wait for, only the guard agent
             review = self._review(call, decision, timeout)
             if review is not None:
                 decision = await review(None)
             resolution = guard_agent_answer(decision) or policy_resolution(
-                self.ask_policy, "no person is watching (guardtui serve)", call=call)
+                self.ask_policy, "no person is watching (guardtui serve)", call=call, via="headless policy")
             final = self.queue.record(call, decision, resolution, decision.metadata.get("llm", {}).get(
                 "latency_ms", 0.0))
         else:
@@ -221,6 +236,14 @@ class Broker:
         del self._recent[self._key(call)]
         return True
 
+    def _connections_full(self, full: bool, refused: int) -> None:
+        cap = self._runner.cap if isinstance(self._runner, CappedRunner) else 0
+        if full:
+            self.queue.emit("overflow", f"{cap} connections are open to the broker (the cap): new ones are "
+                                        f"refused until some close (a command hook then judges its call itself)")
+        else:
+            self.queue.emit("overflow", f"connections to the broker are below the cap again ({refused} refused)")
+
     # -- HTTP ------------------------------------------------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler):
@@ -233,7 +256,17 @@ class Broker:
                 return _refuse(403, "the Host header must name the loopback address (127.0.0.1 or localhost)")
             if not token_matches(request.headers.get("Authorization"), self.token):
                 return _refuse(401, "missing or wrong bearer token (see the token file in guardtui's config dir)")
-        return await handler(request)
+        try:
+            return await handler(request)
+        except web.HTTPException:  # aiohttp's own answers (404 for an unknown path, 405, ...)
+            raise
+        except Exception as exc:  # never a 500: the agent's fail-safe answer where there is an agent
+            error = f"the broker failed: {type(exc).__name__}: {exc}"
+            try:
+                adapter = adapter_for(request.match_info.get("agent", ""))
+            except KeyError:
+                return _refuse(400, one_line(error))
+            return _reply(fail_safe(adapter, b"", None, error))
 
     async def _hook(self, request: web.Request) -> web.Response:
         agent = request.match_info["agent"]
@@ -242,6 +275,8 @@ class Broker:
         except KeyError:
             return _refuse(404, f"no such agent: {agent}")
         event = request.query.get("event") or None
+        if event is not None and not _is_event_name(event):
+            event = None  # a name no agent uses: the payload's own, or the agent's default
         timeout = _timeout(request.query.get("timeout"), adapter.HOOK_TIMEOUT_S)
         if request.content_length is not None and request.content_length > self.max_body:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
@@ -249,7 +284,19 @@ class Broker:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
-        return _reply(await self.answer(adapter, raw, event, timeout))
+        except Exception as exc:  # the connection broke mid-body: whoever still listens gets the safe side
+            return _reply(fail_safe(adapter, b"", event, f"the payload could not be read: {type(exc).__name__}"))
+        return self._prove(request, raw, _reply(await self.answer(adapter, raw, event, timeout)))
+
+    def _prove(self, request: web.Request, raw: bytes, response: web.Response) -> web.Response:
+        """Sign the answer for a command hook that asked (it sent a nonce): see auth.proof."""
+        nonce = request.headers.get(NONCE_HEADER, "")
+        if self._broker_key is None or not (16 <= len(nonce) <= 128 and nonce.isascii() and nonce.isalnum()):
+            return response
+        body = response.body if isinstance(response.body, bytes) else b""
+        response.headers[PROOF_HEADER] = proof(self._broker_key, nonce.encode("ascii"), request.raw_path.encode(
+            "utf-8", "surrogateescape"), raw, str(response.status).encode("ascii"), body)
+        return response
 
     # -- the Unix socket -------------------------------------------------------------
     async def _listen_unix(self, runner: web.AppRunner) -> None:
@@ -259,16 +306,79 @@ class Broker:
             if await _answers(path):
                 raise BrokerError(f"another guardtui broker is running (its socket {path} answers)")
             path.unlink()  # left behind by a broker that died
-        site = web.UnixSite(runner, str(path))
+        await self._bind(runner)
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch_socket(), name="broker-socket-watch")
+
+    async def _bind(self, runner: web.AppRunner) -> None:
+        path = self.socket_path
+        self._broker_key = write_broker_key(path.parent)  # a new key each time: an old one read is worth nothing
+        site = web.UnixSite(runner, str(path), backlog=BACKLOG)
         await site.start()
         os.chmod(path, 0o600)
-        self._socket_inode = path.stat().st_ino
+        self._unix_site = site
+        self._socket_inode = os.lstat(path).st_ino
+
+    async def _watch_socket(self) -> None:
+        """Notice when the socket is removed or replaced (an agent's `rm`, a planted fake): say so in
+        the guard log, and listen there again when the place is free. A socket someone else answers
+        on is not fought over: the hook does not trust it (it cannot prove itself), and the guard
+        event tells the person."""
+        warned = False
+        while True:
+            await asyncio.sleep(SOCKET_CHECK_S)
+            runner = self._runner
+            if runner is None:
+                return
+            try:
+                ours = os.lstat(self.socket_path).st_ino == self._socket_inode
+            except OSError:
+                ours = False
+            if ours:
+                warned = False
+                continue
+            if await _answers(self.socket_path):
+                if not warned:
+                    warned = True
+                    self.queue.emit("socket", f"the broker's socket {self.socket_path} was replaced by another "
+                                              f"process that answers on it; command hooks do not trust it and "
+                                              f"judge their calls themselves until it is gone")
+                continue
+            try:
+                await self._rebind(runner)
+            except OSError as exc:
+                if not warned:
+                    warned = True
+                    self.queue.emit("socket", f"the broker's socket {self.socket_path} was removed and cannot "
+                                              f"be made again ({exc.strerror or exc}); command hooks judge "
+                                              f"their calls themselves")
+                continue
+            warned = False
+            self.queue.emit("socket", f"the broker's socket {self.socket_path} was removed or replaced; "
+                                      f"listening there again (with a new key)")
+
+    async def _rebind(self, runner: web.AppRunner) -> None:
+        old, self._unix_site = self._unix_site, None
+        if old is not None:
+            await old.stop()
+        path = self.socket_path
+        ensure_private_dir(path.parent)
+        if path.exists() or path.is_symlink():
+            path.unlink()  # a dead socket or a file left in its place
+        if self._broker_key is not None:
+            remove_broker_key(path.parent, self._broker_key)
+        await self._bind(runner)
 
     def _unlink_socket(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._broker_key is not None:
+            remove_broker_key(self.socket_path.parent, self._broker_key)
+            self._broker_key = None
         if self._socket_inode is None:
             return
         try:
-            if self.socket_path.stat().st_ino == self._socket_inode:
+            if os.lstat(self.socket_path).st_ino == self._socket_inode:
                 self.socket_path.unlink()
         except OSError:
             pass
@@ -282,6 +392,10 @@ async def _answers(path: Path) -> bool:
         return False
     writer.close()
     return True
+
+
+def _is_event_name(text: str) -> bool:
+    return len(text) <= 64 and all(c.isascii() and (c.isalnum() or c == "_") for c in text)
 
 
 def _timeout(text: str | None, default: float) -> float:

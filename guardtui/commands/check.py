@@ -14,11 +14,14 @@ import shlex
 import sys
 from typing import IO, Any
 
+from ..adapters.base import PayloadError
 from ..adapters.tools import normalise_tool
 from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent
+from ..core.inputs import input_problem
 from ..core.llm import GuardReviewer, may_review
 from ..core.model import Decision, ToolCall, Verdict
+from ..judge import load_payload
 from ..wiring import cli_engine, llm_settings
 
 EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
@@ -46,14 +49,18 @@ def _check(args, judge: "Judge", words: list[str], cwd: str) -> int:
         return batch(judge, args.batch, cwd)
     if args.tool:
         try:
-            tool_input = json.loads(args.input or "{}")
-        except json.JSONDecodeError as exc:
-            print(f"guardtui check: --input: invalid JSON: {exc.msg} (column {exc.colno})", file=sys.stderr)
+            tool_input = load_payload((args.input or "{}").encode("utf-8", "surrogateescape"), "--input")
+        except PayloadError as exc:
+            print(f"guardtui check: {exc}", file=sys.stderr)
             return 2
         if not isinstance(tool_input, dict):
             print("guardtui check: --input must be a JSON object", file=sys.stderr)
             return 2
         call = ToolCall(normalise_tool(args.tool), tool_input, cwd, agent="cli")
+        problem = input_problem(call)
+        if problem is not None:
+            print(f"guardtui check: --input: {problem}", file=sys.stderr)
+            return 2
     else:
         command = words[0] if len(words) == 1 else shlex.join(words)
         call = ToolCall("Bash", {"command": command}, cwd, agent="cli")
@@ -144,9 +151,9 @@ def batch(judge: Judge, source: str, cwd: str) -> int:
 
 def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
     try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"line {number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+        data = load_payload(line.encode("utf-8", "surrogateescape"), "it")
+    except PayloadError as exc:
+        raise ValueError(f"line {number}: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"line {number}: expected a JSON object, got {type(data).__name__}")
     line_cwd = data.get("cwd", cwd)
@@ -154,17 +161,20 @@ def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
         raise ValueError(f'line {number}: "cwd" must be a non-empty string')
     session = f"batch-{number}"
     if "command" in data and "tool_name" not in data:
-        if not isinstance(data["command"], str):
-            raise ValueError(f'line {number}: "command" must be a string')
-        return ToolCall("Bash", {"command": data["command"]}, line_cwd, agent="cli", session=session)
-    if "tool_name" not in data:
+        call = ToolCall("Bash", {"command": data["command"]}, line_cwd, agent="cli", session=session)
+    elif "tool_name" not in data:
         raise ValueError(f'line {number}: needs "command" or "tool_name"')
-    tool, tool_input = data["tool_name"], data.get("tool_input", {})
-    if not isinstance(tool, str) or not tool:
-        raise ValueError(f'line {number}: "tool_name" must be a non-empty string')
-    if not isinstance(tool_input, dict):
-        raise ValueError(f'line {number}: "tool_input" must be a JSON object')
-    return ToolCall(normalise_tool(tool), tool_input, line_cwd, agent="cli", session=session)
+    else:
+        tool, tool_input = data["tool_name"], data.get("tool_input", {})
+        if not isinstance(tool, str) or not tool:
+            raise ValueError(f'line {number}: "tool_name" must be a non-empty string')
+        if not isinstance(tool_input, dict):
+            raise ValueError(f'line {number}: "tool_input" must be a JSON object')
+        call = ToolCall(normalise_tool(tool), tool_input, line_cwd, agent="cli", session=session)
+    problem = input_problem(call)
+    if problem is not None:
+        raise ValueError(f"line {number}: {problem}")
+    return call
 
 
 _MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}

@@ -2,7 +2,7 @@
 `guardtui install` writes, which runs guardtui/hook.py directly)."""
 from __future__ import annotations
 
-from .. import hook
+from .. import hook_client as hook
 
 
 def run(args, _command: str) -> int:

@@ -124,9 +124,7 @@ def resolve_target(agent: str, *, project: str | None, user: bool, http: bool, p
 # -- what ----------------------------------------------------------------------------------
 def hook_command(agent: str, timeout: int = HOOK_TIMEOUT_S) -> str:
     """The command an agent runs for each call: this interpreter, -S, guardtui's hook script."""
-    from .. import hook
-
-    script = Path(hook.__file__).resolve()
+    script = Path(__file__).resolve().parent.parent / "hook.py"  # the launcher: see guardtui/hook.py
     return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(script))} {agent} --timeout {timeout}"
 
 

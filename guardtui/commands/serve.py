@@ -14,6 +14,9 @@ from ..core.plugins import watch_plugins
 from ..wiring import cli_engine
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def run(args, _command: str) -> int:
     return asyncio.run(serve(args))
 
@@ -25,8 +28,8 @@ async def serve(args) -> int:
     policy = Outcome(args.ask)
     locations = Locations.from_env()
     engine = cli_engine(os.getcwd(), record=True)
-    engine.on_event = print_plugin_event  # flags, rule errors and the guard agent's progress, on stderr
-    queue = PendingQueue(engine, timeout_policy=policy)
+    engine.on_event = print_plugin_event  # flags, rule errors, audit problems and the guard agent's progress
+    queue = PendingQueue(engine, timeout_policy=policy, on_event=print_guard_event)
     reviewer = guard_reviewer(locations, engine)
     broker = Broker(engine, queue, locations, port=DEFAULT_PORT if args.port is None else args.port,
                     ask_policy=policy, reviewer=reviewer)
@@ -37,8 +40,9 @@ async def serve(args) -> int:
         return 1
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    received: list[str] = []
+    for sig in STOP_SIGNALS:  # each is `q`: what waits is answered by policy and audited
+        loop.add_signal_handler(sig, lambda sig=sig: (received.append(sig.name), stop.set()))
     print(f"guardtui serve: listening on {broker.url} and {broker.socket_path}; asks are answered "
           f"{'deny' if policy is Outcome.DENY else 'defer (the agent asks)'}", flush=True)
     guard = f"the guard agent reviews unrecognised calls: {reviewer.settings.describe()}" if reviewer else \
@@ -51,7 +55,10 @@ async def serve(args) -> int:
     finally:
         stop.set()
         await watcher
-        count = await queue.close("guardtui serve stopped")
+        why = f"guardtui serve stopped ({received[0]})" if received else "guardtui serve stopped"
+        count = await queue.close(why, via=f"signal {received[0]}" if received else "quit")
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
         await broker.stop()
         print(f"guardtui serve: stopped ({count} pending call(s) answered by policy)", flush=True)
     return 0
@@ -59,3 +66,9 @@ async def serve(args) -> int:
 
 def print_plugin_event(event: GuardEvent) -> None:
     print(f"guardtui serve: {event.kind}: {event.message}", file=sys.stderr, flush=True)
+
+
+def print_guard_event(event: GuardEvent) -> None:
+    """The guard log of a console with no screen: what the person must know, on stderr."""
+    if event.kind in ("audit-error", "rule-error", "overflow", "shutdown", "socket"):
+        print_plugin_event(event)

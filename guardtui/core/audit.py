@@ -1,9 +1,15 @@
 """The audit log: every decision on an agent's call, appended to a SQLite file.
 
 One row per decided call: when, which agent and session, the call, the verdict, who
-decided (rule, person, llm, timeout, policy, approval), the rule id and the latency — and,
-when the guard agent reviewed the call, the model, its latency, turns and token use (the
-`llm_*` columns, added to an older database when it is opened).
+decided (rule, person, llm, timeout, policy, approval), how the answer came (`via`: a key,
+a dialog, a timeout, a signal, ...), the rule id and the latency — and, when the guard agent
+reviewed the call, the model, its latency, turns and token use (the `llm_*` columns).
+Columns added after the first release are added to an older database when it is opened.
+
+A write that fails (a read-only or locked file, `chmod 000`, a full disk) never changes a
+verdict and never raises: the row is held in memory (up to HOLD_LIMIT) and written with the
+next write that succeeds, tried again at most every RETRY_S. The failure is said once, and
+the recovery once, through `on_problem` (the engine turns it into a guard event).
 """
 from __future__ import annotations
 
@@ -11,9 +17,10 @@ import json
 import sqlite3
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .model import Decision, DecidedBy, ToolCall
 
@@ -38,13 +45,19 @@ CREATE TABLE IF NOT EXISTS decisions (
 CREATE INDEX IF NOT EXISTS decisions_ts ON decisions (ts);
 """
 # columns added after the first release: (name, declaration); an older file gets them on open
-LLM_COLUMNS = (
+ADDED_COLUMNS = (
+    ("via", "TEXT NOT NULL DEFAULT ''"),
     ("llm_model", "TEXT NOT NULL DEFAULT ''"),
     ("llm_turns", "INTEGER NOT NULL DEFAULT 0"),
     ("llm_latency_ms", "REAL NOT NULL DEFAULT 0"),
     ("llm_prompt_tokens", "INTEGER NOT NULL DEFAULT 0"),
     ("llm_completion_tokens", "INTEGER NOT NULL DEFAULT 0"),
 )
+COLUMNS = ("ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, blast_radius, category, "
+           "decided_by, latency_ms, " + ", ".join(name for name, _ in ADDED_COLUMNS))
+HOLD_LIMIT = 10_000  # rows kept in memory while the file cannot be written
+RETRY_S = 5.0  # a failing file is tried again at most this often (a locked one costs BUSY_TIMEOUT_S a try)
+BUSY_TIMEOUT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,7 @@ class AuditEntry:
     category: str
     decided_by: str
     latency_ms: float
+    via: str = ""
     llm_model: str = ""  # "" when no model reviewed the call
     llm_turns: int = 0
     llm_latency_ms: float = 0.0
@@ -84,35 +98,130 @@ class AuditEntry:
 class AuditLog:
     """Append-only; safe to share between threads (one connection, one lock)."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, clock: Callable[[], float] = time.monotonic):
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.clock = clock
+        self.on_problem: Callable[[str], None] | None = None  # told once per failure, and once on recovery
+        self.failure: str | None = None  # what is wrong now (one line), None when writes succeed
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-        self._migrate()
+        self._db: sqlite3.Connection | None = None
+        self._held: deque[tuple] = deque(maxlen=HOLD_LIMIT)
+        self._lost = 0
+        self._next_try = 0.0
+        self._told = False  # the failure was said
+        try:
+            self._connect()
+        except (sqlite3.Error, OSError) as exc:
+            self._fail(exc)  # said with the first decision that cannot be written
 
-    def _migrate(self) -> None:
-        have = {row[1] for row in self._db.execute("PRAGMA table_info(decisions)")}
-        for name, declaration in LLM_COLUMNS:
-            if name not in have:
-                self._db.execute(f"ALTER TABLE decisions ADD COLUMN {name} {declaration}")
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            if str(self.path) != ":memory:":
+                self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
+                                 timeout=BUSY_TIMEOUT_S)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(SCHEMA)
+                have = {row[1] for row in db.execute("PRAGMA table_info(decisions)")}
+                for name, declaration in ADDED_COLUMNS:  # a log written by an older guardtui
+                    if name not in have:
+                        db.execute(f"ALTER TABLE decisions ADD COLUMN {name} {declaration}")
+            except BaseException:
+                db.close()
+                raise
+            self._db = db
+        return self._db
 
     def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy | str, latency_ms: float,
-               ts: float | None = None) -> int:
+               ts: float | None = None, via: str = "") -> int | None:
+        """Append one decision; its row id, or None when the file cannot be written now (held)."""
         row = (time.time() if ts is None else ts, call.agent, call.session, call.tool, call.summary(300),
                call.serialised_input(), call.cwd, decision.verdict.value, decision.reason, decision.rule,
                decision.blast_radius.value, decision.category, DecidedBy(decided_by).value, float(latency_ms),
-               *_llm_values(decision))
+               via, *_llm_values(decision))
         with self._lock:
-            cur = self._db.execute(
-                "INSERT INTO decisions (ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, "
-                "blast_radius, category, decided_by, latency_ms, llm_model, llm_turns, llm_latency_ms, "
-                "llm_prompt_tokens, llm_completion_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
-            return int(cur.lastrowid)
+            if self.failure is None or self.clock() >= self._next_try:
+                try:
+                    rowid = self._write(self._connect(), row)
+                except (sqlite3.Error, OSError, ValueError) as exc:  # ValueError: text SQLite cannot take
+                    self._fail(exc)
+                else:
+                    report = self._recovered()
+                    if report is not None:
+                        self._say(report)
+                    return rowid
+            self._hold(row)
+            report = self._first_report()
+        if report is not None:
+            self._say(report)
+        return None
+
+    def _write(self, db: sqlite3.Connection, row: tuple) -> int:
+        insert = f"INSERT INTO decisions ({COLUMNS}) VALUES ({','.join('?' * _WIDTH)})"
+        if self._held:
+            db.execute("BEGIN")
+            try:
+                db.executemany(insert, list(self._held))
+                cur = db.execute(insert, row)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            self._held.clear()
+        else:
+            cur = db.execute(insert, row)
+        return int(cur.lastrowid)
+
+    def _hold(self, row: tuple) -> None:
+        if len(self._held) == self._held.maxlen:
+            self._lost += 1
+        self._held.append(row)
+
+    def _fail(self, exc: BaseException) -> None:
+        self._next_try = self.clock() + RETRY_S
+        self.failure = str(exc) if isinstance(exc, sqlite3.Error) else f"{type(exc).__name__}: {exc}"
+        self._close_quietly()  # the next try opens the file afresh (made writable again, moved back...)
+
+    def _first_report(self) -> str | None:
+        """The words for a failure, the first time a decision could not be written; then None."""
+        if self._told:
+            return None
+        self._told = True
+        return (f"the audit log {self.path} cannot be written ({self.failure}); verdicts are unchanged, "
+                f"decisions are held in memory (up to {HOLD_LIMIT}) and written when it can be")
+
+    def _recovered(self) -> str | None:
+        if self.failure is None:
+            return None
+        self.failure, told, self._told = None, self._told, False
+        lost, self._lost = self._lost, 0
+        if not told:
+            return None
+        return f"the audit log {self.path} can be written again" + \
+            (f"; {lost} decisions held while it could not were lost (over {HOLD_LIMIT})" if lost else "")
+
+    def _close_quietly(self) -> None:
+        try:
+            if self._db is not None:
+                self._db.close()
+        except sqlite3.Error:
+            pass
+        self._db = None
+
+    def _say(self, message: str) -> None:
+        if self.on_problem is not None:
+            try:
+                self.on_problem(message)
+            except Exception:  # a broken listener must not break recording
+                pass
+
+    @property
+    def held(self) -> int:
+        """Decisions waiting in memory for the file to be writable."""
+        return len(self._held)
 
     def entries(self, limit: int | None = None, verdict: str | None = None, agent: str | None = None,
                 tool: str | None = None, text: str | None = None) -> list[AuditEntry]:
@@ -126,12 +235,12 @@ class AuditLog:
             clauses.append("(summary LIKE ? OR reason LIKE ? OR rule LIKE ?)")
             params.extend([f"%{text}%"] * 3)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT {', '.join(_FIELDS)} FROM decisions {where} ORDER BY id DESC"
+        sql = f"SELECT id, {COLUMNS} FROM decisions {where} ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
         with self._lock:
-            rows = self._db.execute(sql, params).fetchall()
+            rows = self._connect().execute(sql, params).fetchall()
         return [_entry(r) for r in reversed(rows)]
 
     def __iter__(self) -> Iterator[AuditEntry]:
@@ -139,10 +248,11 @@ class AuditLog:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._close_quietly()
 
 
-_FIELDS = tuple(f.name for f in fields(AuditEntry))
+_WIDTH = len(COLUMNS.split(", "))
+assert _WIDTH == len(fields(AuditEntry)) - 1  # every column but the id has a field
 
 
 def _entry(row: tuple) -> AuditEntry:

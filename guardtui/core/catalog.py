@@ -35,14 +35,14 @@ def _read(name: str) -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def tool_classes() -> ToolClasses:
-    doc = load_yaml(*_read("tools.yaml"))
+    doc = load_yaml(*_read("tools.yaml"), shipped=True)
     check(doc, _TOOLS_SCHEMA)
     return ToolClasses(frozenset(doc.data["read"]), frozenset(doc.data["write"]), frozenset(doc.data["shell"]))
 
 
 @lru_cache(maxsize=1)
 def sensitive_patterns() -> tuple[SensitivePattern, ...]:
-    doc = load_yaml(*_read("sensitive.yaml"))
+    doc = load_yaml(*_read("sensitive.yaml"), shipped=True)
     check(doc, _SENSITIVE_SCHEMA)
     out = []
     for i, p in enumerate(doc.data["patterns"]):

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
+from .inputs import input_problem
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Sessions, approval_matches
@@ -54,6 +55,8 @@ class Engine:
         self.temp_dirs = temp_dirs_from_env()
         self.sessions = Sessions()
         self.on_event = on_event
+        if audit is not None:  # a failing audit write is said once in the guard log; verdicts stand
+            audit.on_problem = self._audit_problem
 
     # -- rules -----------------------------------------------------------------------
     @property
@@ -91,12 +94,30 @@ class Engine:
             self.settle(call, decision, decided_by, latency_ms)
         return decision
 
-    def settle(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float) -> None:
+    def settle(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float,
+               via: str = "") -> None:
         """A call ended: audit it, and remember that it ran (for sequence contracts)."""
         if decision.verdict is Verdict.ALLOW:
             self.sessions.get(call.agent, call.session).ran(call.tool)
-        if self.audit is not None:
-            self.audit.record(call, decision, decided_by, latency_ms)
+        self.record(call, decision, decided_by, latency_ms, via)
+
+    def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float,
+               via: str = "") -> None:
+        """Audit how a call ended (`via`: how the answer came: rule, key y, dialog, timeout...).
+        Never raises: a log that cannot be written holds the row and says so once."""
+        if self.audit is None:
+            return
+        try:
+            self.audit.record(call, decision, decided_by, latency_ms, via=via or decided_by.value)
+        except Exception as exc:  # AuditLog holds its own failures; this is for the unforeseen
+            self._audit_problem(f"the audit log could not record a decision ({type(exc).__name__}: {exc})")
+
+    def _audit_problem(self, message: str) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(GuardEvent(time.time(), "audit-error", message, "audit"))
+            except Exception:
+                pass
 
     def approve(self, call: ToolCall, decision: Decision, approval: Approval) -> bool:
         """Remember an "always allow" for the rest of the session. Critical calls cannot be approved."""
@@ -123,6 +144,10 @@ class Engine:
 
     def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision]]:
         flags: list[Decision] = []
+        problem = input_problem(call)
+        if problem is not None:  # the entry points refuse it first; never judged as an empty call
+            return Decision(Verdict.ASK, f"cannot judge this call: {problem}", "engine", BlastRadius.UNKNOWN,
+                            "bad-input"), flags
         rules = self._rules
         for index, rule in enumerate(rules):
             decision = self._run_rule(rule, call, ctx, flags)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .yamlfile import DataError, Field, check, load_yaml
+from .yamlfile import Field, check, load_yaml, read_text_file
 
 _CONTRACT = {"name": Field(str, required=True), "requires_prior": Field(str, required=True),
              "triggers_for": Field(str, required=True),
@@ -75,9 +75,7 @@ def parse_policy(text: str, file: str) -> Policy:
 def load_policy(path: Path) -> Policy:
     """The policy at path; an empty policy when there is no file. Raises DataError when it is broken."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path)
     except FileNotFoundError:
         return Policy()
-    except OSError as exc:
-        raise DataError(str(path), None, "", f"cannot read: {exc.strerror}") from None
     return parse_policy(text, str(path))

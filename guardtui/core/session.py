@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -14,17 +15,26 @@ HISTORY_LIMIT = 256
 
 @dataclass(frozen=True)
 class Approval:
-    """An "always allow" the person gave, scoped to one exact call or to a pattern they chose.
+    """An "always allow" the person gave for the rest of a session, scoped to one exact call or
+    to a pattern, and never past the blast radius of the call they approved.
 
-    kind "exact": the same tool with the same input. kind "pattern": for shell calls a glob
-    that every asking part of the command must match (so approving `npm test*` never
-    approves `npm test; rm -rf build`); for file tools a glob on the path; otherwise a glob
-    on the serialised input.
+    kind "exact": the same tool with the same input. kind "pattern": for shell calls a glob that
+    every asking part of the command must match (`parts` scope: approving `npm test*` never
+    approves `npm test; rm -rf build`), or, where the part that asks only means something in
+    its command (`curl … | bash`, whose asking part is `bash`), a glob on the whole command
+    whose asking parts must be exactly the approved ones (`command` scope); for file tools a
+    glob on the normalised path, `*` within one directory; otherwise a glob on the input.
+
+    Whatever the pattern, it lets through only calls the guard would ask about (never a deny)
+    at no worse a blast radius than `radius`, the approved call's.
     """
 
     kind: str  # "exact" | "pattern"
     tool: str
     value: str
+    radius: BlastRadius = BlastRadius.LOW
+    scope: str = "parts"  # shell patterns: "parts" | "command"
+    parts: tuple[str, ...] = ()  # "command" scope: the approved call's asking parts
 
     @property
     def label(self) -> str:
@@ -63,40 +73,128 @@ class Sessions:
 
 
 def approval_matches(approval: Approval, call: ToolCall, decision: Decision, asking_segments: Iterable[str]) -> bool:
-    if decision.verdict is Verdict.DENY or decision.blast_radius is BlastRadius.CRITICAL:
-        return False  # a critical verdict is never auto-approved
+    if decision.verdict is not Verdict.ASK or decision.category == "bad-input":
+        return False  # an approval only answers what the guard would ask about
+    if decision.blast_radius.severity > approval.radius.severity or decision.blast_radius is BlastRadius.CRITICAL:
+        return False  # never a worse blast radius than the call approved; critical never
     if approval.tool != call.tool:
         return False
     if approval.kind == "exact":
         return approval.value == call.serialised_input() if not call.is_shell else approval.value == call.command
     if call.is_shell:
-        segments = [" ".join(s.split()) for s in asking_segments]
+        segments = [_one_line(s) for s in asking_segments]
+        if approval.scope == "command":
+            return tuple(segments) == approval.parts and fnmatch.fnmatchcase(_one_line(call.command), approval.value)
         return bool(segments) and all(fnmatch.fnmatchcase(s, approval.value) for s in segments)
     target = call.file_path
     if target is not None:
-        return fnmatch.fnmatchcase(target, approval.value)
+        return path_matches(approval.value, normal_path(target, call.cwd))
     return fnmatch.fnmatchcase(call.serialised_input(), approval.value)
 
 
-def exact_approval(call: ToolCall) -> Approval:
-    return Approval("exact", call.tool, call.command if call.is_shell else call.serialised_input())
+def exact_approval(call: ToolCall, radius: BlastRadius = BlastRadius.LOW) -> Approval:
+    return Approval("exact", call.tool, call.command if call.is_shell else call.serialised_input(), radius)
 
 
-def propose_pattern(call: ToolCall, asking_segments: list[str]) -> Approval | None:
-    """A pattern the console offers for "always allow": `npm test*`, `/project/src/*.py`."""
+def propose_pattern(call: ToolCall, asking_segments: list[str],
+                    radius: BlastRadius = BlastRadius.LOW) -> Approval | None:
+    """A pattern the console offers for "always allow", as narrow as the call: `rm -rf build*`,
+    `curl -fsSL https://host/x.sh | bash` exactly, `/project/src/*.py`. None: only the exact call."""
     if call.is_shell:
-        segments = [" ".join(s.split()) for s in asking_segments] or [" ".join(call.command.split())]
-        heads = {" ".join(s.split()[:2]) for s in segments}
-        if len(heads) != 1:
-            return None
-        head = heads.pop()
-        return Approval("pattern", call.tool, head + "*") if head else None
+        command = _one_line(call.command)
+        parts = list(dict.fromkeys(_one_line(s) for s in asking_segments if s.strip())) or [command]
+        if len(parts) != 1:
+            return None  # several parts ask: one pattern would be wider than any of them
+        if parts[0] == command:  # the whole call asks: it, and what only extends its last word
+            exact = "://" in command  # a URL stays exact: `https://host/a*` would reach other hosts' paths
+            return Approval("pattern", call.tool, glob_escape(command) + ("" if exact else "*"), radius)
+        # the part that asks means what it means in its command (`bash` fed by `curl …`): the command
+        return Approval("pattern", call.tool, glob_escape(command), radius, "command", tuple(parts))
     path = call.file_path
     if path:
-        directory = path.rsplit("/", 1)[0] if "/" in path else "."
-        suffix = path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ""
-        return Approval("pattern", call.tool, f"{directory}/*.{suffix}" if suffix else f"{directory}/*")
+        path = normal_path(path, call.cwd)
+        directory, name = path.rsplit("/", 1) if "/" in path else (".", path)
+        suffix = name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else ""
+        glob = f"{glob_escape(directory)}/*.{glob_escape(suffix)}" if suffix else f"{glob_escape(directory)}/*"
+        return Approval("pattern", call.tool, glob, radius)
     return None
 
 
-__all__ = ["Approval", "SessionState", "Sessions", "approval_matches", "exact_approval", "propose_pattern"]
+def describe_approval(approval: Approval) -> str:
+    """What else an approval lets through, in a sentence with an example or two (the dialog)."""
+    bound = (f"that the guard would only ask about, at {approval.radius.value} blast radius or lower "
+             f"(a deny, or anything worse, still stops)")
+    if approval.kind == "exact":
+        return f"Only this same call again, this session, {bound}."
+    value = approval.value
+    if "*" not in value and "?" not in value and "[" not in value:
+        return f"Only this same {'command' if approval.tool == 'Bash' else 'call'} again, this session, {bound}."
+    examples = " or ".join(f"`{e}`" for e in _examples(approval))
+    if approval.tool == "Bash" and approval.scope == "command":
+        return f"Any command matching `{value}` whose asking parts are {', '.join(approval.parts)} " \
+               f"(e.g. {examples}), {bound}."
+    if approval.tool == "Bash":
+        head = value[:-1] if value.endswith("*") and not _has_glob(value[:-1]) else ""
+        what = f"any command that starts with `{head}`" if head else f"any command whose asking parts match `{value}`"
+        return f"Also {what} (e.g. {examples}), this session, {bound}."
+    return f"Also any {approval.tool} of a path matching `{value}` (e.g. {examples}), this session, {bound}."
+
+
+def _examples(approval: Approval) -> list[str]:
+    value = approval.value
+    if approval.tool == "Bash":
+        last = value[:-1].rsplit(" ", 1)[-1] if value.endswith("*") else ""
+        fills = ("x", "--force") if value.endswith(" *") else (" --verbose", " more") if last.startswith("-") \
+            else ("2", "/old")
+        return [_fill(value, fill) for fill in fills]
+    return [_fill(value, "other")]
+
+
+def _fill(glob: str, text: str) -> str:
+    """One string the glob matches: `*` as `text`, `?` as x, a class as its first character."""
+    out, i = [], 0
+    while i < len(glob):
+        char = glob[i]
+        end = glob.find("]", i + 2) if char == "[" else -1  # a class holds at least one character: `[]]`
+        if char == "*":
+            out.append(text)
+        elif char == "?":
+            out.append("x")
+        elif end != -1:
+            first = glob[i + 1]
+            out.append(first if first not in "!^" else "x")
+            i = end
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def glob_escape(text: str) -> str:
+    """The text as a glob that matches only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _has_glob(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def path_matches(glob: str, path: str) -> bool:
+    """fnmatch, directory by directory: `*` never crosses a `/`."""
+    wanted, parts = glob.split("/"), path.split("/")
+    return len(wanted) == len(parts) and all(fnmatch.fnmatchcase(p, w) for p, w in zip(parts, wanted))
+
+
+def normal_path(path: str, cwd: str) -> str:
+    """A tool's path as the file system reads it: made absolute against the call's cwd, `..` folded."""
+    if not posixpath.isabs(path) and cwd:
+        path = posixpath.join(cwd, path)
+    return posixpath.normpath(path)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+__all__ = ["Approval", "SessionState", "Sessions", "approval_matches", "describe_approval", "exact_approval",
+           "propose_pattern"]

@@ -6,10 +6,15 @@ one of allow, deny, ask, flag``.
 """
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import yaml
+
+MAX_DATA_BYTES = 1 << 20  # a hand-written data file (a plugin, policy.yaml, settings.yaml); more is a mistake
 
 
 class DataError(ValueError):
@@ -19,6 +24,62 @@ class DataError(ValueError):
         self.file, self.line, self.field, self.message = file, line, field, message
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
+
+
+def read_regular_file(path: Path | str, limit: int = MAX_DATA_BYTES) -> bytes:
+    """A data file's bytes, read only when it is a regular file (a link to one is fine) of at most
+    `limit` bytes: a FIFO, a device (a link to /dev/zero) or a socket is refused without being
+    opened for long, and never more than `limit` + 1 bytes are read. FileNotFoundError passes
+    through (a missing file often means "use the defaults"); every other problem is a DataError."""
+    name = os.fspath(path)
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise DataError(name, None, "", f"cannot read: {exc.strerror or exc}") from None
+    _check_regular(name, st, limit)
+    try:  # not blocking even if it was swapped for a FIFO since the stat
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise DataError(name, None, "", f"cannot read: {exc.strerror or exc}") from None
+    try:
+        _check_regular(name, os.fstat(fd), limit)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise DataError(name, None, "", f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise DataError(name, None, "", f"file is larger than {limit // 1024} KiB")
+    return b"".join(chunks)
+
+
+def _check_regular(name: str, st: os.stat_result, limit: int) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode)
+                else "a character device" if stat.S_ISCHR(st.st_mode) else "a block device"
+                if stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
+        raise DataError(name, None, "", f"not a regular file ({kind}): not read")
+    if st.st_size > limit:
+        raise DataError(name, None, "", f"file is larger than {limit // 1024} KiB")
+
+
+def read_text_file(path: Path | str, limit: int = MAX_DATA_BYTES) -> str:
+    """read_regular_file, decoded as UTF-8 (DataError when it is not)."""
+    data = read_regular_file(path, limit)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(os.fspath(path), None, "", f"not UTF-8 text (byte {exc.start})") from None
 
 
 class Located:
@@ -65,8 +126,55 @@ def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool =
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
 
 
-def load_yaml(text: str, file: str, line_offset: int = 0) -> Located:
-    """Parse text; raise DataError (one line, with the line number) on bad YAML."""
+MAX_DEPTH = 100  # nesting of sequences and mappings; libyaml's composer recurses in C (a deep one crashes)
+MAX_ALIAS_NODES = 10_000  # nodes aliases may add when expanded (a "billion laughs" adds billions)
+
+
+def check_shape(text: str, file: str, line_offset: int = 0) -> None:
+    """Refuse a document too deep to compose safely, or whose aliases expand without bound, in one
+    pass over the parser's events (libyaml's parser keeps its own stack: no recursion)."""
+    sizes: dict[str, int] = {}  # anchor -> nodes it stands for, aliases expanded
+    frames: list[tuple[str | None, int]] = []  # open collections: (anchor, total when it opened)
+    total = added = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            line = event.start_mark.line + 1 + line_offset if event.start_mark else None
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                if len(frames) >= MAX_DEPTH:
+                    raise DataError(file, line, "", f"nested deeper than {MAX_DEPTH} levels")
+                frames.append((event.anchor, total))
+                total += 1
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                anchor, start = frames.pop()
+                if anchor is not None:
+                    sizes[anchor] = total - start
+            elif isinstance(event, yaml.ScalarEvent):
+                total += 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                size = sizes.get(event.anchor)
+                if size is None:  # undefined, or an alias inside its own anchor: a loop
+                    raise DataError(file, line, "", f"alias *{event.anchor} does not refer to a finished node "
+                                                    f"(undefined, or it refers to itself)")
+                total += size
+                added += size
+                if added > MAX_ALIAS_NODES:
+                    raise DataError(file, line, "", f"aliases expand to more than {MAX_ALIAS_NODES} nodes "
+                                                    f"(a YAML bomb?)")
+    except yaml.MarkedYAMLError:
+        return  # the composer says it with its line number
+    except yaml.YAMLError:  # pragma: no cover - every YAML error we know is marked
+        return
+
+
+def load_yaml(text: str, file: str, line_offset: int = 0, shipped: bool = False) -> Located:
+    """Parse text; raise DataError (one line, with the line number) on bad YAML, on nesting
+    deeper than MAX_DEPTH and on aliases that expand past MAX_ALIAS_NODES. `shipped`: data that
+    comes with guardtui (the taxonomy, the catalogs), whose shape is known: not checked (the
+    check walks every event in Python, a third of the taxonomy's load)."""
+    if not shipped:
+        check_shape(text, file, line_offset)
     try:
         loader = _Loader(text)
         try:  # one parse: the nodes give the line numbers, the same nodes give the data
@@ -81,6 +189,8 @@ def load_yaml(text: str, file: str, line_offset: int = 0) -> Located:
         raise DataError(file, line, "", f"invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:  # pragma: no cover - every YAML error we know is marked
         raise DataError(file, None, "", f"invalid YAML: {exc}") from None
+    except RecursionError:  # pragma: no cover - check_shape keeps the depth far below the limit
+        raise DataError(file, None, "", f"nested deeper than {MAX_DEPTH} levels") from None
     lines: dict[tuple, int] = {}
     if node is not None:
         _index(node, (), lines)

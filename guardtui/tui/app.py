@@ -5,11 +5,13 @@ rules and no sockets. Background work runs in named worker groups on the App:
     plugin-watch  the plugin hot-reload watcher
     demo          the built-in scenario (`guardtui demo`)
     notify        desktop notifications (notify-send), when enabled
+    signal        the shutdown a SIGTERM, SIGHUP or SIGINT starts (as `q`)
 """
 from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ from . import plugin_files
 
 Feeder = Callable[["GuardApp"], Awaitable[None]]
 NOTIFY_EVERY_S = 1.0
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ class ConsoleSettings:
     desktop: bool = False  # notify-send, where it exists
     watch_plugins: bool = True  # run the plugin hot-reload watcher
     theme: str = "guardtui"
+    answer_pause_s: float = 0.6  # an answer key is ignored this long after the selected call appears or changes
+    catch_signals: bool = False  # SIGTERM, SIGHUP and SIGINT stop the console as `q` does (the CLI sets it)
 
 
 class GuardApp(App[int]):
@@ -107,6 +112,7 @@ class GuardApp(App[int]):
         self._last_ring = float("-inf")
         self._unheard = 0
         self._unsubscribe: Callable[[], None] | None = None
+        self._caught: list[signal.Signals] = []
         self._previous_sinks: tuple[Any, Any] = (None, None)
         for theme in THEMES:
             self.register_theme(theme)
@@ -134,6 +140,8 @@ class GuardApp(App[int]):
             self.run_feeder()
         if self.settings.watch_plugins:
             self.watch_plugin_files()
+        if self.settings.catch_signals:
+            self.catch_signals()
         self.switch_mode("console")
 
     def _event_sink(self, previous: Callable[[GuardEvent], None] | None) -> Callable[[GuardEvent], None]:
@@ -278,11 +286,11 @@ class GuardApp(App[int]):
         await proc.wait()
 
     # -- answering -------------------------------------------------------------------
-    def answer_allow(self, pending: PendingCall) -> bool:
-        return self._done_or_warn(self.queue.allow(pending.id))
+    def answer_allow(self, pending: PendingCall, via: str = "console") -> bool:
+        return self._done_or_warn(self.queue.allow(pending.id, via=via))
 
-    def answer_deny(self, pending: PendingCall, message: str | None = None) -> bool:
-        return self._done_or_warn(self.queue.deny(pending.id, message))
+    def answer_deny(self, pending: PendingCall, message: str | None = None, via: str = "console") -> bool:
+        return self._done_or_warn(self.queue.deny(pending.id, message, via=via))
 
     async def answer_always(self, pending: PendingCall, choice: AlwaysChoice) -> bool:
         if pending.decision.blast_radius is BlastRadius.CRITICAL:
@@ -296,7 +304,8 @@ class GuardApp(App[int]):
                 return False
             await self.reload_plugins([str(path)])
             self.notify(f"Saved to {short_path(str(path), self.display_home)}", title="Allow rule saved")
-        return self._done_or_warn(self.queue.allow(pending.id, choice.approval))
+        via = f"dialog always-allow ({choice.kind})"
+        return self._done_or_warn(self.queue.allow(pending.id, choice.approval, via=via))
 
     def _done_or_warn(self, ok: bool) -> bool:
         if not ok:
@@ -306,9 +315,9 @@ class GuardApp(App[int]):
 
     def always_options(self, pending: PendingCall) -> list[AlwaysOption]:
         call, decision = pending.call, pending.decision
-        exact = exact_approval(call)
+        exact = exact_approval(call, decision.blast_radius)
         options = [AlwaysOption("exact", "This exact call, for this session", call.summary(100), exact)]
-        pattern = propose_pattern(call, asking_segments(call, decision))
+        pattern = propose_pattern(call, asking_segments(call, decision), decision.blast_radius)
         if pattern is not None:
             options.append(AlwaysOption("pattern", "Calls matching a pattern, for this session",
                                         f"{pattern.tool}: {pattern.value}", pattern))
@@ -360,20 +369,43 @@ class GuardApp(App[int]):
 
         await self.push_screen(QuitScreen(waiting, self.queue.timeout_policy.value), answered)
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, why: str = "the console quit", via: str = "quit") -> None:
         """Answer what is waiting by the policy, stop the broker, then exit saying so."""
-        count = await self._stop_everything()
+        count = await self._stop_everything(why, via)
         if count:
             fate = "denied" if self.queue.timeout_policy.value == "deny" else "handed back to the agents' own prompts"
             self.quit_summary = f"guardtui: {count} waiting call(s) {fate}."
         self.exit(0, message=self.quit_summary or None)
 
-    async def _stop_everything(self) -> int:
+    # -- signals: SIGTERM, SIGHUP (the terminal closed) and SIGINT are `q` ---------------
+    def catch_signals(self) -> None:
+        """Stop on a signal the way `q` stops (every waiting call answered by the policy and audited,
+        the terminal restored), instead of dying with agents' hooks left hanging."""
+        loop = asyncio.get_running_loop()
+        for sig in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(sig, self._signalled, sig)
+            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or no signals here
+                return
+            self._caught.append(sig)
+
+    def _signalled(self, sig: signal.Signals) -> None:
+        if not self._shut_down:
+            self.run_worker(self.shutdown(f"guardtui received {sig.name}", f"signal {sig.name}"), group="signal",
+                            exit_on_error=False)
+
+    def _release_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._caught:
+            loop.remove_signal_handler(sig)
+        self._caught.clear()
+
+    async def _stop_everything(self, why: str = "the console quit", via: str = "quit") -> int:
         if self._shut_down:
             return 0
         self._shut_down = True
         self._stopping.set()
-        count = await self.queue.close("the console quit")
+        count = await self.queue.close(why, via)
         if self.broker is not None and self.broker_state == "listening":
             try:
                 await self.broker.stop()
@@ -383,6 +415,7 @@ class GuardApp(App[int]):
         if self._unsubscribe is not None:
             self._unsubscribe()
         self.engine.on_event, self.queue.on_event = self._previous_sinks
+        self._release_signals()
         return count
 
     async def on_unmount(self) -> None:

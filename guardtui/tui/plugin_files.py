@@ -55,14 +55,19 @@ def rule_blocker(engine: Engine, decision: Decision) -> str:
 # -- the rule and its test ------------------------------------------------------------------
 def glob_to_command_regex(glob: str) -> str:
     """`npm test*` -> a regex for the whole command that cannot reach past ; && | $( …"""
-    out = []
-    for ch in glob:
+    out, i = [], 0
+    while i < len(glob):
+        ch = glob[i]
         if ch == "*":
             out.append(SHELL_BREAKS + "*")
         elif ch == "?":
             out.append(SHELL_BREAKS)
+        elif ch == "[" and glob[i + 2:i + 3] == "]" and glob[i + 1] not in "!^":  # `[*]`: the character itself
+            out.append(re.escape(glob[i + 1]))
+            i += 2
         else:
             out.append(re.escape(ch))
+        i += 1
     return "^" + "".join(out) + "$"
 
 

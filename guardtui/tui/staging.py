@@ -15,7 +15,7 @@ from .demo import DemoWorld, build_world, scenario
 from .factory import demo_engine, make_app
 
 T0 = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
-STILL = ConsoleSettings(bell=False, popups=False, watch_plugins=False)
+STILL = ConsoleSettings(bell=False, popups=False, watch_plugins=False, answer_pause_s=0)
 SHOWN_ADDRESS = "127.0.0.1:8765"
 
 

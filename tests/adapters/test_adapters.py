@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from guardtui import hook
+from guardtui import hook_client as hook
 from guardtui.adapters import AGENTS, adapter_for, base, claude, codex, cursor, docker_agent, gemini, \
     why_not_handed_back
 from guardtui.adapters.tools import normalise_tool

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from guardtui import hook
+from guardtui import hook_client as hook
 from guardtui.commands.install import hook_command
 from guardtui.core.config import Locations
 
@@ -111,7 +111,7 @@ async def test_usage_errors_block(short_runtime):
 async def test_when_even_the_engine_cannot_load_the_hook_blocks(short_runtime, tmp_path):
     broken = tmp_path / "broken" / "guardtui"  # an installation whose package does not import
     broken.mkdir(parents=True)
-    shutil.copy(hook.__file__, broken / "hook.py")
+    shutil.copy(os.path.join(os.path.dirname(hook.__file__), "hook.py"), broken / "hook.py")  # the launcher
     (broken / "__init__.py").write_text("raise ImportError('a broken installation')\n")
     code, out, err = await run_hook(f"{sys.executable} -S {broken / 'hook.py'} claude", b"{}")
     assert code == hook.BLOCK and out == "" and "blocking it" in err and "Traceback" not in err
@@ -150,17 +150,29 @@ def test_arguments():
             hook.parse_args(bad)
 
 
-def test_the_hook_imports_nothing_heavy_on_its_way_to_the_broker(short_runtime):
+async def test_the_hook_imports_nothing_heavy_on_its_way_to_the_broker(start_broker):
+    """All the way: the broker's directory, socket and key checked, the proof computed and compared."""
+    await start_broker()
     code = ("import sys\n"
             "before = set(sys.modules)\n"
             "source = open(%r).read()\n"
             "h = {'__name__': 'probe'}\n"
-            "exec(compile(source, 'hook.py', 'exec'), h)\n"
-            "h['ask_broker'](h['socket_path'](h['Environ']()), 'claude', None, 1.0, b'{}')\n"
-            "print(' '.join(sorted(set(sys.modules) - before)))\n") % hook.__file__
-    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(out.stdout.split())
-    assert loaded <= {"_socket"}, loaded  # not os, json, socket, tempfile, guardtui, ...
+            "exec(compile(source, 'hook_client.py', 'exec'), h)\n"
+            "answer = h['ask_broker'](h['socket_path'](h['Environ']()), 'claude', None, 1.0, %r)\n"
+            "assert answer[0] == '200' and 'allow' in answer[1], answer\n"
+            "print(' '.join(sorted(set(sys.modules) - before)))\n") % (hook.__file__, body("ls", "/tmp"))
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-S", "-c", code, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+    out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    loaded = set(out.decode().split())
+    assert loaded <= {"_socket", "_sha256", "_sha2"}, loaded  # not os, json, socket, hashlib, hmac, guardtui, ...
+
+
+def test_the_launcher_is_small_so_compiling_it_costs_nothing():
+    """Python compiles a script run by path on every start; the hook's body comes from bytecode."""
+    launcher = os.path.join(os.path.dirname(hook.__file__), "hook.py")
+    assert len(open(launcher).read().splitlines()) < 25
 
 
 def _audit():

@@ -44,7 +44,7 @@ def test_check_a_tool_call(isolated_env):
                    json.dumps({"file_path": "/etc/hosts", "content": "x"}))
     assert json.loads(out.stdout)["verdict"] == "ask" and out.returncode == 3
     bad = guardtui("check", "--tool", "Write", "--input", "{not json")
-    assert bad.returncode == 2 and bad.stderr.startswith("guardtui check: --input: invalid JSON")
+    assert bad.returncode == 2 and bad.stderr.startswith("guardtui check: --input is not valid JSON")
     assert "Traceback" not in bad.stderr
 
 
@@ -75,12 +75,12 @@ def test_batch_reads_json_lines_and_keeps_going_after_bad_ones(isolated_env, tmp
     assert len(results) == 10  # the empty line is not an input
     assert results[0]["verdict"] == "deny" and set(results[0]) >= {"verdict", "reason", "rule", "blast_radius",
                                                                    "category"}
-    assert results[1]["error"].startswith("line 2: invalid JSON")
+    assert results[1]["error"].startswith("line 2: it is not valid JSON")
     assert results[2]["error"] == "line 3: expected a JSON object, got list"
     assert results[3]["verdict"] in ("ask", "allow")
     assert results[4]["verdict"] == "ask"
     assert results[5]["error"] == 'line 6: needs "command" or "tool_name"'
-    assert results[6]["error"] == 'line 7: "command" must be a string'
+    assert results[6]["error"] == "line 7: the Bash call's command must be a string, not a number"
     assert results[7]["error"] == 'line 9: "tool_input" must be a JSON object'
     assert results[8]["error"] == 'line 10: "cwd" must be a non-empty string'
     assert results[9]["verdict"] == "allow"

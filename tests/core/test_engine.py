@@ -104,7 +104,7 @@ def test_exact_approval_allows_only_the_same_call_in_the_same_session():
     call = bash("sudo apt install foo")
     first = e.evaluate(call, record=False)
     assert first.verdict is Verdict.ASK
-    assert e.approve(call, first, exact_approval(call))
+    assert e.approve(call, first, exact_approval(call, first.blast_radius))
     again = e.evaluate(bash("sudo apt install foo"), record=False)
     assert again.verdict is Verdict.ALLOW and again.metadata["decided_by"] == "approval"
     # BitCode approved every later sudo after one: we do not
@@ -117,9 +117,9 @@ def test_pattern_approval_must_cover_every_asking_part_of_a_compound_command(mak
     call = bash("docker run --rm alpine true")
     decision = e.evaluate(call, record=False)
     assert decision.verdict is Verdict.ASK
-    pattern = propose_pattern(call, ["docker run --rm alpine true"])
-    assert pattern == Approval("pattern", "Bash", "docker run*")
-    assert e.approve(call, decision, pattern)
+    pattern = propose_pattern(call, ["docker run --rm alpine true"], decision.blast_radius)
+    assert pattern == Approval("pattern", "Bash", "docker run --rm alpine true*", decision.blast_radius)
+    assert e.approve(call, decision, Approval("pattern", "Bash", "docker run*", decision.blast_radius))
     assert e.evaluate(bash("docker run -it ubuntu bash"), record=False).verdict is Verdict.ALLOW
     smuggled = e.evaluate(bash("docker run alpine true; git reset --hard"), record=False)
     assert smuggled.verdict is Verdict.ASK

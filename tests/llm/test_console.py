@@ -39,7 +39,7 @@ async def test_the_console_shows_the_review_and_the_person_answers(make_engine, 
     async with live(app, size=(130, 40)) as (pilot, agent):
         rings = []
         app.bell = lambda: rings.append(1)  # type: ignore[method-assign]
-        app.settings = type(app.settings)(bell=True, popups=False, watch_plugins=False)
+        app.settings = type(app.settings)(bell=True, popups=False, watch_plugins=False, answer_pause_s=0)
         task = agent.send(claude_payload("frobnicate --all", n=1))
         await wait_until(pilot, lambda: len(model.requests) == 2, what="the second turn")
         await pilot.pause()

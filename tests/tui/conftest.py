@@ -39,7 +39,7 @@ def clock() -> FixedClock:
     return FixedClock()
 
 
-QUIET = ConsoleSettings(bell=False, popups=False, watch_plugins=False)
+QUIET = ConsoleSettings(bell=False, popups=False, watch_plugins=False, answer_pause_s=0)  # keys at once
 
 
 @pytest.fixture

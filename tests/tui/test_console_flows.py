@@ -117,7 +117,7 @@ async def test_a_critical_call_cannot_be_always_allowed(console):
 
 async def test_a_new_call_rings_the_bell_and_notifies(console, monkeypatch, tmp_path):
     rings: list[int] = []
-    app = console(broker=False, settings=ConsoleSettings(watch_plugins=False))
+    app = console(broker=False, settings=ConsoleSettings(watch_plugins=False, answer_pause_s=0))
     monkeypatch.setattr(app, "bell", lambda: rings.append(1))
     monkeypatch.setattr("guardtui.tui.app.NOTIFY_EVERY_S", 0.0)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -140,7 +140,7 @@ async def test_a_new_call_rings_the_bell_and_notifies(console, monkeypatch, tmp_
 
 async def test_a_burst_of_calls_rings_once(console, monkeypatch):
     rings: list[int] = []
-    app = console(broker=False, settings=ConsoleSettings(watch_plugins=False))
+    app = console(broker=False, settings=ConsoleSettings(watch_plugins=False, answer_pause_s=0))
     monkeypatch.setattr(app, "bell", lambda: rings.append(1))
     monkeypatch.setattr("guardtui.tui.app.NOTIFY_EVERY_S", 3600.0)  # the whole burst falls in one window
     async with app.run_test(size=(120, 36)) as pilot:
@@ -159,7 +159,8 @@ async def test_desktop_notifications_are_off_by_default_and_use_notify_send(cons
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     for desktop in (False, True):
-        app = console(broker=False, settings=ConsoleSettings(watch_plugins=False, bell=False, desktop=desktop))
+        app = console(broker=False, settings=ConsoleSettings(watch_plugins=False, bell=False, desktop=desktop,
+                                                             answer_pause_s=0))
         async with app.run_test(size=(120, 36)) as pilot:
             submit_direct(app, bash("rm -rf build"))
             await wait_until(pilot, lambda: len(app.queue) == 1)

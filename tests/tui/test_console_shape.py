@@ -44,7 +44,8 @@ def test_guardtui_demo_lives_in_a_throwaway_world(isolated_env, monkeypatch):
 
 
 async def test_plugin_reloads_and_their_errors_reach_the_guard_log(console):
-    app = console(broker=False, settings=ConsoleSettings(bell=False, popups=False, watch_plugins=True))
+    app = console(broker=False, settings=ConsoleSettings(bell=False, popups=False, watch_plugins=True,
+                                                         answer_pause_s=0))
     guards = app.locations.user_plugins_dir
     guards.mkdir(parents=True)
     async with app.run_test(size=(120, 36)) as pilot:

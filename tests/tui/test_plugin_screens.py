@@ -64,7 +64,7 @@ async def test_a_saves_an_allow_rule_in_a_user_plugin_file(console):
         assert not loaded.errors
         [plugin] = [p for p in loaded.plugins if p.id == "console-approvals"]
         assert all(r.passed for r in run_plugin_tests(plugin))
-        other_session = dict(claude_payload("shopctl reindex --fast", n=2), session_id="another-session")
+        other_session = dict(claude_payload("shopctl reindex --all --verbose", n=2), session_id="another-session")
         answer = await agent.answer(agent.send(other_session))
         assert decision_of(answer)[0] == "allow"
         assert audit_rows(app)[-1].rule == "plugins/console-approvals"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..yamlfile import DataError, Field, check, load_yaml
+from ..yamlfile import DataError, Field, check, load_yaml, read_text_file
 
 AGENT, SINGLE = "agent", "single"
 MODES = (AGENT, SINGLE)
@@ -66,8 +66,8 @@ def load_llm_settings(path: Path, env: Mapping[str, str] | None = None) -> LLMSe
     file and field, or the variable) on a bad value."""
     env = os.environ if env is None else env
     data: dict = {}
-    if path.exists():
-        doc = load_yaml(path.read_text(encoding="utf-8"), str(path))
+    if path.exists() or path.is_symlink():
+        doc = load_yaml(read_text_file(path), str(path))
         if doc.data is not None:
             check(doc, _SCHEMA)
             data = doc.data.get("llm") or {}

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..config import Locations
-from ..yamlfile import DataError
+from ..yamlfile import DataError, read_regular_file
 from .model import PROJECT, USER, Plugin
-from .parse import digest, is_plugin_name, parse_plugin
+from .parse import MAX_BYTES, digest, is_plugin_name, parse_plugin
 from .trust import read_trust, trust_key
 
 
@@ -109,9 +109,9 @@ def plugin_files(directory: Path) -> list[Path]:
         return []
     except OSError as exc:
         raise DataError(str(directory), None, "", f"cannot list the directory: {exc.strerror}") from None
-    # a dangling symlink is kept: reading it fails, and that is reported, not skipped
-    return [directory / name for name in names
-            if is_plugin_name(name) and ((directory / name).is_file() or (directory / name).is_symlink())]
+    # everything but a directory is kept: a dangling link, a FIFO or a device named like a plugin
+    # fails to read, and that is reported (one line naming the file), never skipped in silence
+    return [directory / name for name in names if is_plugin_name(name) and not (directory / name).is_dir()]
 
 
 def load_plugin_set(locations: Locations, cwd: str | None, last_good: Iterable[Plugin] = ()) -> PluginSet:
@@ -150,9 +150,9 @@ def load_plugin_paths(paths: Sequence[str], locations: Locations, cwd: str) -> P
 def read_plugin(path: Path, level: str, trusted_hashes: dict[str, str]) -> Plugin:
     """One file, with its trust decided by its exact bytes. Raises DataError."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataError(str(path), None, "", f"cannot read: {exc.strerror}") from None
+        data = read_regular_file(path, MAX_BYTES)  # never a FIFO, a device, or more than MAX_BYTES
+    except FileNotFoundError:
+        raise DataError(str(path), None, "", "cannot read: No such file or directory") from None
     return parse_plugin(data, str(path), level, trusted=is_trusted(path, level, digest(data), trusted_hashes))
 
 

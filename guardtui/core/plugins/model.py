@@ -83,6 +83,7 @@ class Plugin:
     notes: tuple[str, ...] = ()  # warnings worth showing (unknown tool names, replaced plugins)
     error: str = ""  # the file's current load error, when this is its last good version
     broken: str = ""  # the file does not load and has no good version: every call asks
+    standin: bool = False  # not a file: stands for a project's plugins that could not be loaded (broken says why)
     patterns: tuple[Pattern, ...] = field(init=False, compare=False)  # the patterns in force
     ignored: tuple[Pattern, ...] = field(init=False, compare=False)  # allow patterns of an untrusted project plugin
 

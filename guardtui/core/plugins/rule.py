@@ -67,8 +67,8 @@ class PluginRule:
     def judge(self, plugin: Plugin, call: ToolCall, ctx: EvalContext) -> Decision | None:
         """This plugin's verdict on the call: its first matching pattern, or None."""
         if plugin.broken:
-            return Decision(Verdict.ASK, f"plugin file broken, no good version to keep: {plugin.broken} "
-                                         f"(fix it; until then every call asks)",
+            what = "" if plugin.standin else "plugin file broken, no good version to keep: "
+            return Decision(Verdict.ASK, f"{what}{plugin.broken} (fix it; until then every call asks)",
                             plugin.rule_id, BlastRadius.UNKNOWN, "config-error", {"file": plugin.file})
         if not plugin.applies_to(call.tool):
             return None

@@ -11,7 +11,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..yamlfile import DataError
+from ..yamlfile import DataError, read_text_file
+
+TRUST_MAX_BYTES = 8 << 20  # one line per trusted file
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -23,11 +25,9 @@ def trust_key(file: str | Path) -> str:
 def read_trust(store: Path) -> dict[str, str]:
     """path -> sha256. No file: nothing trusted. A damaged file raises DataError (nothing is trusted)."""
     try:
-        text = store.read_text(encoding="utf-8")
+        text = read_text_file(store, TRUST_MAX_BYTES)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(str(store), None, "", f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

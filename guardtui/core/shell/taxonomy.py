@@ -150,7 +150,7 @@ class Taxonomy:
 
 
 def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
-    doc = load_yaml(text, file)
+    doc = load_yaml(text, file, shipped=True)
     check(doc, SCHEMA)
     data = doc.data
     paths = data["paths"]

@@ -1,7 +1,9 @@
 """The "always allow" dialog: choose the scope — this exact call, a pattern it proposes
-(editable), or an allow rule saved in a user plugin file."""
+(editable), or an allow rule saved in a user plugin file. Under the pattern it says what else
+the pattern would let through, with an example or two, as it is edited."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from textual import on
@@ -14,7 +16,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...broker.queue import PendingCall
-from ...core.session import Approval
+from ...core.session import Approval, describe_approval
 from ..present import agent_label
 
 
@@ -68,6 +70,7 @@ class AlwaysAllowScreen(ModalScreen[AlwaysChoice | None]):
                                           "of a command that asks (e to edit)", "$text-muted")), classes="dialog-label")
             yield Input(self.pattern_value, placeholder="glob pattern, e.g. npm test*", id="always-pattern",
                         disabled="pattern" not in self.options or bool(self.options["pattern"].disabled_reason))
+            yield Static(self._reach(self.pattern_value), id="always-reach", classes="dialog-reach")
             yield Static(Content.assemble(("enter", "bold"), (" choose  ", "$text-muted"), ("1 2 3", "bold"),
                                           (" pick  ", "$text-muted"), ("e", "bold"), (" edit pattern  ", "$text-muted"),
                                           ("esc", "bold"), (" cancel", "$text-muted")), classes="dialog-keys")
@@ -94,10 +97,22 @@ class AlwaysAllowScreen(ModalScreen[AlwaysChoice | None]):
             self.app.bell()
             return
         approval = option.approval
-        if kind in ("pattern", "rule"):
+        if kind in ("pattern", "rule"):  # the edited glob, within the approved call's blast radius
             value = self.query_one("#always-pattern", Input).value.strip() or approval.value
-            approval = Approval("pattern", approval.tool, value)
+            approval = dataclasses.replace(approval, value=value)
         self.dismiss(AlwaysChoice(kind, approval))
+
+    def _reach(self, value: str) -> Content:
+        """What the pattern lets through besides this call (2 and 3)."""
+        pattern = self.options.get("pattern")
+        if pattern is None or pattern.approval is None:
+            return Content("")
+        approval = dataclasses.replace(pattern.approval, value=value.strip() or pattern.approval.value)
+        return Content.assemble(("Lets through: ", "bold"), (describe_approval(approval), "$text-muted"))
+
+    @on(Input.Changed, "#always-pattern")
+    def _pattern_changed(self, event: Input.Changed) -> None:
+        self.query_one("#always-reach", Static).update(self._reach(event.value))
 
     @on(OptionList.OptionSelected, "#always-options")
     def _selected(self, event: OptionList.OptionSelected) -> None:

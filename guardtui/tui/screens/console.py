@@ -3,8 +3,15 @@
 y allow once · a always allow (choose the scope) · n deny · N deny with a message ·
 j/k or arrows move. The answer keys dim when nothing is selected, and a critical call
 cannot be always-allowed.
+
+An answer key is ignored for a moment (ConsoleSettings.answer_pause_s) after the selected call
+appears or changes: a keystroke typed into the terminal by something other than the person
+(`tmux send-keys`, a script) lands before anyone could have read the call, and a person's
+double press does not answer the next call. Each answer says how it came (`via`, audited).
 """
 from __future__ import annotations
+
+import time
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -39,6 +46,7 @@ class ConsoleScreen(Screen[None]):
     ]
 
     _keys_state: tuple[bool, bool] = (False, False)
+    _shown: tuple[str | None, float] = (None, float("-inf"))  # the selected call, and since when (monotonic)
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -102,6 +110,9 @@ class ConsoleScreen(Screen[None]):
     def on_pending_list_selected(self, message: PendingList.Selected) -> None:
         self.query_one(CallDetail).show(message.pending)
         self._update_keys()
+        selected = message.pending.id if message.pending is not None else None
+        if selected != self._shown[0]:
+            self._shown = (selected, monotonic())
 
     # -- keys ------------------------------------------------------------------------
     @property
@@ -117,27 +128,32 @@ class ConsoleScreen(Screen[None]):
                 return None
         return True
 
-    def _take(self) -> PendingCall | None:
+    def _take(self, key: str) -> PendingCall | None:
         pending = self.selected
         if pending is None:
             return None
         if pending.done:
             self.notify("That call was already answered.", severity="warning")
             return None
+        pause = self.app.settings.answer_pause_s  # type: ignore[attr-defined]
+        if pending.id == self._shown[0] and monotonic() - self._shown[1] < pause:
+            self.notify(f"{key} ignored: this call just came up. Read it, then press {key} again.",
+                        severity="warning", timeout=3)
+            return None
         return pending
 
     def action_allow_once(self) -> None:
-        pending = self._take()
+        pending = self._take("y")
         if pending is not None:
-            self.app.answer_allow(pending)  # type: ignore[attr-defined]
+            self.app.answer_allow(pending, via="key y")  # type: ignore[attr-defined]
 
     def action_deny(self) -> None:
-        pending = self._take()
+        pending = self._take("n")
         if pending is not None:
-            self.app.answer_deny(pending)  # type: ignore[attr-defined]
+            self.app.answer_deny(pending, via="key n")  # type: ignore[attr-defined]
 
     def action_always_allow(self) -> None:
-        pending = self._take()
+        pending = self._take("a")
         if pending is None:
             return
         if pending.decision.blast_radius is BlastRadius.CRITICAL:
@@ -151,19 +167,24 @@ class ConsoleScreen(Screen[None]):
         self.app.push_screen(AlwaysAllowScreen(pending, self.app.always_options(pending)), chosen)  # type: ignore
 
     def action_deny_message(self) -> None:
-        pending = self._take()
+        pending = self._take("N")
         if pending is None:
             return
 
         def sent(message: str | None) -> None:
             if message is not None:
-                self.app.answer_deny(pending, message)  # type: ignore[attr-defined]
+                self.app.answer_deny(pending, message, via="dialog deny-message")  # type: ignore[attr-defined]
 
         self.app.push_screen(DenyMessageScreen(pending), sent)
 
     def action_scroll_detail(self, direction: int) -> None:
         detail = self.query_one(CallDetail)
         detail.scroll_relative(y=direction * 3, animate=False)
+
+
+def monotonic() -> float:
+    """The clock the answer pause is measured on (a test may stand another in)."""
+    return time.monotonic()
 
 
 def empty_hint(state: str, detail: str) -> Content:

@@ -1,6 +1,7 @@
 """History: the audit log, newest first, filterable by verdict, agent, tool and text."""
 from __future__ import annotations
 
+import sqlite3
 import time
 
 from textual import on
@@ -89,7 +90,12 @@ class HistoryScreen(Screen[None]):
             self._entries = []
             self.query_one("#history-entry", Static).update("The audit log is off in this console.")
             return
-        self._entries = list(reversed(audit.entries(limit=LIMIT, **self.filters())))
+        try:
+            self._entries = list(reversed(audit.entries(limit=LIMIT, **self.filters())))
+        except sqlite3.Error as exc:  # the file cannot be read now: say so, the console goes on
+            self._entries = []
+            self.query_one("#history-entry", Static).update(f"The audit log cannot be read: {exc}")
+            return
         home = self.app.display_home  # type: ignore[attr-defined]
         for e in self._entries:
             table.add_row(
