@@ -17,6 +17,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from .audit import AuditLog
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
+from .protect import Protection
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Sessions, approval_matches
 from .shell.analyze import Analyzer
@@ -47,7 +48,7 @@ PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule
 
 class Engine:
     def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None, llm: LLMGuard | None = None,
-                 audit: AuditLog | None = None, home: str | None = None, protected_paths: Sequence[str] = (),
+                 audit: AuditLog | None = None, home: str | None = None, protection: Protection | None = None,
                  on_event: EventSink | None = None, path_env: str | None = None):
         self._rules: tuple[Rule, ...] = tuple(rules)
         self.analyzer = analyzer or Analyzer(command_exists=command_lookup(path_env if path_env is not None
@@ -55,7 +56,7 @@ class Engine:
         self.llm = llm
         self.audit = audit
         self.home = home or os.path.expanduser("~")
-        self.protected_paths = tuple(protected_paths)
+        self.protection = protection if protection is not None else Protection(homes=(self.home,))
         self.temp_dirs = temp_dirs_from_env()
         self.sessions = Sessions()
         self.on_event = on_event
@@ -74,7 +75,8 @@ class Engine:
         """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
         start = time.perf_counter()
         session = self.sessions.get(call.agent, call.session)
-        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs, self.protected_paths)
+        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs,
+                          self.protection.for_call(call.cwd, self.home))
         decision, flags = self._run_rules(call, ctx)
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:

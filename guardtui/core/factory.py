@@ -1,10 +1,9 @@
 """Build an Engine from the user's configuration: the one place the rule order is written.
 
-    guardian → dangerous shell → working directory → sensitive files → plugins → default
+    guardian → protect (the guard itself) → dangerous shell → working directory → sensitive files
+    → plugins → default
 """
 from __future__ import annotations
-
-from typing import Sequence
 
 from .audit import AuditLog
 from .config import Locations, account_home
@@ -12,7 +11,8 @@ from .engine import Engine, EventSink, LLMGuard
 from .model import BlastRadius, Decision, ToolCall, Verdict
 from .plugins.rule import PluginRule
 from .policy import Policy, load_policy
-from .rules import DangerousShellRule, DefaultPolicyRule, GuardianRule, SensitiveFileRule, WorkingDirRule
+from .protect import Protection
+from .rules import DangerousShellRule, DefaultPolicyRule, GuardianRule, ProtectRule, SensitiveFileRule, WorkingDirRule
 from .rules.base import EvalContext, Rule
 from .yamlfile import DataError
 
@@ -47,14 +47,13 @@ def llm_guard(locations: Locations) -> LLMGuard | None:
 
 def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | None = None,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
-                 extra_protected: Sequence[str] = (), path_env: str | None = None,
-                 policy: Policy | None = None) -> Engine:
-    rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations),
+                 path_env: str | None = None, policy: Policy | None = None) -> Engine:
+    rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations), ProtectRule(),
                          DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
     rules.append(plugin_rule if plugin_rule is not None else PluginRule())
     rules.append(DefaultPolicyRule())
     audit = AuditLog(locations.audit_db) if record else None
-    protected = [str(locations.config_dir), *extra_protected]
-    return Engine(rules, llm=llm, audit=audit, home=account_home(locations.home), protected_paths=protected,
+    home = account_home(locations.home)
+    return Engine(rules, llm=llm, audit=audit, home=home, protection=Protection(locations, homes=(home,)),
                   on_event=on_event, path_env=path_env)

@@ -1,5 +1,5 @@
-"""Sensitive files: writes to secrets, keys, git config and hooks, and to the guard's own
-configuration and the agents' hook settings (so an agent cannot switch its guard off)."""
+"""Sensitive files: writes to secrets, keys, git config and hooks. (The guard's own configuration
+and the agents' hook settings are the protection rule's: rules/protect.py.)"""
 from __future__ import annotations
 
 import fnmatch
@@ -7,7 +7,7 @@ import posixpath
 
 from ..catalog import sensitive_patterns
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS
-from .base import EvalContext, is_within, resolve_path
+from .base import EvalContext, resolve_path
 
 
 class SensitiveFileRule:
@@ -18,7 +18,8 @@ class SensitiveFileRule:
         if call.tool in WRITE_TOOLS and call.file_path:
             targets.append((resolve_path(call.file_path, call.cwd, ctx.home), "writes", ""))
         elif call.is_shell and call.command.strip():
-            for effect in ctx.shell(call).effects:
+            analysis = ctx.shell(call)
+            for effect in analysis.writes + analysis.deletes:
                 if effect.path and not effect.remote:
                     targets.append((effect.path, "deletes" if effect.kind == "delete" else "writes", effect.segment))
         for path, verb, segment in targets:
@@ -30,9 +31,6 @@ class SensitiveFileRule:
 
     @staticmethod
     def why(path: str, ctx: EvalContext) -> str | None:
-        for protected in ctx.protected_paths:
-            if is_within(path, protected):
-                return "guardtui's own configuration (could switch the guard off)"
         name = posixpath.basename(path)
         for pattern in sensitive_patterns():
             if pattern.name and fnmatch.fnmatchcase(name, pattern.name):

@@ -95,6 +95,20 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
     return _classify_abs(value, scope, tax, project, shown)
 
 
+def glob_members(word: Word) -> tuple[str, ...]:
+    """What a glob matches under the directory `classify` gives for it, as patterns relative to that
+    directory (`src/*.log` -> ("*.log",)); () for a plain path. A part known only at run time is `*`."""
+    value = word.value
+    if not word.glob and DYN not in value:
+        return ()
+    cut = min([p for p in (value.find(m) for m in ("*", "?", "[", DYN)) if p != -1] or [len(value)])
+    head = value[:cut].rsplit("/", 1)[0] + "/" if "/" in value[:cut] else ""
+    rest = value[len(head):].replace(DYN, "*").rstrip("/")
+    if rest in ("{*,.*}", "* .*"):
+        return ("*", ".*")
+    return (rest,) if rest else ()
+
+
 def _inside(kind: PathKind) -> PathKind:
     """The kind of a path *inside* a directory of the given kind."""
     return {
@@ -276,4 +290,4 @@ def is_harmless_write(info: PathInfo) -> bool:
     return info.kind in (PathKind.HARMLESS_DEVICE,)
 
 
-__all__ = ["PathKind", "PathInfo", "classify", "kind_of", "delete_finding", "write_finding", "is_harmless_write"]
+__all__ = ["PathKind", "PathInfo", "classify", "glob_members", "kind_of", "delete_finding", "write_finding", "is_harmless_write"]
