@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net
+from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_term, selfcall
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
@@ -409,11 +409,19 @@ class _Run:
         name = inv.name
         if DYN in name:
             return self.dynamic_name(inv)
+        called = selfcall.guardtui_words(inv)  # guardtui itself, by any path or runner
+        if called is not None:
+            return selfcall.judge_guardtui(*called)
+        replaced = selfcall.package_change(inv)  # pip uninstall guardtui, …
+        if replaced:
+            return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             return cmd_exec.judge(self, inv)
         if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         handler = _HANDLERS.get(name)
+        if handler is None and name in self.tax.terminal_input:
+            handler = cmd_term.judge
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
@@ -852,5 +860,7 @@ _HANDLERS = {
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,
+    **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
+
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
 }

@@ -390,9 +390,9 @@ def attributes(run: "Run", inv: "Invocation") -> list[Finding]:
         else:
             operands.append(words[i])
         i += 1
-    for w in operands:
+    for w in operands:  # for the protection rule; the working-directory rule leaves attributes to the taxonomy
         info = run.path(w, inv)
-        run.effect(info.path, w.display(), "chmod", inv.cmd, info.remote, recursive=recursive,
+        run.effect(info.path, w.display(), "chmod", inv.cmd, info.remote, recursive=recursive, narrows=True,
                    members=glob_members(w), detail=inv.name)
     return []
 

@@ -88,7 +88,9 @@ class FileEffect:
 
     `members` narrows a recursive effect to the files under the path matching these globs (a find's
     -name, an archive's listed members); `only` narrows a git effect to "tracked" files (reset,
-    checkout, stash), "untracked" or "ignored" ones (clean, stash -u/-a)."""
+    checkout, stash), "untracked" or "ignored" ones (clean, stash -u/-a). `detail` "mentioned": code
+    names the path and may change it (an API that does is used somewhere in it): only the protection
+    rule acts on those, the `writes` and `deletes` the other rules read leave them out."""
 
     path: str | None  # absolute and normalised; None when it depends on run time
     raw: str  # as written
@@ -122,8 +124,8 @@ class ShellAnalysis:
     @property
     def writes(self) -> list[FileEffect]:
         """Effects that put something at a path (what the working-directory rule checks)."""
-        return [e for e in self.effects if e.kind in WRITE_KINDS and not e.narrows]
+        return [e for e in self.effects if e.kind in WRITE_KINDS and not e.narrows and e.detail != "mentioned"]
 
     @property
     def deletes(self) -> list[FileEffect]:
-        return [e for e in self.effects if e.kind in DELETE_KINDS]
+        return [e for e in self.effects if e.kind in DELETE_KINDS and e.detail != "mentioned"]

@@ -27,6 +27,7 @@ class PathKind(Enum):
     CRITICAL_FILE = "a critical system file"
     DEVICE = "a disk device"
     HARMLESS_DEVICE = "a harmless device"
+    TERMINAL = "a terminal"
     NETWORK_DEVICE = "a network socket"
     HOME_ROOT = "your home directory"
     HOME_DOTFILE = "a dotfile in your home directory"
@@ -141,6 +142,8 @@ def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKin
     if path in tax.critical_files or any(path.startswith(d) for d in tax.critical_dirs):
         return PathKind.CRITICAL_FILE
     if path.startswith("/dev/"):
+        if any(fnmatch.fnmatchcase(path, g) for g in tax.terminal_devices):
+            return PathKind.TERMINAL
         if any(fnmatch.fnmatchcase(path, g) for g in tax.harmless_devices):
             return PathKind.HARMLESS_DEVICE
         if path.startswith(("/dev/tcp/", "/dev/udp/")):
@@ -252,6 +255,10 @@ def write_finding(info: PathInfo, what: str, category: str = "fs-write") -> Find
     kind = info.kind
     if kind is PathKind.DEVICE:
         return deny(f"{what} {info.shown} overwrites a disk device", "disk")
+    if kind is PathKind.TERMINAL:
+        return deny(f"{what} {info.shown} writes to a terminal: what a terminal is sent can come back as its input "
+                    "(keystrokes), and in guardtui's console those answer a waiting call as if you had",
+                    "terminal-input")
     if kind is PathKind.CRITICAL_FILE:
         return deny(f"{what} {info.shown} overwrites {info.path}", category)
     if kind is PathKind.NETWORK_DEVICE:
