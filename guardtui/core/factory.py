@@ -1,6 +1,6 @@
 """Build an Engine from the user's configuration: the one place the rule order is written.
 
-    guardian → protect (the guard itself) → dangerous shell → working directory → sensitive files
+    protect (the guard itself) → guardian → dangerous shell → working directory → sensitive files
     → plugins → default
 """
 from __future__ import annotations
@@ -48,7 +48,8 @@ def llm_guard(locations: Locations) -> LLMGuard | None:
 def build_engine(locations: Locations, *, record: bool = True, llm: LLMGuard | None = None,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
                  path_env: str | None = None, policy: Policy | None = None) -> Engine:
-    rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations), ProtectRule(),
+    # the guard's own files first: a broken policy file (which asks for everything) never softens their deny
+    rules: list[Rule] = [ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
                          DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
     rules.append(plugin_rule if plugin_rule is not None else PluginRule())

@@ -118,7 +118,12 @@ class ProtectData:
 @lru_cache(maxsize=1)
 def protect_data() -> ProtectData:
     text = resources.files("guardtui.core.data").joinpath("protect.yaml").read_text(encoding="utf-8")
-    doc = load_yaml(text, "guardtui/core/data/protect.yaml")
+    return parse_protect_data(text, "guardtui/core/data/protect.yaml")
+
+
+def parse_protect_data(text: str, file: str) -> ProtectData:
+    """The data file, checked: a mistake is one line naming file, line and field (DataError)."""
+    doc = load_yaml(text, file)
     check(doc, _SCHEMA)
     data = doc.data
     for section in ("agents", "guards"):
@@ -286,7 +291,7 @@ class Protected:
             m = self._against(target, candidates, contains)
             if m is not None:
                 found.append(m)
-        if not found:
+        if not found and follow:  # removing or moving another name of a file leaves the file where it was
             found += self._hard_link(real)
         if not found:
             found += self._case_folded(candidates, contains)
@@ -297,7 +302,7 @@ class Protected:
     def match_text(self, text: str) -> Match | None:
         """A path known only in part (`$DIR/guardtui/token`, `…/.claude/settings.json`): its known
         tail, of two components or more, names a target."""
-        tail = re.split(r"[$`)}…]", text)[-1].strip("'\"")
+        tail = re.sub(r"\$\{[^}]*\}|\$\([^)]*\)|\$\w+|`[^`]*`|…", "\0", text).split("\0")[-1].strip("'\"")
         parts = [p for p in tail.split("/") if p and p != "."]
         if len(parts) < 2 or ".." in parts:
             return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
+import re
 from dataclasses import dataclass
 
 from .. import gitindex
@@ -49,9 +50,11 @@ class Ruling:
     reason: str
     kind: str
 
+    held: bool = False  # the target is reached as part of a directory it is in (rm -rf ~, chmod -R …)
+
     def decision(self, rule: str, segment: str = "") -> Decision:
         return Decision(self.verdict, self.reason, f"{rule}/{self.kind}", self.radius, CATEGORY,
-                        {"segment": segment} if segment else {})
+                        {"segment": segment, "held": self.held} if segment else {"held": self.held})
 
 
 def _deny(reason: str, kind: str) -> Ruling:
@@ -65,6 +68,12 @@ def _ask(reason: str, kind: str, radius: BlastRadius = BlastRadius.HIGH) -> Ruli
 def judge_action(m: Match, action: str, subject: str) -> Ruling | None:
     """The verdict for `action` (write, onto, remove, chmod, link, read) on the target `m` reached.
     `subject` says who does it ("rm -rf .claude", "Write")."""
+    ruling = _judge_action(m, action, subject)
+    return ruling if ruling is None or not m.contains else Ruling(ruling.verdict, ruling.radius, ruling.reason,
+                                                                   ruling.kind, held=True)
+
+
+def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
     kind = m.kind
     what = f"{subject} {_VERBS.get(action, action)} {m.describe()}"
     if action == "read":
@@ -105,9 +114,9 @@ class ProtectRule:
             found = None
         if found is None:
             return None
-        if call.is_shell:
-            # the shell analysis's own deny speaks first: an ask here never hides it, and `rm -rf ~` is
-            # better told as the loss of a home directory than of the guard's files in it
+        if call.is_shell and (found.verdict is not Verdict.DENY or found.metadata.get("held")):
+            # an ask here never hides a deny the shell analysis found; and `rm -rf ~` is better told as the
+            # loss of a home directory than of the guard's files in it
             shell = shell_decision("dangerous-shell", call, ctx)
             if shell.verdict is Verdict.DENY:
                 return shell
@@ -205,6 +214,8 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
         for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
             if m.contains and not _members_hit(m, e.members, e.recursive):
                 continue
+            if keeps_access(e.detail, secret=m.kind == TOKEN):
+                continue  # chmod 600, go-w, +x: the owner still reads and writes it, nobody else may write
             add(judge_action(m, "chmod", subject))
         return out
     if e.kind == "link":
@@ -227,6 +238,31 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     if e.kind in ("copy", "unpack"):
         return _landing(e, path, protected, cwd, subject, made or set())
     return out
+
+
+def keeps_access(detail: str, secret: bool = False) -> bool:
+    """Does `chmod MODE` (the effect's detail) leave a file readable and writable by its owner and
+    writable by no one else (for a secret: readable by no one else)? Then the guard loses nothing
+    (`chmod 000`, `a+w`, chown, chattr: it may)."""
+    name, _, mode = detail.partition(" ")
+    if name != "chmod" or not mode:
+        return False
+    barred = {"w", "r"} if secret else {"w"}
+    if mode.isdigit() and len(mode) in (3, 4):
+        owner, group, other = (int(c) for c in mode[-3:])
+        return owner & 6 == 6 and not (group | other) & (6 if secret else 2)
+    for clause in mode.split(","):
+        m = re.fullmatch(r"([ugoa]*)([-+=])([rwxXst]*)", clause)
+        if m is None:
+            return False
+        who, op, perms = m.groups()
+        owner = not who or bool(set(who) & {"u", "a"})
+        others = not who or bool(set(who) & {"g", "o", "a"})
+        if owner and (op == "-" and bool(set(perms) & {"r", "w"}) or op == "=" and not {"r", "w"} <= set(perms)):
+            return False  # takes reading or writing away from the owner
+        if others and op in "+=" and set(perms) & barred:
+            return False  # lets others write (or read a secret)
+    return True
 
 
 def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: str,
@@ -284,8 +320,10 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
 def _landed(entries: list[tuple[str, str | None]], base: str, protected: Protected, cwd: str,
             subject: str) -> list[Ruling]:
     out: list[Ruling] = []
+    made: dict[str, str] = {}  # links the copy or archive itself puts down: later entries land through them
     for name, link in entries:
         where = base if name in ("", ".") else posixpath.normpath(base + "/" + name)
+        where = _through_links(where, made)
         for m in protected.matches(where, cwd):
             v = judge_action(m, "onto", f"{subject} (it puts {name or where} there)")
             if v is not None:
@@ -296,6 +334,7 @@ def _landed(entries: list[tuple[str, str | None]], base: str, protected: Protect
                 v = judge_action(m, "link", f"{subject} (its {name} is a link)")
                 if v is not None:
                     out.append(v)
+            made[where] = pointed
         if len(out) > 3:
             break
     return out

@@ -388,7 +388,7 @@ _REMOVING_API = re.compile(
     r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime)\s*\(", re.I)
 _WRITING_API = re.compile(
-    r"\bopen\s*\([^)]*['\"][^'\"]*[wax+][^'\"]*['\"]|\b(?:write_text|write_bytes|writeFile|writeFileSync|"
+    r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|\b(?:write_text|write_bytes|writeFile|writeFileSync|"
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)
@@ -821,6 +821,7 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         else:
             return [allow(f"{inv.name} opens an interactive session", "database", rule="sql.session")]
     findings = []
+    database_file = positionals[0] if inv.name in ("sqlite3", "duckdb") and positionals else None
     for sql in statements:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
@@ -828,6 +829,10 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         verdict = classify_sql(sql)
         if verdict is None:
             continue
+        if database_file is not None:  # the statement changes the database file itself
+            info = run.path(database_file, inv)
+            run.effect(info.path, database_file.display(), "write", inv.cmd, info.remote)
+            database_file = None
         radius, reason = verdict
         if radius == "critical":
             findings.append(deny(reason, "database", "sql.destructive"))
