@@ -273,6 +273,21 @@ def test_archives_are_read_before_they_are_extracted(world):
         assert verdict(world.run(command)) == "allow", command
 
 
+def test_patches_editors_containers_and_syncs_reach_the_files_they_name(world):
+    (world.project / "fix.diff").write_text("--- a/.claude/settings.local.json\n+++ b/.claude/settings.local.json\n"
+                                           "@@ -1 +1 @@\n-{}\n+{\"disableAllHooks\": true}\n")
+    (world.project / "ok.diff").write_text("--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-a\n+b\n")
+    for command in ("patch -p1 < fix.diff", "patch -p1 -i fix.diff", "git apply fix.diff",
+                    "vim -es -c '%d|x' ~/.claude/settings.json", "ex -sc '%d|x' .claude/settings.local.json",
+                    "docker run --rm -v ~/.claude:/c alpine sh -c 'echo {} > /c/settings.json'",
+                    "docker run --rm -v ~/.config/guardtui:/g alpine", "sed -i 's/x/y/' .claude/*.json",
+                    "rsync --remove-source-files ~/.claude/settings.json /tmp/"):
+        assert_denied_for_the_person(world.run(command), command)
+    for command in ("git apply ok.diff", "git apply --check fix.diff", "vim src/app.py",
+                    "docker run --rm -v ~/.config/guardtui:/g:ro alpine cat /g/policy.yaml"):
+        assert world.run(command).verdict is not Verdict.DENY, command
+
+
 # -- interpreters -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("code", [
     "open('.claude/settings.local.json','w').write('{}')",

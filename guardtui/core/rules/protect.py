@@ -227,8 +227,8 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
                 add(judge_action(m, "link", subject))
         return out
     if e.kind == "write":
-        for m in protected.matches(path, cwd, contains="existing" if e.recursive else ""):
-            if m.contains and not _git_hits(m, e):
+        for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
+            if m.contains and not (_members_hit(m, e.members, e.recursive) and _git_hits(m, e)):
                 continue
             if m.kind == HOOKS and not m.contains:
                 add(_hooks_shell_write(e, m, subject, protected))

@@ -629,6 +629,8 @@ class _Run:
         info = self.path(word, inv)
         if info.kind is PathKind.HARMLESS_DEVICE:
             return None
+        if (info.glob or info.contents) and "members" not in more:  # `sed -i … .claude/*.json`
+            more["members"] = glob_members(word)
         self.effect(info.path, word.display(), kind, inv.cmd, info.remote, **more)
         return write_finding(info, what)
 
@@ -861,6 +863,8 @@ _HANDLERS = {
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
+    "patch": cmd_fs.patch,
+    **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
 }

@@ -11,6 +11,7 @@ from ..model import BlastRadius, Verdict
 from .deletes import DELETERS, FIND_FILTERS, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
+from .patches import patch_targets, read_patch
 from .paths import PathKind, describe, glob_members, write_finding
 from .secrets import is_secret, is_secret_area
 from .words import DYN, Word
@@ -394,6 +395,57 @@ def attributes(run: "Run", inv: "Invocation") -> list[Finding]:
         info = run.path(w, inv)
         run.effect(info.path, w.display(), "chmod", inv.cmd, info.remote, recursive=recursive, narrows=True,
                    members=glob_members(w), detail=inv.name)
+    return []
+
+
+def patch(run: "Run", inv: "Invocation") -> list[Finding]:
+    """patch [-pN] [-i FILE | < FILE]: the files named in the patch are written (read from its text)."""
+    strip, source, operands = 0, None, []
+    words = inv.words
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v.startswith("-p") and v[2:].isdigit():
+            strip = int(v[2:])
+        elif v in ("-p", "--strip") and i + 1 < len(words) and words[i + 1].value.isdigit():
+            strip, i = int(words[i + 1].value), i + 1
+        elif v.startswith("--strip="):
+            strip = int(v.partition("=")[2] or 0) if v.partition("=")[2].isdigit() else 0
+        elif v in ("-i", "--input") and i + 1 < len(words):
+            source, i = words[i + 1], i + 1
+        elif not v.startswith("-"):
+            operands.append(words[i])
+        i += 1
+    source = source or (operands[1] if len(operands) > 1 else None)
+    write_patched(run, inv, source, strip)
+    return []
+
+
+def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int) -> None:
+    """Record a write for each file the patch (a file, or the command's input) changes."""
+    text = None
+    if source is not None and not source.dynamic:
+        text = read_patch(run.path(source, inv).path)
+    else:
+        stream = run.stdin_source(inv.cmd)
+        if stream.kind == "text":
+            text = stream.text
+        elif stream.kind == "file":
+            target = next((r.target for r in reversed(inv.cmd.redirects) if r.op == "<" and r.target is not None), None)
+            text = read_patch(run.path(target, inv).path) if target is not None else None
+    for name in patch_targets(text or "", strip):
+        info = run.path(Word.literal(name), inv)
+        run.effect(info.path, name, "write", inv.cmd, info.remote)
+
+
+def editor(run: "Run", inv: "Invocation") -> list[Finding]:
+    """ed, ex, vim -c …, emacs --batch: the files they open they may write (scripted, they do). Recorded
+    for the protection rule only (`mentioned`); the taxonomy judges the editor itself."""
+    for w in inv.words:
+        if w.value.startswith(("-", "+")) or w.dynamic:
+            continue
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "write", inv.cmd, info.remote, detail="mentioned")
     return []
 
 
@@ -933,6 +985,11 @@ def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask("rsync --delete removes destination files that are not in the source", "fs-delete",
                                 radius, "fs.rsync"))
     if "--remove-source-files" in args:
+        for w in operands[:-1]:
+            if not _REMOTE.match(w.value):
+                info = run.path(w, inv)
+                run.effect(info.path, w.display(), "delete", inv.cmd, info.remote, recursive=True,
+                           members=glob_members(w))
         findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
                             BlastRadius.MEDIUM, "fs.rsync"))
     if remote:

@@ -10,6 +10,7 @@ from ..model import BlastRadius
 from ..gitindex import repository
 from .findings import Finding, allow, ask, deny, unknown, worst
 from .parse import SimpleCommand
+from .patches import patch_targets, read_patch
 from .paths import glob_members
 from .secrets import is_secret
 from .words import DYN, Word
@@ -691,6 +692,23 @@ def _work_tree(inv) -> list[Word]:
     return [Word.literal(repo[0] if repo else (cwd or "."))]
 
 
+def apply(run, inv, rest) -> list[Finding]:
+    """git apply / am: the files the patch names are written (unless it only checks or stats)."""
+    options, positionals, _ = _options(rest)
+    if any(o in ("--check", "--stat", "--numstat", "--summary", "--cached") for o in options):
+        return [allow("git apply --check/--stat/--cached leaves the work tree alone", "git", rule="git.apply")]
+    strip = next((int(o[2:]) for o in options if o.startswith("-p") and o[2:].isdigit()), 1)
+    for w in positionals or [None]:
+        text = read_patch(run.path(w, inv).path) if w is not None and not w.dynamic else None
+        if w is None:
+            stream = run.stdin_source(inv.cmd)
+            text = stream.text if stream.kind == "text" else None
+        for name in patch_targets(text or "", strip):
+            info = run.path(Word.literal(name), inv)
+            run.effect(info.path, name, "write", inv.cmd, info.remote)
+    return [allow("git apply changes files as the patch says", "git", rule="git.apply")]
+
+
 def git_mv(run, inv, rest) -> list[Finding]:
     options, positionals, after = _options(rest)
     operands = positionals + after
@@ -714,7 +732,7 @@ _SUBCOMMANDS = {
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
-    "checkout-index": checkout_index, "credential": credential, "mv": git_mv,
+    "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]
