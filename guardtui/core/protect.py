@@ -23,11 +23,12 @@ import os
 import posixpath
 import re
 import stat
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from .config import Locations
 from .yamlfile import Field, check, load_yaml
@@ -48,7 +49,7 @@ _AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI
                 "docker-agent": "docker-agent"}
 _LINK_HOPS = 40  # as the kernel's limit on symbolic links in one lookup
 _TREE_FILES = 2000  # protected files indexed per tree for hard-link checks
-MAX_TAIL_DEPTH = 2  # a project-level tail is looked for this deep below a directory that holds it
+RECHECK_S = 0.25  # how stale the targets' own resolved places may be (as core/plugins/projects.py)
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,8 @@ class Protection:
     """The protected targets of one installation; `for_call` adds a call's project."""
 
     def __init__(self, locations: Locations | None = None, homes: Iterable[str] = (),
-                 env: Mapping[str, str] | None = None, code_dir: str | None = None):
+                 env: Mapping[str, str] | None = None, code_dir: str | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.locations = locations
         self.env = dict(os.environ if env is None else env)
         found = [str(h) for h in homes]
@@ -164,6 +166,12 @@ class Protection:
         self.homes = tuple(dict.fromkeys(posixpath.normpath(h) for h in found if h and h.startswith("/")))
         self.code_dir = code_dir if code_dir is not None else str(Path(__file__).resolve().parent.parent)
         self._fixed: dict[tuple[str, ...], tuple[Target, ...]] = {}
+        # the targets' list is data and paths (no look at the disk): kept per working directory
+        self._projects: dict[tuple, tuple[Target, ...]] = {}
+        # where the targets really are (their links resolved) is looked at most every RECHECK_S; the path a
+        # call names is always resolved afresh, and a link made where a target would be is itself denied
+        self._indexes: dict[tuple, tuple[float, dict, dict]] = {}
+        self.clock = clock
 
     def for_call(self, cwd: str | None, home: str | None = None) -> "Protected":
         """The targets for a call made in `cwd`; `home` is what its `~` means (the engine's home)."""
@@ -173,7 +181,22 @@ class Protection:
         fixed = self._fixed.get(homes)
         if fixed is None:
             fixed = self._fixed[homes] = self._fixed_targets(homes)
-        return Protected(fixed + self._project_targets(cwd, homes), homes)
+        key = (cwd or "", homes)
+        project = self._projects.get(key)
+        if project is None:
+            if len(self._projects) >= 256:
+                self._projects.clear()
+            project = self._projects[key] = self._project_targets(cwd, homes)
+        protected = Protected(fixed + project, homes)
+        cached = self._indexes.get(key)
+        now = self.clock()
+        if cached is not None and now - cached[0] < RECHECK_S:
+            protected._index, protected._folded = cached[1], cached[2]
+        else:
+            if len(self._indexes) >= 256:
+                self._indexes.clear()
+            self._indexes[key] = (now, protected._by_form(), protected._folded_index())
+        return protected
 
     def _fixed_targets(self, homes: tuple[str, ...]) -> tuple[Target, ...]:
         out: list[Target] = []
@@ -263,6 +286,9 @@ class Protected:
     _missing: set[str] = field(default_factory=set, repr=False)
     _inodes: dict[tuple[int, int], Target] | None = field(default=None, repr=False)
     _insensitive: dict[str, bool] = field(default_factory=dict, repr=False)
+    _index: dict[str, list[Target]] | None = field(default=None, repr=False)
+    _folded: dict[str, list[Target]] | None = field(default=None, repr=False)
+    _tails: list[Target] | None = field(default=None, repr=False)
 
     def match(self, path: str, cwd: str = "", *, follow: bool = True, contains: str = "") -> Match | None:
         found = self.matches(path, cwd, follow=follow, contains=contains)
@@ -286,11 +312,7 @@ class Protected:
             parent, name = posixpath.split(norm)
             real = posixpath.join(self.resolve(parent), name) if name else self.resolve(norm)
         candidates = [(norm, "path")] + ([(real, "link")] if real != norm else [])
-        found: list[Match] = []
-        for target in self.targets:
-            m = self._against(target, candidates, contains)
-            if m is not None:
-                found.append(m)
+        found = self._indexed(candidates, contains)
         if not found and follow:  # removing or moving another name of a file leaves the file where it was
             found += self._hard_link(real)
         if not found:
@@ -338,21 +360,25 @@ class Protected:
         return self._resolve(path, 0)
 
     def _resolve(self, path: str, hops: int) -> str:
-        path = re.sub(r"/+", "/", path)
-        if path in ("/", ""):
-            return "/"
-        path = path.rstrip("/") or "/"
-        known = self._real.get(path)
+        real = self._real
+        known = real.get(path)
         if known is not None:
             return known
-        parent, name = posixpath.split(path)
-        base = self._resolve(parent or "/", hops)
+        if "//" in path:
+            path = re.sub(r"/+", "/", path)
+        if len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/") or "/"
+        if path in ("/", ""):
+            return "/"
+        cut = path.rfind("/")
+        parent, name = path[:cut] or "/", path[cut + 1:]
+        base = real.get(parent) or self._resolve(parent, hops)
         if name in ("", "."):
             result = base
         elif name == "..":
-            result = posixpath.dirname(base) or "/"
+            result = base[:base.rfind("/")] or "/"
         else:
-            result = posixpath.join(base, name)
+            result = (base if base != "/" else "") + "/" + name
             if base in self._missing:
                 self._missing.add(result)
             else:
@@ -368,7 +394,7 @@ class Protected:
                             link = None
                         if link is not None:
                             result = self._resolve(link if link.startswith("/") else base + "/" + link, hops + 1)
-        self._real[path] = result
+        real[path] = result
         return result
 
     def exists(self, path: str) -> bool:
@@ -380,20 +406,38 @@ class Protected:
         real = self.resolve(target.path)
         return (target.path,) if real == target.path else (target.path, real)
 
-    def _against(self, target: Target, candidates: list[tuple[str, str]], contains: str) -> Match | None:
-        forms = self._forms(target)
+    def _by_form(self) -> dict[str, list[Target]]:
+        """Each target under its configured and its real path (resolved once per call)."""
+        if self._index is None:
+            index: dict[str, list[Target]] = {}
+            for target in self.targets:
+                for form in self._forms(target):
+                    index.setdefault(form, []).append(target)
+            self._index = index
+        return self._index
+
+    def _indexed(self, candidates: list[tuple[str, str]], contains: str) -> list[Match]:
+        index = self._by_form()
+        found: dict[Target, Match] = {}
         for cand, how in candidates:
-            for form in forms:
-                if cand == form:
-                    return Match(target, cand, how)
-                if target.tree and _under(cand, form):
-                    return Match(target, cand, "inside" if how == "path" else how)
+            for target in index.get(cand, ()):
+                found.setdefault(target, Match(target, cand, how))
+            parent = cand
+            while parent != "/":  # inside a protected tree
+                parent = parent[:parent.rfind("/")] or "/"
+                for target in index.get(parent, ()):
+                    if target.tree:
+                        found.setdefault(target, Match(target, cand, "inside" if how == "path" else how))
         if contains:
             for cand, _ in candidates:
-                for form in forms:
-                    if _under(form, cand) and (contains == "any" or self.exists(target.path)):
-                        return Match(target, cand, "contains", form[len(cand.rstrip("/")) + 1:])
-        return None
+                prefix = cand.rstrip("/") + "/"
+                for form, targets in index.items():
+                    if not form.startswith(prefix):
+                        continue
+                    for target in targets:
+                        if target not in found and (contains == "any" or self.exists(target.path)):
+                            found[target] = Match(target, cand, "contains", form[len(prefix):])
+        return list(found.values())
 
     def _hard_link(self, real: str) -> list[Match]:
         """Another name for a protected file: same device and inode."""
@@ -419,23 +463,30 @@ class Protected:
             self._inodes = index
         return self._inodes
 
+    def _folded_index(self) -> dict[str, list[Target]]:
+        if self._folded is None:
+            self._folded = {}
+            for form, targets in self._by_form().items():
+                self._folded.setdefault(form.casefold(), []).extend(targets)
+        return self._folded
+
     def _case_folded(self, candidates: list[tuple[str, str]], contains: str) -> list[Match]:
         """On a case-insensitive file system `.CLAUDE/Settings.json` is `.claude/settings.json`."""
-        for target in self.targets:
-            for form in self._forms(target):
-                folded = form.casefold()
-                for cand, _ in candidates:
-                    c = cand.casefold()
-                    rel = ""
-                    if c == folded or (target.tree and _under(c, folded)):
-                        how = "case"
-                    elif contains and _under(folded, c) and (contains == "any" or self.exists(target.path)):
-                        how = "contains"
-                        rel = form[len(cand.rstrip("/")) + 1:]
-                    else:
-                        continue
-                    if self._case_insensitive_at(cand):
-                        return [Match(target, cand, how, rel)]
+        index = self._folded_index()
+        for cand, _ in candidates:
+            folded = cand.casefold()
+            hits = [(t, "case", "") for t in index.get(folded, ())]
+            parent = folded
+            while parent != "/" and not hits:
+                parent = parent[:parent.rfind("/")] or "/"
+                hits = [(t, "case", "") for t in index.get(parent, ()) if t.tree]
+            if not hits and contains:
+                prefix = folded.rstrip("/") + "/"
+                hits = [(t, "contains", form[len(prefix):]) for form, ts in index.items()
+                        if form.startswith(prefix) for t in ts
+                        if contains == "any" or self.exists(t.path)]
+            if hits and self._case_insensitive_at(cand):
+                return [Match(t, cand, how, rel) for t, how, rel in hits]
         return []
 
     def _case_insensitive_at(self, path: str) -> bool:
@@ -462,10 +513,10 @@ class Protected:
     def _tail(self, norm: str, contains: str) -> list[Match]:
         """Another project's settings: `<dir>/.claude/settings.json` anywhere."""
         out = []
-        for target in self.targets:
+        if self._tails is None:
+            self._tails = list({t.tail: t for t in self.targets if t.tail}.values())
+        for target in self._tails:
             tail = target.tail
-            if not tail:
-                continue
             if _ends_with(norm, tail) or (target.tree and ("/" + tail + "/") in norm + "/"):
                 out.append(Match(target, norm, "tail"))
             elif contains and self._holds_tail(norm, tail, contains):

@@ -29,7 +29,7 @@ from ..hook_settings import MAX_TEXT, apply_edits, judge_change
 from ..listing import archive_members, tree_entries
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_restrictive
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN,
-                       USER_GUARDS, Match, Protected, Target)
+                       USER_GUARDS, Match, Protected)
 from ..shell.findings import FileEffect
 from .base import EvalContext
 from .dangerous import shell_decision
@@ -128,7 +128,9 @@ class ProtectRule:
         best: Decision | None = None
         links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at
         made: set[str] = set()  # paths written earlier in this command
-        for effect in analysis.effects + analysis.reads:
+        # reading matters only for the token (itself, or inside an HTTP hook's settings): none, nothing to read
+        reads = analysis.reads if _token_exists(protected) else []
+        for effect in analysis.effects + reads:
             if effect.remote:
                 continue
             for v in judge_effect(effect, protected, call.cwd, links, made):
@@ -158,7 +160,7 @@ class ProtectRule:
 
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
         path = call.file_path
-        if not path:
+        if not path or not _token_exists(protected):
             return None
         for m in protected.matches(path, call.cwd, contains="existing" if call.tool == "Grep" else ""):
             if m.contains and _hidden_between(m):
@@ -489,6 +491,10 @@ def _hooks_copy(e: FileEffect, m: Match, subject: str, protected: Protected) -> 
     return _settled(judge_change(m.target, old, new), subject, m)
 
 
+def _token_exists(protected: Protected) -> bool:
+    return any(t.kind == TOKEN and protected.exists(t.path) for t in protected.targets)
+
+
 def _holds_token(m: Match, protected: Protected) -> bool:
     """An HTTP hook entry carries the broker's token (Claude Code's settings.local.json)."""
     token_target = next((t for t in protected.targets if t.kind == TOKEN), None)
@@ -501,4 +507,4 @@ def _holds_token(m: Match, protected: Protected) -> bool:
     return bool(text) and token in text
 
 
-__all__ = ["ProtectRule", "judge_effect", "judge_action", "Target"]
+__all__ = ["ProtectRule", "judge_effect", "judge_action", "keeps_access"]
