@@ -128,6 +128,8 @@ def test_install_wrote_what_the_tests_attack(world):
     "rm ~/.config/cagent/hooks.d/50-guardtui.yaml",
     "echo '{\"disableAllHooks\": true}' > /srv/other/.claude/settings.local.json",
     "ln -s ~/.claude c && echo '{}' > c/settings.json",
+    "ln -s /tmp/fake .codex",
+    "ln -sfn /tmp/fake ~/.claude",
 ])
 def test_shell_changes_to_hook_settings_deny(world, command):
     assert_denied_for_the_person(world.run(command), command)

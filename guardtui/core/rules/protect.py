@@ -221,7 +221,9 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
             add(judge_action(m, "chmod", subject))
         return out
     if e.kind == "link":
-        for m in protected.matches(path, cwd, follow=False):
+        # a link where a target is, or where one would be found (`ln -s /tmp/fake .claude`: the agent's settings
+        # are then read from a place of the agent's choosing)
+        for m in protected.matches(path, cwd, follow=False, contains="any"):
             add(judge_action(m, "onto", subject))
         if e.source:
             source = _through_links(e.source, links or {})
