@@ -23,6 +23,7 @@ import os
 import posixpath
 import re
 import stat
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -61,6 +62,7 @@ class Target:
     agent: str = ""
     format: str = ""  # hooks files: json, toml or yaml
     tail: str = ""  # project-level entries: the relative path, also matched in any directory
+    by_link: bool = True  # also matched where its links lead (not for a venv's python: a link to the system's)
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,10 @@ class Protection:
                            tree=True)]
         if self.code_dir:
             out.append(Target(_norm(self.code_dir), GUARD_CODE, "guardtui's own code (the hooks run it)", tree=True))
+            # the interpreter the installed hooks run (`<python> -S …/guardtui/hook.py`): a venv's own bin/python
+            if sys.executable and sys.prefix != sys.base_prefix:
+                out.append(Target(_norm(sys.executable), GUARD_CODE, "the Python the hooks run guardtui with",
+                                  by_link=False))
         for entry in protect_data().entries:
             for spec in entry["paths"]:
                 if spec.startswith("<project>/"):
@@ -403,6 +409,8 @@ class Protected:
 
     # -- the comparisons ---------------------------------------------------------------------------
     def _forms(self, target: Target) -> tuple[str, ...]:
+        if not target.by_link:
+            return (target.path,)
         real = self.resolve(target.path)
         return (target.path,) if real == target.path else (target.path, real)
 

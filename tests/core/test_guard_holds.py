@@ -488,6 +488,8 @@ def test_guardtuis_read_only_subcommands_allow_and_a_console_asks(world, command
     "(crontab -l; echo '* * * * * tmux send-keys -t con y') | crontab -",
     "echo 'tmux send-keys -t con y' > /tmp/a.sh && bash /tmp/a.sh",
     "osascript -e 'tell application \"System Events\" to keystroke \"y\"'",
+    "echo y > /proc/4242/fd/0",
+    "cliclick t:y",
 ])
 def test_typing_into_a_terminal_denies(world, command):
     d = world.run(command)
@@ -501,6 +503,12 @@ def test_typing_into_a_terminal_denies(world, command):
 ])
 def test_terminal_controls_stay_quiet(world, command):
     assert verdict(world.run(command)) == "allow", command
+
+
+def test_attaching_to_a_running_process_asks(world):
+    for command in ("gdb -p 4242 -batch -ex 'call write(0, \"y\", 1)'", "reptyr 4242"):
+        assert world.run(command).verdict is Verdict.ASK, command
+    assert verdict(world.run("gdb -batch ./a.out")) == "allow"
 
 
 def test_tmux_runs_are_judged_by_what_they_run(world):

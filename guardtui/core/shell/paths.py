@@ -141,9 +141,9 @@ def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKin
         return PathKind.ROOT
     if path in tax.critical_files or any(path.startswith(d) for d in tax.critical_dirs):
         return PathKind.CRITICAL_FILE
+    if path.startswith(("/dev/", "/proc/")) and any(fnmatch.fnmatchcase(path, g) for g in tax.terminal_devices):
+        return PathKind.TERMINAL  # another process's descriptors: its terminal, as /dev/pts/N
     if path.startswith("/dev/"):
-        if any(fnmatch.fnmatchcase(path, g) for g in tax.terminal_devices):
-            return PathKind.TERMINAL
         if any(fnmatch.fnmatchcase(path, g) for g in tax.harmless_devices):
             return PathKind.HARMLESS_DEVICE
         if path.startswith(("/dev/tcp/", "/dev/udp/")):
