@@ -140,8 +140,8 @@ def judge_change(target: Target, old_text: str | None, new_text: str) -> Outcome
         return Outcome(False, f"the new content cannot be read ({exc}): the agent would lose its hooks")
     missing = before - after
     if missing:
-        return Outcome(False, f"it removes or changes guardtui's hook entr{'ies' if sum(missing.values()) > 1 else 'y'}",
-                       sum(before.values()))
+        entries = "entries" if sum(missing.values()) > 1 else "entry"
+        return Outcome(False, f"it removes or changes guardtui's hook {entries}", sum(before.values()))
     added = [b for b in bypasses(new, target.agent) if b not in bypasses(old, target.agent)]
     if added:
         return Outcome(False, f"it sets {', '.join(added)}, which switches the guard's hooks or the agent's "

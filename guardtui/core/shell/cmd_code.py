@@ -388,7 +388,8 @@ _REMOVING_API = re.compile(
     r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime)\s*\(", re.I)
 _WRITING_API = re.compile(
-    r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|\b(?:write_text|write_bytes|writeFile|writeFileSync|"
+    r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
+    r"\b(?:write_text|write_bytes|writeFile|writeFileSync|"
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)

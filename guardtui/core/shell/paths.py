@@ -297,4 +297,5 @@ def is_harmless_write(info: PathInfo) -> bool:
     return info.kind in (PathKind.HARMLESS_DEVICE,)
 
 
-__all__ = ["PathKind", "PathInfo", "classify", "glob_members", "kind_of", "delete_finding", "write_finding", "is_harmless_write"]
+__all__ = ["PathKind", "PathInfo", "classify", "glob_members", "kind_of", "delete_finding", "write_finding",
+           "is_harmless_write"]
