@@ -147,16 +147,7 @@ class ProtectRule:
         path = call.file_path
         if not path:
             return None
-        best: Decision | None = None
-        for m in protected.matches(path, call.cwd):
-            if m.kind == HOOKS:
-                v = _hooks_edit(call, m, protected)
-            else:
-                v = judge_action(m, "write", call.tool)
-            if v is not None:
-                d = v.decision(self.id)
-                best = d if best is None else more_restrictive(best, d)
-        return best
+        return judge_file_change(protected, path, call.cwd, _new_content(call, protected, path), call.tool, self.id)
 
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
         path = call.file_path
@@ -442,26 +433,48 @@ def _current(m: Match, protected: Protected) -> tuple[bool, str | None]:
     return True, _read(real)
 
 
-def _hooks_edit(call: ToolCall, m: Match, protected: Protected) -> Ruling:
-    """Write / Edit / MultiEdit of an agent's hook settings: the content it leaves, judged."""
-    target = m.target
+def judge_file_change(protected: Protected, path: str, cwd: str, new_content: str | None, subject: str,
+                      rule: str = "protect") -> Decision | None:
+    """A tool that writes `path` (Write, Edit, an MCP server's write_file …): the decision for the
+    protected targets it reaches, or None. `new_content`: the whole file as the tool leaves it, when
+    known (an agent's hook settings are then judged by what they keep); None: not known."""
+    best: Decision | None = None
+    for m in protected.matches(path, cwd):
+        if m.kind == HOOKS:
+            v = _hooks_content(m, protected, new_content, subject)
+        else:
+            v = judge_action(m, "write", subject)
+        if v is not None:
+            d = v.decision(rule)
+            best = d if best is None else more_restrictive(best, d)
+    return best
+
+
+def _new_content(call: ToolCall, protected: Protected, path: str) -> str | None:
+    """What Write / Edit / MultiEdit leave in the file: the edit applied to the file on disk."""
+    if call.tool == "Write":
+        content = call.input.get("content")
+        return content if isinstance(content, str) else None
+    if call.tool not in ("Edit", "MultiEdit"):
+        return None
+    lexical = protected.absolute(path, call.cwd)
+    old = _read(protected.resolve(lexical)) if lexical else None
+    items = call.input.get("edits") if call.tool == "MultiEdit" else [call.input]
+    edits = [(i.get("old_string"), i.get("new_string"), bool(i.get("replace_all"))) for i in items or []
+             if hasattr(i, "get")]
+    if old is None or not edits or not all(isinstance(a, str) and isinstance(b, str) for a, b, _ in edits):
+        return None
+    return apply_edits(old, edits)
+
+
+def _hooks_content(m: Match, protected: Protected, new: str | None, subject: str) -> Ruling:
+    """An agent's hook settings rewritten: the content it leaves, judged."""
     exists, old = _current(m, protected)
     if exists and old is None:
-        return _deny(f"{call.tool} changes {m.describe()}, which cannot be read here to check the change", HOOKS)
-    if call.tool == "Write":
-        new = call.input.get("content")
-        new = new if isinstance(new, str) else None
-    elif call.tool in ("Edit", "MultiEdit") and old is not None:
-        items = call.input.get("edits") if call.tool == "MultiEdit" else [call.input]
-        edits = [(i.get("old_string"), i.get("new_string"), bool(i.get("replace_all"))) for i in items or []
-                 if hasattr(i, "get")]
-        new = apply_edits(old, edits) if edits and all(isinstance(a, str) and isinstance(b, str)
-                                                         for a, b, _ in edits) else None
-    else:
-        new = None
+        return _deny(f"{subject} changes {m.describe()}, which cannot be read here to check the change", HOOKS)
     if new is None:
-        return _deny(f"{call.tool} changes {m.describe()} in a way that cannot be checked", HOOKS)
-    return _settled(judge_change(target, old, new), call.tool, m)
+        return _deny(f"{subject} changes {m.describe()} in a way that cannot be checked", HOOKS)
+    return _settled(judge_change(m.target, old, new), subject, m)
 
 
 def _settled(outcome, subject: str, m: Match) -> Ruling:
@@ -509,4 +522,4 @@ def _holds_token(m: Match, protected: Protected) -> bool:
     return bool(text) and token in text
 
 
-__all__ = ["ProtectRule", "judge_effect", "judge_action", "keeps_access"]
+__all__ = ["ProtectRule", "judge_effect", "judge_action", "judge_file_change", "keeps_access"]
