@@ -85,7 +85,7 @@ async def run(reviews: int, scratch: Path) -> dict:
         escalated = engine.evaluate(call, record=False)
         assert escalated.metadata.get("escalation") == "llm", escalated
         reviewer = GuardReviewer(settings, AiohttpChat(settings), SkillLibrary(Locations.from_env()), home=engine.home,
-                                 protected=engine.protected_paths)
+                                 protected=engine.protection.paths())
         await reviewer.review(call, escalated)  # warm: skills read, connection open
         body = model.body()
         async with aiohttp.ClientSession() as session:

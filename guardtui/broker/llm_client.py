@@ -90,4 +90,4 @@ def guard_reviewer(locations: Locations, engine: Engine, settings: LLMSettings |
     if settings is None:
         return None
     return GuardReviewer(settings, AiohttpChat(settings), SkillLibrary(locations), home=engine.home,
-                         protected=[*engine.protected_paths, *guard_configuration(locations)])
+                         protected=[*engine.protection.paths(), *guard_configuration(locations)])

@@ -26,19 +26,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
+
+from ..core.hook_settings import is_ours  # how guardtui's entries are recognised: one rule, in core/data/protect.yaml
 
 HOOK_TIMEOUT_S = 600  # what the entries ask of the agent; the broker answers a little before
 BACKUP_SUFFIX = ".guardtui.bak"
 DROP_IN = "50-guardtui.yaml"
 
-_OUR_COMMAND = re.compile(r"guardtui[/\\]hook\.py\b|\bguardtui['\"]?\s+hook\s")
-_OUR_URL = re.compile(r"^https?://(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?/hooks/")
 
 
 class InstallError(Exception):
@@ -152,14 +151,6 @@ def entries(target: Target, token: Callable[[], str]) -> dict[str, list[tuple[st
         return {"beforeShellExecution": [(None, handler)], "beforeMCPExecution": [(None, dict(handler))],
                 "preToolUse": [(None, {**handler, "matcher": "Write|Edit|StrReplace|Delete|NotebookEdit"})]}
     raise InstallError(f"no JSON settings for {target.agent}")
-
-
-def is_ours(handler: Any) -> bool:
-    if not isinstance(handler, dict):
-        return False
-    command, url = handler.get("command"), handler.get("url")
-    return (isinstance(command, str) and bool(_OUR_COMMAND.search(command + " "))) or \
-        (isinstance(url, str) and bool(_OUR_URL.match(url)))
 
 
 # -- doing it ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from .audit import AuditLog
 from .inputs import input_problem
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
+from .protect import Protection
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Sessions, approval_matches
 from .shell.analyze import Analyzer
@@ -44,14 +45,14 @@ PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule
 
 class Engine:
     def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None,
-                 audit: AuditLog | None = None, home: str | None = None, protected_paths: Sequence[str] = (),
+                 audit: AuditLog | None = None, home: str | None = None, protection: Protection | None = None,
                  on_event: EventSink | None = None, path_env: str | None = None):
         self._rules: tuple[Rule, ...] = tuple(rules)
         self.analyzer = analyzer or Analyzer(command_exists=command_lookup(path_env if path_env is not None
                                                                            else os.environ.get("PATH", "")))
         self.audit = audit
         self.home = home or os.path.expanduser("~")
-        self.protected_paths = tuple(protected_paths)
+        self.protection = protection if protection is not None else Protection(homes=(self.home,))
         self.temp_dirs = temp_dirs_from_env()
         self.sessions = Sessions()
         self.on_event = on_event
@@ -72,8 +73,8 @@ class Engine:
         """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
         start = time.perf_counter()
         session = self.sessions.get(call.agent, call.session)
-        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs, self.protected_paths,
-                          judge_call=self._judge_equivalent)
+        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs,
+                          self.protection.for_call(call.cwd, self.home), judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine

@@ -1,11 +1,10 @@
 """Build an Engine from the user's configuration: the one place the rule order is written.
 
-    guardian → dangerous shell → working directory → sensitive files → secret reads → web → MCP
+    protect (the guard itself) → guardian → dangerous shell → working directory → sensitive files
+    → secret reads → web → MCP
     → plugins → default
 """
 from __future__ import annotations
-
-from typing import Sequence
 
 from .audit import AuditLog
 from .config import Locations, account_home
@@ -13,8 +12,9 @@ from .engine import Engine, EventSink
 from .model import BlastRadius, Decision, ToolCall, Verdict
 from .plugins.rule import PluginRule
 from .policy import Policy, load_policy
-from .rules import (DangerousShellRule, DefaultPolicyRule, GuardianRule, McpRule, SecretReadRule, SensitiveFileRule,
-                    WebRule, WorkingDirRule)
+from .protect import Protection
+from .rules import (DangerousShellRule, DefaultPolicyRule, GuardianRule, McpRule, ProtectRule, SecretReadRule,
+                    SensitiveFileRule, WebRule, WorkingDirRule)
 from .rules.base import EvalContext, Rule
 from .yamlfile import DataError
 
@@ -41,15 +41,15 @@ def guardian_rule(locations: Locations) -> Rule:
 
 def build_engine(locations: Locations, *, record: bool = True,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
-                 extra_protected: Sequence[str] = (), path_env: str | None = None,
-                 policy: Policy | None = None) -> Engine:
-    rules: list[Rule] = [GuardianRule(policy) if policy is not None else guardian_rule(locations),
+                 path_env: str | None = None, policy: Policy | None = None) -> Engine:
+    # the guard's own files first: a broken policy file (which asks for everything) never softens their deny
+    rules: list[Rule] = [ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
                          DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
     rules += [SecretReadRule(), WebRule(), McpRule()]  # every tool, not only the shell: secrets, the web, MCP
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
     rules.append(plugin_rule if plugin_rule is not None else PluginRule())
     rules.append(DefaultPolicyRule())
     audit = AuditLog(locations.audit_db) if record else None
-    protected = [str(locations.config_dir), *extra_protected]
-    return Engine(rules, audit=audit, home=account_home(locations.home), protected_paths=protected,
+    home = account_home(locations.home)
+    return Engine(rules, audit=audit, home=home, protection=Protection(locations, homes=(home,)),
                   on_event=on_event, path_env=path_env)

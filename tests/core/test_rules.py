@@ -14,9 +14,8 @@ from ..conftest import HOME, PROJECT, TYPICAL
 ANALYZER = Analyzer(command_exists=lambda n: n in TYPICAL)
 
 
-def ctx(protected=()) -> EvalContext:
-    return EvalContext(SessionState("a", "s"), HOME, lambda c, cwd: ANALYZER.analyze(c, cwd, HOME),
-                       protected_paths=tuple(protected))
+def ctx() -> EvalContext:
+    return EvalContext(SessionState("a", "s"), HOME, lambda c, cwd: ANALYZER.analyze(c, cwd, HOME))
 
 
 def call(tool: str, **tool_input) -> ToolCall:
@@ -59,23 +58,21 @@ def test_workdir_shell_writes(command, verdict):
     (f"{PROJECT}/.env", "environment"), (f"{PROJECT}/.env.production", "environment"),
     (f"{PROJECT}/config/credentials.json", "credentials"), (f"{PROJECT}/deploy/server.pem", "key"),
     (f"{PROJECT}/.git/config", "git configuration"), (f"{PROJECT}/.git/hooks/pre-commit", "hook"),
-    (f"{HOME}/.ssh/config", "SSH"), (f"{PROJECT}/.claude/settings.json", "Claude Code"),
-    (f"{PROJECT}/.claude/settings.local.json", "Claude Code"), (f"{HOME}/.codex/config.toml", "Codex"),
-    (f"{PROJECT}/.gemini/settings.json", "Gemini"), (f"{PROJECT}/.guardtui/guards/x.yaml", "guardtui"),
+    (f"{HOME}/.ssh/config", "SSH"),
 ])
 def test_sensitive_writes_ask(path, why):
     decision = SensitiveFileRule().evaluate(call("Write", file_path=path, content=""), ctx())
     assert decision is not None and decision.verdict is Verdict.ASK and why in decision.reason
 
 
-def test_sensitive_covers_the_guards_own_config_and_shell_writes():
-    protected = f"{HOME}/.config/guardtui"
+def test_sensitive_covers_shell_writes_and_deletes():
     rule = SensitiveFileRule()
-    assert rule.evaluate(call("Edit", file_path=f"{protected}/policy.yaml"), ctx([protected])).verdict is Verdict.ASK
-    for command in ("echo '{}' > .claude/settings.json", "rm .claude/settings.local.json",
-                    f"sed -i 's/x/y/' {protected}/guards/mine.yaml", "cp /dev/null .env"):
-        decision = rule.evaluate(call("Bash", command=command), ctx([protected]))
+    for command in ("echo 'X=1' > .env", "rm .git/hooks/pre-commit", "sed -i 's/x/y/' ~/.ssh/config",
+                    "cp /dev/null .env"):
+        decision = rule.evaluate(call("Bash", command=command), ctx())
         assert decision is not None and decision.verdict is Verdict.ASK, command
+    # taking permissions away from a secret is not a change the rule asks about
+    assert rule.evaluate(call("Bash", command="chmod 600 .env"), ctx()) is None
 
 
 def test_sensitive_abstains_on_reads_and_ordinary_files():

@@ -54,7 +54,7 @@ async def make_reviewer(settings, locations, make_engine):
         engine = make_engine(record=False)
         chosen = settings(**changes)
         reviewer = GuardReviewer(chosen, AiohttpChat(chosen), SkillLibrary(locations), home=engine.home,
-                                 protected=engine.protected_paths)
+                                 protected=engine.protection.paths())
         made.append(reviewer)
         return reviewer
 

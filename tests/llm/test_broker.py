@@ -29,7 +29,7 @@ async def guarded(short_runtime, make_engine, settings):  # noqa: F811
         engine = installed(make_engine())
         chosen = settings(**changes)
         reviewer = GuardReviewer(chosen, AiohttpChat(chosen), SkillLibrary(Locations.from_env()), home=engine.home,
-                                 protected=engine.protected_paths)
+                                 protected=engine.protection.paths())
         broker = Broker(engine, PendingQueue(engine, timeout_policy=timeout_policy), Locations.from_env(), port=0,
                         ask_policy=ask_policy, reviewer=reviewer)
         await broker.start()

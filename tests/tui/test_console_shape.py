@@ -57,7 +57,8 @@ async def test_plugin_reloads_and_their_errors_reach_the_guard_log(console):
         (guards / "mine.yaml").write_text("id: mine\npatterns:\n  - {match: 'terraform', verdict: block}\n")
         await wait_until(pilot, lambda: any(line.tone == "error" and "mine.yaml" in line.text for line in log.lines),
                          timeout=15, what="the reload error")
-        assert any(p.id == "mine" for p in next(r for r in app.engine.rules if r.id == "plugins").plugins)  # the last good version stays
+        plugins = next(r for r in app.engine.rules if r.id == "plugins").plugins
+        assert any(p.id == "mine" for p in plugins)  # the last good version stays
 
 
 def test_styles_ship_in_the_wheel_and_load_from_the_checkout(monkeypatch, tmp_path):

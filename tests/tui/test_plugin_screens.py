@@ -162,7 +162,8 @@ async def test_editor_saves_validates_reloads_and_runs_the_tests(console):
         await pilot.pause()
         status = editor.query_one("#editor-status").visual.plain
         assert "does not load" in status and "line 8" in status
-        assert any(p.id == "docker-approval" for p in next(r for r in app.engine.rules if r.id == "plugins").plugins)
+        plugins = next(r for r in app.engine.rules if r.id == "plugins").plugins
+        assert any(p.id == "docker-approval" for p in plugins)
         # a good save: reloaded, tests run
         area.load_text(DOCKER.replace("{command: \"docker ps\", expect: allow}",
                                       "{command: \"docker ps\", expect: allow}\n  - {command: \"docker images\","

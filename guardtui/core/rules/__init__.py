@@ -4,10 +4,11 @@ from .dangerous import DangerousShellRule
 from .default import DefaultPolicyRule
 from .guardian import GuardianRule
 from .mcp import McpRule
+from .protect import ProtectRule
 from .secrets import SecretReadRule
 from .sensitive import SensitiveFileRule
 from .web import WebRule
 from .workdir import WorkingDirRule
 
 __all__ = ["EvalContext", "Rule", "DangerousShellRule", "DefaultPolicyRule", "GuardianRule", "McpRule",
-           "SecretReadRule", "SensitiveFileRule", "WebRule", "WorkingDirRule"]
+           "ProtectRule", "SecretReadRule", "SensitiveFileRule", "WebRule", "WorkingDirRule"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from ..model import Decision, ToolCall
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..protect import Protected
     from ..session import SessionState
     from ..shell.findings import ShellAnalysis
 
@@ -27,7 +28,9 @@ class EvalContext:
     home: str
     analyze_shell: Callable[[str, str], "ShellAnalysis"]
     temp_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm")
-    protected_paths: tuple[str, ...] = ()  # the guard's own config: never writable by an agent without asking
+    # what guards the agent (hook settings, guardtui's config, plugins, …) for this call:
+    # `ctx.protected.match(path, cwd)` says whether a path reaches it, by any spelling or link
+    protected: "Protected | None" = None
     _shell: "ShellAnalysis | None" = field(default=None, repr=False)
     # every rule judging a call another call amounts to (tool equivalence: an MCP read_file is a Read)
     judge_call: "Callable[[ToolCall, EvalContext], Decision] | None" = field(default=None, repr=False)

@@ -1,5 +1,5 @@
-"""Sensitive files: writes to secrets and keys (data/secrets.yaml), git config and hooks, and to the guard's own
-configuration and the agents' hook settings (so an agent cannot switch its guard off)."""
+"""Sensitive files: writes to secrets and keys (data/secrets.yaml), git config and hooks. (The guard's
+own configuration and the agents' hook settings are the protection rule's: rules/protect.py.)"""
 from __future__ import annotations
 
 import fnmatch
@@ -8,7 +8,7 @@ import posixpath
 from ..catalog import sensitive_patterns
 from ..secrets import secret_catalog
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS
-from .base import EvalContext, is_within, resolve_path
+from .base import EvalContext, resolve_path
 
 
 class SensitiveFileRule:
@@ -19,7 +19,8 @@ class SensitiveFileRule:
         if call.tool in WRITE_TOOLS and call.file_path:
             targets.append((resolve_path(call.file_path, call.cwd, ctx.home), "writes", ""))
         elif call.is_shell and call.command.strip():
-            for effect in ctx.shell(call).effects:
+            analysis = ctx.shell(call)
+            for effect in analysis.writes + analysis.deletes:
                 if effect.path and not effect.remote:
                     targets.append((effect.path, "deletes" if effect.kind == "delete" else "writes", effect.segment))
         for path, verb, segment in targets:
@@ -31,9 +32,6 @@ class SensitiveFileRule:
 
     @staticmethod
     def why(path: str, ctx: EvalContext) -> str | None:
-        for protected in ctx.protected_paths:
-            if is_within(path, protected):
-                return "guardtui's own configuration (could switch the guard off)"
         secret = secret_catalog().match(path, ctx.home)  # the secrets every tool shares (data/secrets.yaml)
         if secret is not None:
             return secret.reason

@@ -16,13 +16,13 @@ from dataclasses import replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net
+from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_term, selfcall
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
-from .paths import PathKind, classify, delete_finding, write_finding
+from .paths import PathKind, classify, delete_finding, glob_members, write_finding
 from .secrets import is_secret, is_secret_area
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
@@ -164,8 +164,10 @@ class _Run:
             finding = finding.located(segment, via, span)
         self.result.findings.append(finding)
 
-    def effect(self, path: str | None, raw: str, kind: str, cmd: SimpleCommand, remote: bool = False) -> None:
-        self.result.effects.append(FileEffect(path, raw, kind, cmd.text, remote))
+    def effect(self, path: str | None, raw: str, kind: str, cmd: SimpleCommand, remote: bool = False,
+               **more) -> None:
+        effect = FileEffect(path, raw, kind, cmd.text, remote, **more)
+        (self.result.reads if kind == "read" else self.result.effects).append(effect)
 
     # -- one simple command ----------------------------------------------------------
     def judge(self, cmd: SimpleCommand, depth: int) -> None:
@@ -200,11 +202,21 @@ class _Run:
                     inv = Invocation(inv.name, inv.words + [Word.literal(v) for v in value.value.split()], inv.cmd,
                                      inv.scope, inv.privileged, inv.written_name)
         findings = self.judge_invocation(inv)
+        self.operand_reads(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,
                                 "shell.privilege"))
         for f in findings:
             self.add(f)
+
+    def operand_reads(self, inv: Invocation) -> None:
+        """The files a command may read: its operands (unless it only names them) and `< file`."""
+        if inv.name not in _NAMES_ONLY and DYN not in inv.name:
+            for w in inv.words:
+                self.read(w, inv)
+        for r in inv.cmd.redirects:
+            if r.op == "<" and r.target is not None:
+                self.read(r.target, inv)
 
     def redirects(self, cmd: SimpleCommand) -> None:
         for r in cmd.redirects:
@@ -213,9 +225,13 @@ class _Run:
             info = classify(r.target, cmd.scope, self.tax)
             if info.kind is PathKind.HARMLESS_DEVICE:
                 continue
+            content: dict = {}
+            if not cmd.argv and r.op in (">", ">|", "&>"):
+                content = {"content": ""}  # `: > f`, `> f`: the file is emptied
             if info.path and cmd.argv and r.fd in (None, 1):
                 out = self.output_of(cmd)
                 if out.kind == "text" and out.text is not None:
+                    content = {"content": out.text, "detail": "append" if r.op == ">>" else ""}
                     self.written[info.path] = out.text if r.op != ">>" else self.written.get(info.path, "") + out.text
                     self.persistent(info.path, out.text, cmd)
                 elif out.kind == "network":
@@ -237,7 +253,7 @@ class _Run:
                 self.add(ask(f"{r.op} {r.target.display()} empties the file before "
                              f"{posixpath.basename(cmd.argv[0].value)} reads it: its content is lost",
                              "fs-write", BlastRadius.MEDIUM, "shell.truncate-input"))
-            self.effect(info.path, r.target.display(), "write", cmd, info.remote)
+            self.effect(info.path, r.target.display(), "write", cmd, info.remote, **content)
             finding = write_finding(info, f"redirect {r.op}")
             if finding is not None:
                 self.add(replace(finding, rule="shell.redirect"))
@@ -394,11 +410,19 @@ class _Run:
         name = inv.name
         if DYN in name:
             return self.dynamic_name(inv)
+        called = selfcall.guardtui_words(inv)  # guardtui itself, by any path or runner
+        if called is not None:
+            return selfcall.judge_guardtui(*called)
+        replaced = selfcall.package_change(inv)  # pip uninstall guardtui, …
+        if replaced:
+            return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             return cmd_exec.judge(self, inv)
         if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         handler = _HANDLERS.get(name)
+        if handler is None and name in self.tax.terminal_input:
+            handler = cmd_term.judge
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
@@ -590,14 +614,27 @@ class _Run:
     def delete(self, word: Word, inv: Invocation, recursive: bool, what: str, record: bool = True) -> Finding:
         info = self.path(word, inv)
         if record:
-            self.effect(info.path, word.display(), "delete", inv.cmd, info.remote)
+            self.effect(info.path, word.display(), "delete", inv.cmd, info.remote, recursive=recursive,
+                        members=glob_members(word) if info.glob or info.contents else ())
         return delete_finding(info, recursive, what)
 
-    def write(self, word: Word, inv: Invocation, what: str) -> Finding | None:
+    def read(self, word: Word, inv: Invocation) -> None:
+        """`word` names a file the command reads (kept for the protection rule: reading the token asks)."""
+        if word.value.startswith("-") and not word.value.startswith("-/"):
+            return
+        info = self.path(word, inv)
+        if info.kind not in (PathKind.HARMLESS_DEVICE,) and (info.path or DYN in word.value):
+            self.effect(info.path, word.display(), "read", inv.cmd, info.remote)
+
+    def write(self, word: Word, inv: Invocation, what: str, kind: str = "write", **more) -> Finding | None:
+        """`word` is written (or, by `kind`, linked, copied or unpacked into): the effect, and the
+        verdict for the place."""
         info = self.path(word, inv)
         if info.kind is PathKind.HARMLESS_DEVICE:
             return None
-        self.effect(info.path, word.display(), "write", inv.cmd, info.remote)
+        if (info.glob or info.contents) and "members" not in more:  # `sed -i … .claude/*.json`
+            more["members"] = glob_members(word)
+        self.effect(info.path, word.display(), kind, inv.cmd, info.remote, **more)
         return write_finding(info, what)
 
     def stdin_source(self, cmd: SimpleCommand) -> Stream:
@@ -680,6 +717,11 @@ _SECRET_PRINTERS = re.compile(r"^(security find-(generic|internet)-password .*-w
                               r"gh auth token|az account get-access-token|kubectl get secret|doppler secrets)")
 
 
+# commands whose operands are names, not files they read (the others may read what they are given)
+_NAMES_ONLY = cmd_fs.METADATA_ONLY | frozenset({
+    "echo", "printf", "rm", "rmdir", "unlink", "mkdir", "touch", "chmod", "chown", "chgrp", "ln", "mv", "kill",
+    "pkill", "export", "set", "unset", "alias", "command", "cd", "pushd", "exit", "return", "shift", "sleep",
+    "true", "false", ":", "git", "ps", "pgrep", "man", "help", "whereis", "trash", "shred", "truncate"})
 _RC_FILES = frozenset({".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
                        ".zlogin", "config.fish", ".kshrc", ".mkshrc", ".inputrc", ".envrc"})
 _PASS_THROUGH = frozenset({"cat", "head", "tail", "tee", "sort", "tr", "sed", "awk", "grep", "cut", "xxd", "rev",
@@ -823,5 +865,9 @@ _HANDLERS = {
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,
+    **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
+    "patch": cmd_fs.patch,
+    **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
+
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
 }

@@ -6,6 +6,7 @@ policy) and writing files. Code with none of them reads or computes, and is allo
 """
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from dataclasses import replace
@@ -19,6 +20,7 @@ from .generated import run_process_input
 from .invocation import Invocation
 from .secrets import is_secret, is_secret_area
 from ..web import metadata_in_text
+from .selfcall import SCRIPT, is_launcher, judge_guardtui
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -171,6 +173,10 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if index in inv.process_inputs():
             return run_process_input(run, inv, index, f"{inv.name} <(…)")
         script = rest[0].value.rsplit("/", 1)[-1]
+        launched = SCRIPT.search(rest[0].value)
+        if launched or (not rest[0].dynamic and is_launcher(_script_file(rest[0].value, inv))):
+            args = ([Word.literal("hook")] if launched and launched.group(1) == "hook" else []) + rest[1:]
+            return judge_guardtui(args, f"{inv.name} {rest[0].display()}")
         if script in _FRAMEWORK_SCRIPTS:
             return framework_script(run, inv, script, rest[1:])
         return [run.script_run(inv.as_script(rest[0]))]
@@ -190,7 +196,24 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} runs a program", "interpreter", rule="code.run")]
 
 
+def _script_file(value: str, inv: "Invocation") -> str | None:
+    if value.startswith("~/"):
+        return inv.scope.home.rstrip("/") + value[1:]
+    if value.startswith("/"):
+        return value
+    return inv.scope.cwd.rstrip("/") + "/" + value if inv.scope.cwd else None
+
+
 def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
+    if module == "guardtui" or module.startswith("guardtui."):  # python -m guardtui trust …
+        args = ([Word.literal("hook")] if module == "guardtui.hook" else []) + rest
+        return judge_guardtui(args, f"{inv.name} -m {module}")
+    if module in ("zipfile", "tarfile") and rest and rest[0].value in ("-e", "--extract") and len(rest) > 1:
+        archive = run.path(rest[1], inv)
+        target = rest[2] if len(rest) > 2 else Word.literal(".")
+        run.write(target, inv, f"{inv.name} -m {module} -e into", kind="unpack",
+                  source=archive.path if not rest[1].dynamic else None)
+        return [allow(f"{inv.name} -m {module} extracts an archive", "fs-write", rule="code.module")]
     if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx"):
         return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
                                                inv.privileged, module))
@@ -223,6 +246,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     if reached is not None:  # requests.get("http://169.254.169.254/…"), fetch(…), socket.connect((…, 80))
         findings.append(deny(f"{inv.name} code reaches {reached[1]} ({reached[0][:60]}), which hands out this "
                              f"machine's cloud credentials", "secrets", "code.metadata"))
+    recorded_from = len(run.result.effects)  # the effects this code's own calls record (for _mentioned_paths)
     scope = inv.scope.copy()
     # `d = tempfile.mkdtemp()`, `home = os.path.expanduser("~")`: names whose values we can know
     for m in re.finditer(r"(?m)^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=\s*([^\n;]+)", code):
@@ -305,6 +329,9 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                              "code.fork-bomb"))
     findings.extend(_data_flow(run, inv, code))
+    findings.extend(_terminal_input(inv, code, language))
+    findings.extend(_guardtui_code(inv, code))
+    _mentioned_paths(run, inv, code, recorded_from=recorded_from)
     decoded = _decoded_code(code)
     dynamic = _DYNAMIC_CODE.get(language)
     if decoded is not None and dynamic and re.search(dynamic, code):
@@ -327,6 +354,91 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
     return [best if best.rule else Finding(best.verdict, best.blast_radius, best.category, best.reason,
                                            rule="code.inline")]
+
+
+# Typing into a terminal from code: the TIOCSTI ioctl pushes characters into a terminal's input, as if typed
+_TIOCSTI = re.compile(r"\bTIOCSTI\b|\b0x5412\b|\b21522\b")
+_KEYSTROKES = re.compile(r"\bkeystroke\b|\bkey code\b", re.I)  # AppleScript's System Events typing
+
+
+def _terminal_input(inv: "Invocation", code: str, language: str) -> list[Finding]:
+    if _TIOCSTI.search(code) and re.search(r"ioctl", code):
+        return [deny(f"{inv.name} pushes keystrokes into a terminal (TIOCSTI): typed into guardtui's console, they "
+                     "would answer a waiting call as if you had", "terminal-input", "code.tiocsti")]
+    if language == "applescript" and _KEYSTROKES.search(code):
+        return [deny(f"{inv.name} types keystrokes into another application: typed into guardtui's console, they "
+                     "would answer a waiting call as if you had", "terminal-input", "code.keystroke")]
+    return []
+
+
+_GUARDTUI_IMPORT = re.compile(r"\b(?:from\s+guardtui\b|import\s+guardtui\b|require\(['\"]guardtui)")
+_GUARDTUI_CHANGES = re.compile(r"\b(?:trust|store_trust|vouch|install|uninstall|remove_ours|write_text|dump)\b")
+
+
+def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
+    """Code that imports guardtui can do what its commands do, without them."""
+    if not _GUARDTUI_IMPORT.search(code):
+        return []
+    if _GUARDTUI_CHANGES.search(code):
+        return [deny(f"{inv.name} runs guardtui's own code to change the guard (trust, install, its files): an "
+                     "agent may not; if you mean it, run it yourself in a terminal", "guard-self", "code.guardtui")]
+    return [ask(f"{inv.name} runs guardtui's own code", "guard-self", BlastRadius.HIGH, "code.guardtui")]
+
+
+# APIs that take a path away, or change what or where it is (any language): with one of these anywhere in the
+# code, a path named in it may be changed (the protection rule then judges each path it names)
+_REMOVING_API = re.compile(
+    r"\bos\.replace\s*\(|\)\.replace\s*\(\s*(?:['\"]?/|Path)|"
+    r"\b(?:rename|renames|renameSync|move|unlink|unlinkSync|remove|removedirs|rmdir|rmdirSync|rmtree|"
+    r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
+    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime)\s*\(", re.I)
+_WRITING_API = re.compile(
+    r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
+    r"\b(?:write_text|write_bytes|writeFile|writeFileSync|"
+    r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
+    r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
+    r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)
+_HOME_IN_CODE = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|Dir\.home|~")
+_MAX_LITERALS = 200
+
+
+def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: int) -> None:
+    """Every path the code names (string literals, and runs of them joined: Path.home() / '.claude' /
+    'settings.json'): read, and, when the code uses an API that writes, removes, renames, links or
+    changes permissions anywhere, possibly changed. Recorded as effects the protection rule reads
+    (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
+    literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
+    literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    if not literals:
+        return
+    removing = bool(_REMOVING_API.search(code))
+    writing = removing or bool(_WRITING_API.search(code))
+    bases = [inv.scope.cwd] if inv.scope.cwd else []
+    if _HOME_IN_CODE.search(code):
+        bases.append(inv.scope.home)
+    done = {e.path for e in run.result.effects[recorded_from:]}
+    seen: set[str] = set()
+    for i in range(len(literals)):
+        for j in range(i + 1, min(i + 5, len(literals) + 1)):
+            joined = "/".join(part.strip("/") if k else part.rstrip("/") for k, part in enumerate(literals[i:j]))
+            if not joined or not re.search(r"[\w.]", joined):
+                continue
+            paths = []
+            if joined.startswith("~"):
+                paths.append(inv.scope.home.rstrip("/") + joined[1:])
+            elif joined.startswith("/"):
+                paths.append(joined)
+            else:
+                paths.extend(b.rstrip("/") + "/" + joined for b in bases)
+            for path in paths:
+                path = posixpath.normpath(path)
+                if path in seen or path in done:
+                    continue
+                seen.add(path)
+                run.effect(path, literals[i], "read", inv.cmd)
+                if writing:
+                    run.effect(path, literals[i], "move" if removing else "write", inv.cmd, recursive=removing,
+                               detail="mentioned")
 
 
 def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
@@ -715,6 +827,7 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         else:
             return [allow(f"{inv.name} opens an interactive session", "database", rule="sql.session")]
     findings = []
+    database_file = positionals[0] if inv.name in ("sqlite3", "duckdb") and positionals else None
     for sql in statements:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
@@ -722,6 +835,10 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         verdict = classify_sql(sql)
         if verdict is None:
             continue
+        if database_file is not None:  # the statement changes the database file itself
+            info = run.path(database_file, inv)
+            run.effect(info.path, database_file.display(), "write", inv.cmd, info.remote)
+            database_file = None
         radius, reason = verdict
         if radius == "critical":
             findings.append(deny(reason, "database", "sql.destructive"))

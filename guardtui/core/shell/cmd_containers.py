@@ -67,6 +67,10 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
             workdir = value
         i += 1 if (eq or name not in values) else 2
     rest = args[i:]
+    for target, host in mounts:  # whatever runs inside may change a writable mount: the protection rule reads this
+        if not target.endswith(":ro"):  # (the mounted path and what lies right in it: `-v ~/.claude:/c`)
+            run.effect(host, host, "write", inv.cmd, detail="mentioned", members=("*",))
+    mounts = [(t.removesuffix(":ro"), h) for t, h in mounts]
     if len(rest) < 2:  # no command after the image/container
         return []
     command = [_map(w, mounts) for w in rest[1:]]
@@ -97,9 +101,10 @@ def _add_volume(spec: str, mounts: list, inv: "Invocation") -> None:
     host, sep, rest = spec.partition(":")
     if not sep or not host:
         return
-    target = rest.split(":", 1)[0]
+    target, _, options = rest.partition(":")
     if host.startswith(("/", ".", "~")) and target.startswith("/"):
-        mounts.append((target, _host_path(host, inv)))
+        read_only = "ro" in options.split(",")
+        mounts.append((target + (":ro" if read_only else ""), _host_path(host, inv)))
 
 
 def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
@@ -107,7 +112,8 @@ def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
     source = fields.get("source") or fields.get("src")
     target = fields.get("target") or fields.get("destination") or fields.get("dst")
     if fields.get("type", "volume") == "bind" and source and target:
-        mounts.append((target, _host_path(source, inv)))
+        read_only = any(k in fields for k in ("readonly", "ro")) and fields.get("readonly", "true") != "false"
+        mounts.append((target + (":ro" if read_only else ""), _host_path(source, inv)))
 
 
 def _host_path(path: str, inv: "Invocation") -> str:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import fnmatch
+import os
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
@@ -9,7 +11,8 @@ from ..model import BlastRadius, Verdict
 from .deletes import DELETERS, FIND_FILTERS, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
-from .paths import PathKind, describe, write_finding
+from .patches import patch_targets, read_patch
+from .paths import PathKind, describe, glob_members, write_finding
 from .secrets import is_secret, is_secret_area
 from .words import DYN, Word
 
@@ -164,7 +167,8 @@ def mv(run: "Run", inv: "Invocation") -> list[Finding]:
     findings: list[Finding] = []
     for w in sources:
         info = run.path(w, inv)
-        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote)
+        # what moves is the path itself (a link, not what it points at), with everything under it
+        run.effect(info.path, w.display(), "move", inv.cmd, info.remote, recursive=True, members=glob_members(w))
         if info.kind in _MOVE_AWAY_CRITICAL and not info.glob:
             findings.append(deny(f"mv {w.display()} moves away {_what(info)}", "fs-delete", "fs.mv"))
         elif info.kind in (PathKind.SYSTEM_CORE, PathKind.SYSTEM):
@@ -172,10 +176,45 @@ def mv(run: "Run", inv: "Invocation") -> list[Finding]:
         elif info.kind in (PathKind.HOME_DOTFILE, PathKind.OTHER_USER):
             findings.append(ask(f"mv {w.display()} moves {info.kind.value}", "fs-write", BlastRadius.MEDIUM, "fs.mv"))
     if dest is not None:
-        f = run.write(dest, inv, "mv into")
+        f = _land(run, inv, sources, dest, into=bool(target) or len(sources) > 1,
+                  onto="T" in flags or "no-target-directory" in flags, what="mv into")
         if f is not None:
             findings.append(f)
     return [with_rule(worst(findings), "fs.mv")] if findings else [allow("mv moves files", "fs-write", rule="fs.mv")]
+
+
+def _land(run: "Run", inv: "Invocation", sources: list[Word], dest: Word, *, into: bool, onto: bool, what: str,
+          kind: str = "copy", contents: bool = False, detail: str = "", from_cwd: bool = True) -> Finding | None:
+    """Sources copied (moved, linked) to `dest`: each lands at dest/NAME when dest is a directory
+    (or several sources go there), else at dest itself. One effect per source, saying what lands
+    where (`source`: the file or tree, read from disk when it matters). `contents`: the sources'
+    contents land in dest (rsync src/). Returns the verdict for writing at dest."""
+    info = run.path(dest, inv)
+    if info.kind is PathKind.HARMLESS_DEVICE:
+        return None
+    is_dir = not onto and (into or dest.value.endswith("/") or _is_directory(run, info.path))
+    for w in sources or [dest]:
+        src = run.path(w, inv) if sources else info
+        landing = info.path
+        members: tuple[str, ...] = ()
+        source = src.path
+        if src.glob or src.contents:  # `stage/*`: the matching entries of stage, each under dest
+            members = glob_members(w)
+        elif contents and info.path:
+            pass
+        elif is_dir and info.path and src.path:
+            landing = info.path.rstrip("/") + "/" + src.path.rstrip("/").rsplit("/", 1)[-1]
+        if kind == "link" and source and not from_cwd and not w.value.startswith("/"):
+            # a symbolic link's target is read from the link's own directory
+            base = (landing or "/").rsplit("/", 1)[0] or "/"
+            source = posixpath.normpath(posixpath.join(base, w.value)) if not w.dynamic else None
+        run.effect(landing, dest.display(), kind, inv.cmd, info.remote or src.remote, source=source,
+                   members=members, detail=detail)
+    return write_finding(info, what)
+
+
+def _is_directory(run: "Run", path: str | None) -> bool:
+    return bool(path) and (path in run.empty_dirs or os.path.isdir(path))
 
 
 def cp(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -188,22 +227,28 @@ def cp(run: "Run", inv: "Invocation") -> list[Finding]:
         ("target-directory", "suffix", "reflink", "sparse", "preserve", "no-preserve", "mode", "owner", "group"))
     target = values.get("t") or values.get("target-directory")
     dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else None)
-    if inv.name == "install" and "d" in flags or "directory" in flags:
-        dests = operands
-    else:
-        dests = [dest] if dest is not None else []
-    findings = [f for d in dests if (f := run.write(d, inv, f"{inv.name} into")) is not None]
     sources = operands if target else operands[:-1]
+    findings: list[Finding] = []
+    if inv.name == "install" and "d" in flags or "directory" in flags:
+        findings = [f for d in operands if (f := run.write(d, inv, f"{inv.name} into")) is not None]
+    elif dest is not None:
+        linking = "l" in flags or "link" in flags or "s" in flags or "symbolic-link" in flags
+        f = _land(run, inv, sources, dest, into=bool(target) or len(sources) > 1,
+                  onto="T" in flags or "no-target-directory" in flags, what=f"{inv.name} into",
+                  kind="link" if linking else "copy",
+                  detail="hard" if "l" in flags or "link" in flags else "symbolic" if linking else "")
+        if f is not None:
+            findings.append(f)
     for w in sources:
         info = run.path(w, inv)
+        run.read(w, inv)
         if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
             findings.append(ask(f"{inv.name} copies {w.display()}, a secret (keys or credentials)", "secrets",
                                 BlastRadius.MEDIUM, "fs.cp"))
-            for d in dests:
-                dest_info = run.path(d, inv)
-                if dest_info.path:
-                    run.secret_copies.add(dest_info.path)
-                    run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
+            dest_info = run.path(dest, inv) if dest is not None else None
+            if dest_info is not None and dest_info.path:
+                run.secret_copies.add(dest_info.path)
+                run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
     return [with_rule(worst(findings), "fs.cp")] if findings else \
         [allow(f"{inv.name} copies files", "fs-write", rule="fs.cp")]
 
@@ -214,8 +259,13 @@ def ln(run: "Run", inv: "Invocation") -> list[Finding]:
                                           "physical", "relative", "symbolic", "no-target-directory", "verbose"),
         ("target-directory", "suffix"))
     target = values.get("t") or values.get("target-directory")
-    dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else None)
-    f = run.write(dest, inv, "ln to") if dest is not None else None
+    dest = Word(target[-1], target[-1]) if target else (operands[-1] if len(operands) >= 2 else Word.literal("."))
+    sources = operands if target or len(operands) < 2 else operands[:-1]
+    symbolic = "s" in flags or "symbolic" in flags
+    relative = "r" in flags or "relative" in flags  # -r: the target is given from the cwd
+    f = _land(run, inv, sources, dest, into=bool(target) or len(sources) > 1 or len(operands) < 2,
+              onto="T" in flags or "no-target-directory" in flags or "n" in flags or "no-dereference" in flags,
+              what="ln to", kind="link", detail="symbolic" if symbolic else "hard", from_cwd=not symbolic or relative)
     return [with_rule(f, "fs.ln")] if f else [allow("ln creates a link", "fs-write", rule="fs.ln")]
 
 
@@ -230,8 +280,13 @@ _WRITE_SPECS = {
 
 def write_operands(run: "Run", inv: "Invocation") -> list[Finding]:
     short, short_values, long_flags, long_values = _WRITE_SPECS[inv.name]
-    _, _, operands, _ = parse_gnu(inv.words, short, short_values, long_flags, long_values)
-    findings = [f for w in operands if (f := run.write(w, inv, inv.name)) is not None]
+    flags, _, operands, _ = parse_gnu(inv.words, short, short_values, long_flags, long_values)
+    more: dict = {}
+    if inv.name == "tee":  # tee writes its input: known text is the file's new content (or what is appended)
+        stream = run.stdin_source(inv.cmd)
+        if stream.kind == "text" and stream.text is not None:
+            more = {"content": stream.text, "detail": "append" if {"a", "append"} & flags else ""}
+    findings = [f for w in operands if (f := run.write(w, inv, inv.name, **more)) is not None]
     if findings:
         return [with_rule(worst(findings), f"fs.{inv.name}")]
     return [allow(f"{inv.name} writes files in place it may", "fs-write", rule=f"fs.{inv.name}")]
@@ -272,8 +327,9 @@ def chmod(run: "Run", inv: "Invocation") -> list[Finding]:
     tightening = name == "chmod" and bool(mode) and _only_removes(mode)
     for w in operands:
         info = run.path(w, inv)
-        if not tightening:  # taking permissions away changes nothing the working-directory rule guards
-            run.effect(info.path, w.display(), "write", inv.cmd, info.remote)
+        # taking permissions away changes nothing the working-directory rule guards (`narrows`)
+        run.effect(info.path, w.display(), "chmod", inv.cmd, info.remote, recursive=recursive, narrows=tightening,
+                   members=glob_members(w), detail=f"{name} {subject}".strip())
         shallow = info.path is not None and info.path.count("/") <= 2  # /etc, /usr/lib: not /usr/local/lib/x
         if recursive and (info.kind in (PathKind.ROOT, PathKind.SYSTEM_TOP) or
                           info.kind is PathKind.SYSTEM_CORE and shallow) and not info.glob:
@@ -311,6 +367,86 @@ def chmod(run: "Run", inv: "Invocation") -> list[Finding]:
     if findings:
         return [worst(findings)]
     return [allow(f"{name} changes permissions of project files", "permissions", rule=f"fs.{name}")]
+
+
+def attributes(run: "Run", inv: "Invocation") -> list[Finding]:
+    """chattr, setfacl: the files whose attributes or ACLs change (the taxonomy gives the verdict)."""
+    words = inv.words
+    takes_value = {"setfacl": ("-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove", "--remove-file",
+                               "--set", "--set-file"), "chattr": ("-v", "-p")}.get(inv.name, ())
+    recursive = False
+    operands: list[Word] = []
+    i = 0
+    ended = False
+    while i < len(words):
+        v = words[i].value
+        if not ended and v == "--":
+            ended = True
+        elif not ended and inv.name == "chattr" and re.fullmatch(r"[-+=][aAcCdDeFijmPsStTux]+", v):
+            pass  # the attribute change itself
+        elif not ended and (v in takes_value or v.partition("=")[0] in takes_value):
+            i += 0 if "=" in v else 1
+        elif not ended and v.startswith("-"):
+            recursive |= v in ("-R", "--recursive") or (not v.startswith("--") and "R" in v)
+        else:
+            operands.append(words[i])
+        i += 1
+    for w in operands:  # for the protection rule; the working-directory rule leaves attributes to the taxonomy
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "chmod", inv.cmd, info.remote, recursive=recursive, narrows=True,
+                   members=glob_members(w), detail=inv.name)
+    return []
+
+
+def patch(run: "Run", inv: "Invocation") -> list[Finding]:
+    """patch [-pN] [-i FILE | < FILE]: the files named in the patch are written (read from its text)."""
+    strip, source, operands = 0, None, []
+    words = inv.words
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v.startswith("-p") and v[2:].isdigit():
+            strip = int(v[2:])
+        elif v in ("-p", "--strip") and i + 1 < len(words) and words[i + 1].value.isdigit():
+            strip, i = int(words[i + 1].value), i + 1
+        elif v.startswith("--strip="):
+            strip = int(v.partition("=")[2] or 0) if v.partition("=")[2].isdigit() else 0
+        elif v in ("-i", "--input") and i + 1 < len(words):
+            source, i = words[i + 1], i + 1
+        elif not v.startswith("-"):
+            operands.append(words[i])
+        i += 1
+    source = source or (operands[1] if len(operands) > 1 else None)
+    write_patched(run, inv, source, strip)
+    return []
+
+
+def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int) -> None:
+    """Record a write for each file the patch (a file, or the command's input) changes."""
+    text = None
+    if source is not None and not source.dynamic:
+        text = read_patch(run.path(source, inv).path)
+    else:
+        stream = run.stdin_source(inv.cmd)
+        if stream.kind == "text":
+            text = stream.text
+        elif stream.kind == "file":
+            target = next((r.target for r in reversed(inv.cmd.redirects) if r.op == "<" and r.target is not None), None)
+            text = read_patch(run.path(target, inv).path) if target is not None else None
+    for name in patch_targets(text or "", strip):
+        info = run.path(Word.literal(name), inv)
+        run.effect(info.path, name, "write", inv.cmd, info.remote)
+
+
+def editor(run: "Run", inv: "Invocation") -> list[Finding]:
+    """ed, ex, vim -c …, emacs --batch: the files they open they may write (scripted, they do). Recorded
+    for the protection rule only (`mentioned`); the taxonomy judges the editor itself."""
+    for w in inv.words:
+        if w.value.startswith(("-", "+")) or w.dynamic:
+            continue
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "write", inv.cmd, info.remote, detail="mentioned")
+    return []
 
 
 def mkfs(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -712,7 +848,9 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
             directory = Word.literal(a.partition("=")[2])
     if extracting:
         target = directory or Word.literal(".")
-        f = run.write(target, inv, "tar -x into")
+        archive, members, strip = _tar_operands(inv.words)
+        f = run.write(target, inv, "tar -x into", kind="unpack", source=_archive_path(run, inv, archive),
+                      members=tuple(w.value for w in members), detail=f"strip={strip}" if strip else "")
         if f is not None:
             findings.append(f)
         if any(a in ("-P", "--absolute-names") or re.fullmatch(r"-?[a-zA-Z]*P[a-zA-Z]*", a) and a is args[0] or
@@ -723,15 +861,101 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
                                                                            rule="fs.tar")]
 
 
+_TAR_VALUE_LETTERS = "fCbgHKLNTVXIF"  # short options that take a value (-f FILE, -C DIR, …)
+_TAR_LONG_VALUES = ("--file", "--directory", "--strip-components", "--exclude", "--exclude-from", "--files-from",
+                    "--transform", "--xform", "--owner", "--group", "--mode", "--mtime", "--newer", "--after-date",
+                    "--blocking-factor", "--record-size", "--format", "--label", "--tape-length", "--volno-file",
+                    "--use-compress-program", "--to-command", "--checkpoint-action", "--info-script",
+                    "--new-volume-script", "--rsh-command", "--rmt-command", "--warning", "--suffix", "--backup")
+
+
+def _tar_operands(words: list[Word]) -> tuple[Word | None, list[Word], int]:
+    """tar's archive (-f; None: stdin), the members named on the command line, and --strip-components.
+    The old style (`tar xzf a.tgz`) gives the values of a first cluster's letters in order."""
+    archive: Word | None = None
+    members: list[Word] = []
+    strip = 0
+    pending: list[str] = []
+
+    def take(letter: str, value: Word) -> None:
+        nonlocal archive, strip
+        if letter in ("f", "--file"):
+            archive = value
+        elif letter == "--strip-components" and value.value.isdigit():
+            strip = int(value.value)
+
+    i = 0
+    ended = False
+    while i < len(words):
+        w = words[i]
+        v = w.value
+        if pending:
+            take(pending.pop(0), w)
+        elif i == 0 and re.fullmatch(r"[A-Za-z]+", v):
+            pending = [c for c in v if c in _TAR_VALUE_LETTERS]
+        elif ended or not v.startswith("-") or v == "-":
+            members.append(w)
+        elif v == "--":
+            ended = True
+        elif v.startswith("--"):
+            name, eq, value = v.partition("=")
+            if name in _TAR_LONG_VALUES:
+                if not eq and i + 1 < len(words):
+                    i += 1
+                    take(name, words[i])
+                elif eq:
+                    take(name, Word(value, value))
+        else:
+            letters = v[1:]
+            for j, c in enumerate(letters):
+                if c in _TAR_VALUE_LETTERS:
+                    value_word = Word(letters[j + 1:], letters[j + 1:]) if letters[j + 1:] else \
+                        (words[i + 1] if i + 1 < len(words) else None)
+                    if not letters[j + 1:]:
+                        i += 1
+                    if value_word is not None:
+                        take(c, value_word)
+                    break
+        i += 1
+    return archive, members, strip
+
+
+def _archive_path(run: "Run", inv: "Invocation", archive: Word | None) -> str | None:
+    """The archive's absolute path; None when it is read from a pipe or known only at run time."""
+    if archive is None or archive.value == "-" or archive.dynamic:
+        return None
+    return run.path(archive, inv).path
+
+
 def unzip(run: "Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
-    if "-l" in args or "-t" in args or "-Z" in args:
+    if "-l" in args or "-t" in args or "-Z" in args or "-v" in args:
         return [allow("unzip only lists", "read-only", rule="fs.unzip")]
     target = Word.literal(".")
-    for i, a in enumerate(args):
-        if a == "-d" and i + 1 < len(args):
-            target = inv.words[i + 1]
-    f = run.write(target, inv, "unzip into")
+    archive: Word | None = None
+    members: list[str] = []
+    excluding = False
+    words = inv.words
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v == "-d" and i + 1 < len(words):
+            target = words[i + 1]
+            i += 2
+            continue
+        if v.startswith("-d") and len(v) > 2:
+            target = Word(v[2:], v[2:])
+        elif v == "-x":
+            excluding = True
+        elif v.startswith("-"):
+            pass
+        elif archive is None:
+            archive = words[i]
+        elif not excluding:
+            members.append(v)
+        i += 1
+    f = run.write(target, inv, "unzip into", kind="unpack", source=_archive_path(run, inv, archive),
+                  members=tuple(members))
     return [with_rule(f, "fs.unzip")] if f else [allow("unzip extracts files", "fs-write", rule="fs.unzip")]
 
 
@@ -761,6 +985,11 @@ def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask("rsync --delete removes destination files that are not in the source", "fs-delete",
                                 radius, "fs.rsync"))
     if "--remove-source-files" in args:
+        for w in operands[:-1]:
+            if not _REMOTE.match(w.value):
+                info = run.path(w, inv)
+                run.effect(info.path, w.display(), "delete", inv.cmd, info.remote, recursive=True,
+                           members=glob_members(w))
         findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
                             BlastRadius.MEDIUM, "fs.rsync"))
     if remote:
@@ -770,7 +999,13 @@ def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
                                  "fs.rsync"))
         findings.append(ask("rsync copies files to or from another host", "network", BlastRadius.MEDIUM, "fs.rsync"))
     elif dest is not None:
-        f = run.write(dest, inv, "rsync into")
+        f = None
+        for w in operands[:-1]:  # `src/` copies what is in src; `src` copies src itself
+            f = _land(run, inv, [w], dest, into=len(operands) > 2, onto=False, what="rsync into",
+                      contents=w.value.endswith("/"))
+        if any(a.startswith("--delete") or a == "--del" for a in args) and dest_info is not None:
+            # what the source lacks goes: everything under the destination may be deleted
+            run.effect(dest_info.path, dest.display(), "delete", inv.cmd, dest_info.remote, recursive=True)
         if f is not None:
             findings.append(f)
     return [worst(findings)] if findings else [allow("rsync copies files locally", "fs-write", rule="fs.rsync")]
@@ -787,7 +1022,7 @@ def ripgrep(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 # commands that look at a file's name, size or existence, never print what is in it
-_METADATA_ONLY = frozenset({"test", "[", "[[", "ls", "ll", "la", "stat", "file", "du", "realpath", "readlink",
+METADATA_ONLY = frozenset({"test", "[", "[[", "ls", "ll", "la", "stat", "file", "du", "realpath", "readlink",
                             "basename", "dirname", "wc", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
                             "cksum", "cd", "pushd", "which", "type", "tree", "lsof"})
 
@@ -874,7 +1109,7 @@ def _grep_environment(run: "Run", inv: "Invocation") -> list[Finding]:
 def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
     """Reading a private key or cloud credential asks (project .env files do not), as an operand or
     on stdin (`base64 < ~/.kube/config`); so does printing secrets from the environment."""
-    if inv.name in _METADATA_ONLY:
+    if inv.name in METADATA_ONLY:
         return []
     if inv.name in _GREPS:
         found = _grep_for_secret_values(run, inv) or _grep_environment(run, inv)

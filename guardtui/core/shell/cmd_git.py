@@ -7,8 +7,11 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
+from ..gitindex import repository
 from .findings import Finding, allow, ask, deny, unknown, worst
 from .parse import SimpleCommand
+from .patches import patch_targets, read_patch
+from .paths import glob_members
 from .secrets import is_secret
 from .words import DYN, Word
 
@@ -218,6 +221,7 @@ def reset(run, inv, rest) -> list[Finding]:
     options, _, _ = _options(rest)
     if _long(options, "--hard", "--merge"):
         mode = "--hard" if _long(options, "--hard") else "--merge"
+        _restores(run, inv, _work_tree(inv))
         return [ask(f"git reset {mode} discards uncommitted changes", "git", BlastRadius.MEDIUM, "git.reset")]
     return [allow("git reset without --hard keeps your working files", "git", rule="git.reset")]
 
@@ -255,6 +259,10 @@ def checkout(run, inv, rest) -> list[Finding]:
         else:
             positionals.append(w)
         i += 1
+    if after or len(positionals) >= 2:
+        _restores(run, inv, after or positionals[1:])
+    elif len(positionals) == 1 and not creates and _looks_like_path(positionals[0], inv.scope.cwd):
+        _restores(run, inv, positionals)
     if _long(options, "--force") or _short(options, "f", "bB"):
         return [ask("git checkout -f throws away local changes", "git", BlastRadius.MEDIUM, "git.checkout")]
     if _short(options, "B"):
@@ -321,6 +329,7 @@ def restore(run, inv, rest) -> list[Finding]:
     worktree = _long(options, "--worktree") or _short(options, "W", "s")
     if staged and not worktree:
         return [allow("git restore --staged only unstages", "git", rule="git.restore")]
+    _restores(run, inv, positionals + after)
     shown = " ".join(w.display() for w in positionals + after) or "files"
     return [ask(f"git restore {shown} discards uncommitted changes", "git", BlastRadius.MEDIUM, "git.restore")]
 
@@ -331,14 +340,24 @@ def clean(run, inv, rest) -> list[Finding]:
         return [allow("git clean -n only lists what it would delete", "git", rule="git.clean")]
     if _long(options, "--force", "--interactive") or _short(options, "f", "e") or _short(options, "i", "e"):
         ignored = _short(options, "x", "e") or _short(options, "X", "e")
+        only = "ignored" if _short(options, "X", "e") else "untracked+ignored" if ignored else "untracked"
+        _, paths, after = _options(rest)
+        _removes(run, inv, paths + after or [Word.literal(".")], only)
         return [ask("git clean -f deletes untracked files" + (" and ignored ones" if ignored else ""), "git",
                     BlastRadius.HIGH if ignored else BlastRadius.MEDIUM, "git.clean")]
     return [allow("git clean without -f deletes nothing", "git", rule="git.clean")]
 
 
 def stash(run, inv, rest) -> list[Finding]:
-    _, positionals, _ = _options(rest)
+    options, positionals, after = _options(rest)
     action = positionals[0].value if positionals else "push"
+    if action in ("push", "save") and not _long(options, "--staged") and not _short(options, "S"):
+        paths = after or (positionals[1:] if action == "push" else []) or _work_tree(inv)
+        _restores(run, inv, paths)  # the changes are put away: the files go back to what is committed
+        if _long(options, "--all") or _short(options, "a"):
+            _removes(run, inv, paths, "untracked+ignored")
+        elif _long(options, "--include-untracked") or _short(options, "u"):
+            _removes(run, inv, paths, "untracked")
     if action in ("drop", "clear"):
         return [ask(f"git stash {action} deletes stashed changes", "git", BlastRadius.MEDIUM, "git.stash")]
     return [allow(f"git stash {action}", "git", rule="git.stash")]
@@ -490,9 +509,11 @@ def worktree(run, inv, rest) -> list[Finding]:
 
 
 def git_rm(run, inv, rest) -> list[Finding]:
-    options, _, _ = _options(rest)
+    options, paths, after = _options(rest)
     if _long(options, "--cached"):
         return [allow("git rm --cached only untracks files", "git", rule="git.rm")]
+    if not (_long(options, "--dry-run") or _short(options, "n")):
+        _removes(run, inv, paths + after, "", recursive=_short(options, "r"))
     if _long(options, "--force") or _short(options, "f"):
         return [ask("git rm -f deletes files even with uncommitted changes", "git", BlastRadius.MEDIUM, "git.rm")]
     return [allow("git rm deletes committed files (recoverable from history)", "git", rule="git.rm")]
@@ -647,6 +668,63 @@ def credential(run, inv, rest) -> list[Finding]:
     return [allow("git credential", "git", rule="git.credential")]
 
 
+
+# -- what git does to the files (effects, for the protection rule) -------------------------------------
+def _restores(run, inv, words: list[Word], only: str = "tracked") -> None:
+    """git puts back (checkout, restore, reset --hard, stash) the tracked changes of these paths."""
+    for w in words:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "write", inv.cmd, info.remote, recursive=True, only=only,
+                   members=glob_members(w))
+
+
+def _removes(run, inv, words: list[Word], only: str, recursive: bool = True) -> None:
+    for w in words:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote, recursive=recursive, only=only,
+                   members=glob_members(w))
+
+
+def _work_tree(inv) -> list[Word]:
+    """The whole work tree (stash and reset --hard act on all of it), as a word."""
+    cwd = inv.scope.cwd
+    repo = repository(cwd) if cwd else None
+    return [Word.literal(repo[0] if repo else (cwd or "."))]
+
+
+def apply(run, inv, rest) -> list[Finding]:
+    """git apply / am: the files the patch names are written (unless it only checks or stats)."""
+    options, positionals, _ = _options(rest)
+    if any(o in ("--check", "--stat", "--numstat", "--summary", "--cached") for o in options):
+        return [allow("git apply --check/--stat/--cached leaves the work tree alone", "git", rule="git.apply")]
+    strip = next((int(o[2:]) for o in options if o.startswith("-p") and o[2:].isdigit()), 1)
+    for w in positionals or [None]:
+        text = read_patch(run.path(w, inv).path) if w is not None and not w.dynamic else None
+        if w is None:
+            stream = run.stdin_source(inv.cmd)
+            text = stream.text if stream.kind == "text" else None
+        for name in patch_targets(text or "", strip):
+            info = run.path(Word.literal(name), inv)
+            run.effect(info.path, name, "write", inv.cmd, info.remote)
+    return [allow("git apply changes files as the patch says", "git", rule="git.apply")]
+
+
+def git_mv(run, inv, rest) -> list[Finding]:
+    options, positionals, after = _options(rest)
+    operands = positionals + after
+    if len(operands) >= 2:
+        dest = operands[-1]
+        dest_info = run.path(dest, inv)
+        for w in operands[:-1]:
+            info = run.path(w, inv)
+            run.effect(info.path, w.display(), "move", inv.cmd, info.remote, recursive=True)
+            landing = dest_info.path
+            if landing and info.path and (len(operands) > 2 or os.path.isdir(landing)):
+                landing = landing.rstrip("/") + "/" + info.path.rstrip("/").rsplit("/", 1)[-1]
+            run.effect(landing, dest.display(), "copy", inv.cmd, dest_info.remote, source=info.path)
+    return [allow("git mv renames tracked files", "git", rule="git.mv")]
+
+
 _SUBCOMMANDS = {
     "reset": reset, "checkout": checkout, "switch": switch, "restore": restore, "clean": clean, "stash": stash,
     "branch": branch, "push": push, "commit": commit, "worktree": worktree, "rm": git_rm, "update-ref": update_ref,
@@ -654,7 +732,7 @@ _SUBCOMMANDS = {
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
-    "checkout-index": checkout_index, "credential": credential,
+    "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

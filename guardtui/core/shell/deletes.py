@@ -63,6 +63,22 @@ def _leading_roots(words: list[Word]) -> list[Word]:
     return roots
 
 
+def find_names(words: list[Word]) -> tuple[str, ...]:
+    """The names a find's -name / -iname tests let through, as globs at any depth ("**/NAME"); () when
+    they do not narrow it (no name test, or one that is negated or or-ed)."""
+    values = [w.value for w in words]
+    if any(v in ("-o", "-or", "!", "-not") for v in values):
+        return ()
+    out = []
+    for i, v in enumerate(values[:-1]):
+        if v in ("-name", "-iname"):
+            name = values[i + 1]
+            if v == "-iname":
+                name = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)
+            out.append("**/" + name)
+    return tuple(out)
+
+
 def find_delete(run: "Run", inv: "Invocation", roots: list[Word], filtered: bool, what: str) -> list[Finding]:
     out = []
     for root in roots:
@@ -70,7 +86,11 @@ def find_delete(run: "Run", inv: "Invocation", roots: list[Word], filtered: bool
             out.append(run.delete(root, inv, True, what))
             continue
         info = run.path(root, inv)
-        run.effect(info.path, root.display(), "delete", inv.cmd, info.remote)
+        names = find_names(inv.words) if inv.name in ("find", "fd", "fdfind") else None
+        # what a find's filter can reach under the root: files whose name matches its -name (or, with other
+        # tests, anything); a filter guardtui cannot read (code's own) stays the root alone
+        run.effect(info.path, root.display(), "delete", inv.cmd, info.remote, recursive=names is not None,
+                   members=names or ())
         if info.kind is PathKind.TEMP:
             out.append(allow(f"{what} deletes matching files under the temp directory", "fs-delete"))
         elif info.kind in (PathKind.PROJECT_ROOT, PathKind.PROJECT_SUB):

@@ -66,15 +66,44 @@ def worst(findings: list[Finding]) -> Finding | None:
     return best
 
 
+# What a command does to a path. The working-directory, sensitive-file and protection rules read
+# these, whatever produced them (an analyzer, a nested script, a project script).
+EFFECT_KINDS = ("write", "delete", "move", "chmod", "link", "copy", "unpack", "read")
+WRITE_KINDS = frozenset({"write", "chmod", "link", "copy", "unpack"})  # put something at the path
+DELETE_KINDS = frozenset({"delete", "move"})  # take the path away from where it was
+
+
 @dataclass(frozen=True)
 class FileEffect:
-    """A file a command writes or deletes (for the working-directory and sensitive-file rules)."""
+    """A file a command changes (or reads), and how.
+
+    write   the file's content changes (`content`: the new content, when known)
+    delete  the path is removed (`recursive`: with everything under it)
+    move    the path is moved away (with everything under it); where it lands is a `copy`
+    chmod   permissions, owner or attributes change (`narrows`: only takes permissions away)
+    link    a link is made at the path, pointing at `source` (`detail` "hard" for a hard link)
+    copy    the file or tree `source` lands at the path (cp, mv, rsync, git mv)
+    unpack  an archive (`source`; None: read from a pipe) is extracted into the directory at the path
+    read    the file is read (kept apart, in ShellAnalysis.reads)
+
+    `members` narrows a recursive effect to the files under the path matching these globs (a find's
+    -name, an archive's listed members); `only` narrows a git effect to "tracked" files (reset,
+    checkout, stash), "untracked" or "ignored" ones (clean, stash -u/-a). `detail` "mentioned": code
+    names the path and may change it (an API that does is used somewhere in it): only the protection
+    rule acts on those, the `writes` and `deletes` the other rules read leave them out."""
 
     path: str | None  # absolute and normalised; None when it depends on run time
     raw: str  # as written
-    kind: str  # "write" or "delete"
+    kind: str
     segment: str = ""
     remote: bool = False
+    recursive: bool = False
+    source: str | None = None
+    content: str | None = None
+    members: tuple[str, ...] = ()
+    narrows: bool = False
+    only: str = ""
+    detail: str = ""
 
 
 @dataclass
@@ -82,6 +111,7 @@ class ShellAnalysis:
     command: str
     findings: list[Finding] = field(default_factory=list)
     effects: list[FileEffect] = field(default_factory=list)
+    reads: list[FileEffect] = field(default_factory=list)  # files the command reads (for protected ones)
     parse_errors: list[str] = field(default_factory=list)
     # text bash reads but never runs: comments, heredoc bodies fed to cat/tee/grep/…
     data: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
@@ -93,8 +123,9 @@ class ShellAnalysis:
 
     @property
     def writes(self) -> list[FileEffect]:
-        return [e for e in self.effects if e.kind == "write"]
+        """Effects that put something at a path (what the working-directory rule checks)."""
+        return [e for e in self.effects if e.kind in WRITE_KINDS and not e.narrows and e.detail != "mentioned"]
 
     @property
     def deletes(self) -> list[FileEffect]:
-        return [e for e in self.effects if e.kind == "delete"]
+        return [e for e in self.effects if e.kind in DELETE_KINDS and e.detail != "mentioned"]

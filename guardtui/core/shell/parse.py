@@ -330,8 +330,11 @@ class Walker:
                                    extra_redirects=redirect_nodes + list(extra_nodes)) if items else None
         for child in redirect_nodes + list(extra_nodes):
             redirects.extend(self._redirect(child, scope, continuations, extra_args))
-        if body is None:
+        if body is None:  # `> f` alone: bash opens (and empties) f
             result = None
+            if any(r.writes for r in redirects):
+                self.script.commands.append(SimpleCommand([], self.text(node), self._span(node), scope.copy(),
+                                                          self.via, redirects=redirects, depth=self.depth))
         elif body.type == "command":
             result = self._command(body, scope, stdin_from, piped, redirects, extra_args)
         else:

@@ -27,6 +27,7 @@ class PathKind(Enum):
     CRITICAL_FILE = "a critical system file"
     DEVICE = "a disk device"
     HARMLESS_DEVICE = "a harmless device"
+    TERMINAL = "a terminal"
     NETWORK_DEVICE = "a network socket"
     HOME_ROOT = "your home directory"
     HOME_DOTFILE = "a dotfile in your home directory"
@@ -95,6 +96,20 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
     return _classify_abs(value, scope, tax, project, shown)
 
 
+def glob_members(word: Word) -> tuple[str, ...]:
+    """What a glob matches under the directory `classify` gives for it, as patterns relative to that
+    directory (`src/*.log` -> ("*.log",)); () for a plain path. A part known only at run time is `*`."""
+    value = word.value
+    if not word.glob and DYN not in value:
+        return ()
+    cut = min([p for p in (value.find(m) for m in ("*", "?", "[", DYN)) if p != -1] or [len(value)])
+    head = value[:cut].rsplit("/", 1)[0] + "/" if "/" in value[:cut] else ""
+    rest = value[len(head):].replace(DYN, "*").rstrip("/")
+    if rest in ("{*,.*}", "* .*"):
+        return ("*", ".*")
+    return (rest,) if rest else ()
+
+
 def _inside(kind: PathKind) -> PathKind:
     """The kind of a path *inside* a directory of the given kind."""
     return {
@@ -126,6 +141,8 @@ def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKin
         return PathKind.ROOT
     if path in tax.critical_files or any(path.startswith(d) for d in tax.critical_dirs):
         return PathKind.CRITICAL_FILE
+    if path.startswith(("/dev/", "/proc/")) and any(fnmatch.fnmatchcase(path, g) for g in tax.terminal_devices):
+        return PathKind.TERMINAL  # another process's descriptors: its terminal, as /dev/pts/N
     if path.startswith("/dev/"):
         if any(fnmatch.fnmatchcase(path, g) for g in tax.harmless_devices):
             return PathKind.HARMLESS_DEVICE
@@ -238,6 +255,10 @@ def write_finding(info: PathInfo, what: str, category: str = "fs-write") -> Find
     kind = info.kind
     if kind is PathKind.DEVICE:
         return deny(f"{what} {info.shown} overwrites a disk device", "disk")
+    if kind is PathKind.TERMINAL:
+        return deny(f"{what} {info.shown} writes to a terminal: what a terminal is sent can come back as its input "
+                    "(keystrokes), and in guardtui's console those answer a waiting call as if you had",
+                    "terminal-input")
     if kind is PathKind.CRITICAL_FILE:
         return deny(f"{what} {info.shown} overwrites {info.path}", category)
     if kind is PathKind.NETWORK_DEVICE:
@@ -276,4 +297,5 @@ def is_harmless_write(info: PathInfo) -> bool:
     return info.kind in (PathKind.HARMLESS_DEVICE,)
 
 
-__all__ = ["PathKind", "PathInfo", "classify", "kind_of", "delete_finding", "write_finding", "is_harmless_write"]
+__all__ = ["PathKind", "PathInfo", "classify", "glob_members", "kind_of", "delete_finding", "write_finding",
+           "is_harmless_write"]

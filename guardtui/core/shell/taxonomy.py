@@ -57,7 +57,8 @@ _COMMAND = {
     "verb_position": Field(str, choices=("first", "last")),
 }
 _PATHS = {k: Field(list, required=True, items=str) for k in
-          ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices")}
+          ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices",
+           "terminal_devices")}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "paths": Field(dict, required=True, fields=_PATHS),
@@ -69,6 +70,8 @@ SCHEMA = {
     "safe": Field(list, required=True, items=(str,)),
     "builtins": Field(list, required=True, items=str),
     "env_generators": Field(list, required=True, items=str),
+    "terminal_input": Field(dict, required=True, values={"verbs": Field(list, required=True, items=str),
+                                                         "value_options": _LIST}),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
     "shapes": Field(list, required=True, items=_SHAPE),
@@ -103,6 +106,7 @@ class Taxonomy:
     temp_dirs: tuple[str, ...]
     disk_devices: tuple[str, ...]
     harmless_devices: tuple[str, ...]
+    terminal_devices: tuple[str, ...]  # a terminal's input can be fed from its output (answerback, TIOCSTI)
     wrappers: dict[str, dict]
     shells: frozenset[str]
     shell_value_options: frozenset[str]
@@ -111,6 +115,7 @@ class Taxonomy:
     safe: frozenset[str]
     builtins: frozenset[str]
     env_generators: frozenset[str]
+    terminal_input: dict[str, dict]  # programs that type into a terminal or window: their typing verbs
     verbs: dict[str, frozenset[str]]
     commands: dict[str, dict]  # name or alias -> spec (with "name")
     shapes: list[Shape]
@@ -183,6 +188,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         critical_dirs=tuple(p for p in paths["critical_files"] if p.endswith("/")), core_system_dirs=frozenset(paths["core_system_dirs"]),
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
+        terminal_devices=tuple(paths["terminal_devices"]), terminal_input=data["terminal_input"],
         wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),

@@ -42,7 +42,7 @@ DEBOUNCE_S = 0.12
 def sandbox_engine(engine: Engine) -> Engine:
     """The console's rules in an engine of their own: no audit, no events, no session state."""
     sandbox = Engine(engine.rules, analyzer=engine.analyzer, home=engine.home,
-                     protected_paths=engine.protected_paths)
+                     protection=engine.protection)
     sandbox.temp_dirs = engine.temp_dirs
     return sandbox
 

@@ -1,0 +1,525 @@
+"""The guard holds against the agent it guards: what a call does to a protected target
+(core/protect.py), by any tool and any path.
+
+A shell command is judged by its file effects (whatever produced them: redirects, cp, tar, git,
+interpreter code, a nested script); a file tool by the file it writes or reads. Per kind:
+
+    target             write / link-to         delete, move, chmod       read
+    agent hooks        ask if guardtui's       deny                      allow (ask when the file
+                       entries stay, else deny                           holds the token)
+    agent permissions  ask                     ask                       allow
+    project plugins    ask (untrusted)         deny                      allow
+    guard config, user plugins, token, audit log, broker socket
+                       deny                    deny                      allow (the token: ask)
+    guardtui's code    ask                     deny                      allow
+
+Removing, loosening or bypassing the guard denies, and the reason says the person must do it
+themselves. An ask here never hides a deny the shell analysis found in the same command.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+
+from .. import gitindex
+from ..hook_settings import MAX_TEXT, apply_edits, judge_change
+from ..listing import archive_members, tree_entries
+from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_restrictive
+from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN,
+                       USER_GUARDS, Match, Protected)
+from ..shell.findings import FileEffect
+from .base import EvalContext
+from .dangerous import shell_decision
+
+_DENIES = {USER_GUARDS, GUARD_CONFIG, TOKEN, STATE, RUNTIME, HOOKS}
+_YOURSELF = "an agent may not change the guard that watches it; if you mean it, run it yourself in a terminal"
+_VERBS = {"write": "writes", "remove": "removes", "chmod": "changes the permissions of", "link": "links to",
+          "onto": "puts a file in place of"}
+CATEGORY = "guard-self"
+_DECIDING = {HOOKS, USER_GUARDS, PROJECT_GUARDS, GUARD_CONFIG, TOKEN}  # files whose content decides verdicts
+_CHECK_ALL = 2000  # entries of a copied tree or an archive each matched; past that only those that matter
+
+
+@dataclass(frozen=True)
+class Ruling:
+    verdict: Verdict
+    radius: BlastRadius
+    reason: str
+    kind: str
+
+    held: bool = False  # the target is reached as part of a directory it is in (rm -rf ~, chmod -R …)
+
+    def decision(self, rule: str, segment: str = "") -> Decision:
+        return Decision(self.verdict, self.reason, f"{rule}/{self.kind}", self.radius, CATEGORY,
+                        {"segment": segment, "held": self.held} if segment else {"held": self.held})
+
+
+def _deny(reason: str, kind: str) -> Ruling:
+    return Ruling(Verdict.DENY, BlastRadius.CRITICAL, f"{reason}: {_YOURSELF}", kind)
+
+
+def _ask(reason: str, kind: str, radius: BlastRadius = BlastRadius.HIGH) -> Ruling:
+    return Ruling(Verdict.ASK, radius, reason, kind)
+
+
+def judge_action(m: Match, action: str, subject: str) -> Ruling | None:
+    """The verdict for `action` (write, onto, remove, chmod, link, read) on the target `m` reached.
+    `subject` says who does it ("rm -rf .claude", "Write")."""
+    ruling = _judge_action(m, action, subject)
+    return ruling if ruling is None or not m.contains else Ruling(ruling.verdict, ruling.radius, ruling.reason,
+                                                                   ruling.kind, held=True)
+
+
+def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
+    kind = m.kind
+    what = f"{subject} {_VERBS.get(action, action)} {m.describe()}"
+    if action == "read":
+        if kind == TOKEN:
+            return _ask(f"{subject} reads {m.describe()}: with it, anything can post calls to the console",
+                        kind, BlastRadius.MEDIUM)
+        return None
+    if kind == GUARD_CODE:
+        if action in ("write", "onto"):
+            return _ask(f"{what}: the agents' hooks run this code", kind)
+        return _deny(what, kind) if action in ("remove", "chmod") else None
+    if kind == PERMISSIONS:
+        return _ask(f"{what}: it changes what the agent may do without asking", kind)
+    if kind == PROJECT_GUARDS and action in ("write", "onto", "link"):
+        return _ask(f"{what}: a project plugin is untrusted until you run `guardtui trust` on it, and may only "
+                    "tighten the rules", kind)
+    if kind in _DENIES or kind == PROJECT_GUARDS:
+        return _deny(what, kind)
+    return None
+
+
+class ProtectRule:
+    id = "protect"
+
+    def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        protected = ctx.protected
+        if protected is None:
+            return None
+        if call.is_shell:
+            if not call.command.strip():
+                return None
+            found = self._shell(call, ctx, protected)
+        elif call.tool in WRITE_TOOLS:
+            found = self._file_tool(call, protected)
+        elif call.tool in ("Read", "NotebookRead", "Grep", "Glob", "LS"):
+            found = self._read_tool(call, protected)
+        else:
+            found = None
+        if found is None:
+            return None
+        if call.is_shell and (found.verdict is not Verdict.DENY or found.metadata.get("held")):
+            # an ask here never hides a deny the shell analysis found; and `rm -rf ~` is better told as the
+            # loss of a home directory than of the guard's files in it
+            shell = shell_decision("dangerous-shell", call, ctx)
+            if shell.verdict is Verdict.DENY:
+                return shell
+        return found
+
+    # -- shell ---------------------------------------------------------------------------------
+    def _shell(self, call: ToolCall, ctx: EvalContext, protected: Protected) -> Decision | None:
+        analysis = ctx.shell(call)
+        best: Decision | None = None
+        links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at
+        made: set[str] = set()  # paths written earlier in this command
+        # reading matters only for the token (itself, or inside an HTTP hook's settings): none, nothing to read
+        reads = analysis.reads if _token_exists(protected) else []
+        for effect in analysis.effects + reads:
+            if effect.remote:
+                continue
+            for v in judge_effect(effect, protected, call.cwd, links, made):
+                d = v.decision(self.id, effect.segment)
+                best = d if best is None else more_restrictive(best, d)
+            if effect.kind == "link" and effect.path and effect.source:
+                links[effect.path] = effect.source
+            if effect.path and effect.kind in ("write", "copy", "unpack", "link"):
+                made.add(effect.path)
+        return best
+
+    # -- file tools ------------------------------------------------------------------------------
+    def _file_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
+        path = call.file_path
+        if not path:
+            return None
+        return judge_file_change(protected, path, call.cwd, _new_content(call, protected, path), call.tool, self.id)
+
+    def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
+        path = call.file_path
+        if not path or not _token_exists(protected):
+            return None
+        for m in protected.matches(path, call.cwd, contains="existing" if call.tool == "Grep" else ""):
+            if m.contains and _hidden_between(m):
+                continue  # Grep skips hidden files and directories
+            if m.kind == HOOKS and not m.contains and _holds_token(m, protected):
+                return _ask(f"{call.tool} reads {m.describe()}, which holds guardtui's hook token", HOOKS,
+                            BlastRadius.MEDIUM).decision(self.id)
+            v = judge_action(m, "read", call.tool)
+            if v is not None:
+                return v.decision(self.id)
+        return None
+
+
+# -- effects ---------------------------------------------------------------------------------------
+def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str, str] | None = None,
+                 made: set[str] | None = None) -> list[Ruling]:
+    """What one file effect does to the protected targets it reaches. `links`: links made earlier in
+    the same command (path -> target); `made`: paths it wrote earlier (a source that is not on disk
+    yet but was made there is unknown, not missing)."""
+    subject = e.segment.strip() or e.raw
+    subject = subject if len(subject) <= 80 else subject[:79] + "…"
+    if e.path is None:
+        m = protected.match_text(e.raw)
+        if m is None:
+            return []
+        action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
+        v = judge_action(m, action, subject)
+        return [v] if v is not None else []
+    path = _through_links(e.path, links or {})
+    out: list[Ruling] = []
+
+    def add(v: Ruling | None) -> None:
+        if v is not None:
+            out.append(v)
+
+    if e.kind == "read":
+        for m in protected.matches(path, cwd):
+            if m.kind == HOOKS and _holds_token(m, protected):
+                add(_ask(f"{subject} reads {m.describe()}, which holds guardtui's hook token", HOOKS,
+                         BlastRadius.MEDIUM))
+            add(judge_action(m, "read", subject))
+        return out
+    if e.kind in ("delete", "move"):
+        wide = e.recursive or bool(e.members) or e.kind == "move"
+        for m in protected.matches(path, cwd, follow=False, contains="existing" if wide else ""):
+            if m.contains and not (_members_hit(m, e.members, e.recursive or e.kind == "move") and _git_hits(m, e)):
+                continue
+            if not m.contains and e.only and not _git_hits(m, e):
+                continue
+            add(judge_action(m, "remove", subject))
+        return out
+    if e.kind == "chmod":
+        for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
+            if m.contains and not _members_hit(m, e.members, e.recursive):
+                continue
+            if keeps_access(e.detail, secret=m.kind == TOKEN):
+                continue  # chmod 600, go-w, +x: the owner still reads and writes it, nobody else may write
+            add(judge_action(m, "chmod", subject))
+        return out
+    if e.kind == "link":
+        # a link where a target is, or where one would be found (`ln -s /tmp/fake .claude`: the agent's settings
+        # are then read from a place of the agent's choosing)
+        for m in protected.matches(path, cwd, follow=False, contains="any"):
+            add(judge_action(m, "onto", subject))
+        if e.source:
+            source = _through_links(e.source, links or {})
+            for m in protected.matches(source, cwd):
+                add(judge_action(m, "link", subject))
+        return out
+    if e.kind == "write":
+        for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
+            if m.contains and not (_members_hit(m, e.members, e.recursive) and _git_hits(m, e)):
+                continue
+            if m.kind == HOOKS and not m.contains:
+                add(_hooks_shell_write(e, m, subject, protected))
+            else:
+                add(judge_action(m, "write", subject))
+        return out
+    if e.kind in ("copy", "unpack"):
+        return _landing(e, path, protected, cwd, subject, made or set())
+    return out
+
+
+def keeps_access(detail: str, secret: bool = False) -> bool:
+    """Does `chmod MODE` (the effect's detail) leave a file readable and writable by its owner and
+    writable by no one else (for a secret: readable by no one else)? Then the guard loses nothing
+    (`chmod 000`, `a+w`, chown, chattr: it may)."""
+    name, _, mode = detail.partition(" ")
+    if name != "chmod" or not mode:
+        return False
+    barred = {"w", "r"} if secret else {"w"}
+    if mode.isdigit() and len(mode) in (3, 4):
+        owner, group, other = (int(c) for c in mode[-3:])
+        return owner & 6 == 6 and not (group | other) & (6 if secret else 2)
+    for clause in mode.split(","):
+        m = re.fullmatch(r"([ugoa]*)([-+=])([rwxXst]*)", clause)
+        if m is None:
+            return False
+        who, op, perms = m.groups()
+        owner = not who or bool(set(who) & {"u", "a"})
+        others = not who or bool(set(who) & {"g", "o", "a"})
+        if owner and (op == "-" and bool(set(perms) & {"r", "w"}) or op == "=" and not {"r", "w"} <= set(perms)):
+            return False  # takes reading or writing away from the owner
+        if others and op in "+=" and set(perms) & barred:
+            return False  # lets others write (or read a secret)
+    return True
+
+
+def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: str,
+             made: set[str]) -> list[Ruling]:
+    """A copy or an extraction: what lands where. Read from the source on disk when the place could
+    hold a protected target; an unknown source there is judged as the worst it could hold."""
+    out: list[Ruling] = []
+    for m in protected.matches(path, cwd):  # the landing place itself is protected (or inside a protected tree)
+        if m.kind == HOOKS and e.kind == "copy" and e.source and not e.members:
+            out.append(_hooks_copy(e, m, subject, protected) or judge_action(m, "onto", subject))
+        else:
+            v = judge_action(m, "onto", subject)
+            if v is not None:
+                out.append(v)
+    reach = protected.matches(path, cwd, contains="any")
+    if not any(m.contains for m in reach):
+        return out
+    if e.source and not os.path.lexists(e.source) and not any(p == e.source or p.startswith(e.source + "/")
+                                                               for p in made):
+        return out  # the source is not there and nothing here makes it: the copy or extraction fails
+    if e.kind == "unpack":
+        strip = int(e.detail.partition("=")[2]) if e.detail.startswith("strip=") else 0
+        entries = archive_members(e.source, strip) if e.source else None
+        if entries is not None and e.members:
+            entries = [x for x in entries if any(x.name == n.rstrip("/") or x.name.startswith(n.rstrip("/") + "/")
+                                                 or fnmatch.fnmatchcase(x.name, n) for n in e.members)]
+        what = f"the archive {e.source}" if e.source else "an archive read from a pipe"
+    else:
+        entries = tree_entries(e.source) if e.source else None
+        if entries is not None and e.members:
+            entries = [x for x in entries if _member_of(x.name, e.members)]
+        what = e.source or "a path known only at run time"
+    if entries is None:
+        if e.kind == "unpack" and e.members:  # the named members are all that can land
+            entries_known = [(n.rstrip("/"), None) for n in e.members]
+            return out + _landed(entries_known, path, protected, cwd, subject)
+        # what it holds cannot be read: it could replace any file there that decides what the guard does,
+        # one that exists, or one the project could have (its hook settings, its plugins)
+        target = next((m for m in reach if m.contains and m.kind in _DECIDING and
+                       (m.target.tail or protected.exists(m.target.path))), None)
+        if target is None:
+            return out
+        reason = (f"{subject} unpacks {what} into {path}, where it could replace {target.target.label} "
+                  f"({target.target.path}); its contents cannot be read here") if e.kind == "unpack" else \
+            (f"{subject} copies {what}, which cannot be read here, to {path}, where it could replace "
+             f"{target.target.label} ({target.target.path})")
+        return out + [_deny(reason, target.kind)]
+    if len(entries) > _CHECK_ALL:  # a big tree: the entries on the way to a protected target, and links
+        near = [m.rel for m in reach if m.contains and m.rel]
+        entries = [x for x in entries if x.link or any(r == x.name or r.startswith(x.name + "/") or
+                                                       x.name.startswith(r + "/") for r in near)]
+    return out + _landed([(x.name, x.link) for x in entries], path, protected, cwd, subject)
+
+
+def _landed(entries: list[tuple[str, str | None]], base: str, protected: Protected, cwd: str,
+            subject: str) -> list[Ruling]:
+    out: list[Ruling] = []
+    made: dict[str, str] = {}  # links the copy or archive itself puts down: later entries land through them
+    for name, link in entries:
+        where = base if name in ("", ".") else posixpath.normpath(base + "/" + name)
+        where = _through_links(where, made)
+        for m in protected.matches(where, cwd):
+            v = judge_action(m, "onto", f"{subject} (it puts {name or where} there)")
+            if v is not None:
+                out.append(v)
+        if link:  # a link member pointing at a protected target: later writes through it reach it
+            pointed = link if link.startswith("/") else posixpath.normpath(posixpath.dirname(where) + "/" + link)
+            for m in protected.matches(pointed, cwd):
+                v = judge_action(m, "link", f"{subject} (its {name} is a link)")
+                if v is not None:
+                    out.append(v)
+            made[where] = pointed
+        if len(out) > 3:
+            break
+    return out
+
+
+def _member_of(name: str, members: tuple[str, ...]) -> bool:
+    first = name.split("/", 1)[0]
+    return any(_glob_component(first, p.split("/", 1)[0]) for p in members)
+
+
+def _glob_component(name: str, pattern: str) -> bool:
+    """bash globbing on one name: `*` and `?` do not match a leading dot."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _members_hit(m: Match, members: tuple[str, ...], recursive: bool) -> bool:
+    """Does an effect narrowed to `members` (globs under its path) reach the target `m` holds?"""
+    if not members:
+        return True
+    rel = _relative(m)
+    if rel is None:
+        return True
+    parts = rel.split("/")
+    for pattern in members:
+        if pattern.startswith("**/"):  # find -name: any depth
+            if any(_glob_component(p, pattern[3:]) for p in parts):
+                return True
+            continue
+        pp = pattern.split("/")
+        if len(pp) <= len(parts) and all(_glob_component(a, b) for a, b in zip(parts, pp)) and \
+                (len(pp) == len(parts) or recursive):
+            return True
+    return False
+
+
+def _relative(m: Match) -> str | None:
+    return m.rel or None
+
+
+def _git_hits(m: Match, e: FileEffect) -> bool:
+    """A git effect narrowed to tracked changes (checkout, restore, stash, reset --hard) or to
+    untracked / ignored files (clean, stash -u/-a): does it reach this target, as it is on disk?"""
+    if not e.only:
+        return True
+    wanted = set(e.only.split("+"))
+    for path in _files_under(m.target.path) if m.target.tree else [m.target.path]:
+        if not os.path.lexists(path):
+            continue
+        state = gitindex.status(path)
+        if state is None:
+            return True  # cannot tell: assume it does
+        if (state == "modified" and "tracked" in wanted) or (state in wanted and state != "tracked"):
+            return True
+    return False
+
+
+def _files_under(path: str, limit: int = 200) -> list[str]:
+    out = []
+    for root, _, files in os.walk(path):
+        out.extend(posixpath.join(root, f) for f in files)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _hidden_between(m: Match) -> bool:
+    rel = _relative(m)
+    return rel is not None and any(p.startswith(".") for p in rel.split("/"))
+
+
+def _through_links(path: str, links: dict[str, str]) -> str:
+    """A path under a link this same command made earlier reaches what the link points at."""
+    for _ in range(8):
+        for link, target in links.items():
+            if path == link or path.startswith(link.rstrip("/") + "/"):
+                path = target + path[len(link):]
+                break
+        else:
+            return path
+    return path
+
+
+# -- the agents' hook settings ---------------------------------------------------------------------
+def _read(path: str) -> str | None:
+    try:
+        if os.path.getsize(path) > MAX_TEXT:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _current(m: Match, protected: Protected) -> tuple[bool, str | None]:
+    """(exists, text) of the settings file as it is now (through any link)."""
+    real = protected.resolve(m.path)
+    if not os.path.lexists(real):
+        return False, None
+    return True, _read(real)
+
+
+def judge_file_change(protected: Protected, path: str, cwd: str, new_content: str | None, subject: str,
+                      rule: str = "protect") -> Decision | None:
+    """A tool that writes `path` (Write, Edit, an MCP server's write_file …): the decision for the
+    protected targets it reaches, or None. `new_content`: the whole file as the tool leaves it, when
+    known (an agent's hook settings are then judged by what they keep); None: not known."""
+    best: Decision | None = None
+    for m in protected.matches(path, cwd):
+        if m.kind == HOOKS:
+            v = _hooks_content(m, protected, new_content, subject)
+        else:
+            v = judge_action(m, "write", subject)
+        if v is not None:
+            d = v.decision(rule)
+            best = d if best is None else more_restrictive(best, d)
+    return best
+
+
+def _new_content(call: ToolCall, protected: Protected, path: str) -> str | None:
+    """What Write / Edit / MultiEdit leave in the file: the edit applied to the file on disk."""
+    if call.tool == "Write":
+        content = call.input.get("content")
+        return content if isinstance(content, str) else None
+    if call.tool not in ("Edit", "MultiEdit"):
+        return None
+    lexical = protected.absolute(path, call.cwd)
+    old = _read(protected.resolve(lexical)) if lexical else None
+    items = call.input.get("edits") if call.tool == "MultiEdit" else [call.input]
+    edits = [(i.get("old_string"), i.get("new_string"), bool(i.get("replace_all"))) for i in items or []
+             if hasattr(i, "get")]
+    if old is None or not edits or not all(isinstance(a, str) and isinstance(b, str) for a, b, _ in edits):
+        return None
+    return apply_edits(old, edits)
+
+
+def _hooks_content(m: Match, protected: Protected, new: str | None, subject: str) -> Ruling:
+    """An agent's hook settings rewritten: the content it leaves, judged."""
+    exists, old = _current(m, protected)
+    if exists and old is None:
+        return _deny(f"{subject} changes {m.describe()}, which cannot be read here to check the change", HOOKS)
+    if new is None:
+        return _deny(f"{subject} changes {m.describe()} in a way that cannot be checked", HOOKS)
+    return _settled(judge_change(m.target, old, new), subject, m)
+
+
+def _settled(outcome, subject: str, m: Match) -> Ruling:
+    if outcome.keeps_guard:
+        return _ask(f"{subject} changes {m.describe()}; {outcome.why}", HOOKS)
+    return _deny(f"{subject} changes {m.describe()}: {outcome.why}", HOOKS)
+
+
+def _hooks_shell_write(e: FileEffect, m: Match, subject: str, protected: Protected) -> Ruling:
+    if e.content is None:
+        return _deny(f"{subject} writes {m.describe()}, with content that cannot be checked", HOOKS)
+    exists, old = _current(m, protected)
+    if exists and old is None:
+        return _deny(f"{subject} writes {m.describe()}, which cannot be read here to check the change", HOOKS)
+    new = (old or "") + e.content if e.detail == "append" else e.content
+    return _settled(judge_change(m.target, old, new), subject, m)
+
+
+def _hooks_copy(e: FileEffect, m: Match, subject: str, protected: Protected) -> Ruling | None:
+    """A file copied over an agent's hook settings: the copy's content is what the file becomes."""
+    if not e.source or not os.path.isfile(e.source):
+        return None
+    new = _read(e.source)
+    if new is None:
+        return None
+    exists, old = _current(m, protected)
+    if exists and old is None:
+        return None
+    return _settled(judge_change(m.target, old, new), subject, m)
+
+
+def _token_exists(protected: Protected) -> bool:
+    return any(t.kind == TOKEN and protected.exists(t.path) for t in protected.targets)
+
+
+def _holds_token(m: Match, protected: Protected) -> bool:
+    """An HTTP hook entry carries the broker's token (Claude Code's settings.local.json)."""
+    token_target = next((t for t in protected.targets if t.kind == TOKEN), None)
+    if token_target is None:
+        return False
+    token = (_read(token_target.path) or "").strip()
+    if len(token) < 16:
+        return False
+    text = _read(protected.resolve(m.path))
+    return bool(text) and token in text
+
+
+__all__ = ["ProtectRule", "judge_effect", "judge_action", "judge_file_change", "keeps_access"]

@@ -1,0 +1,211 @@
+"""Programs that type into a terminal or window (taxonomy.yaml `terminal_input`): typed into
+guardtui's console, a key answers a waiting call as if the person had pressed it. Their typing
+verbs deny, wherever they run (in the background, from at or cron, from a script: those reach
+here as nested scripts). Their other uses are judged as what they run: `tmux new -d 'npm run
+dev'` runs `npm run dev`; listing, capturing and killing sessions stay quiet (they cannot answer
+a call: a console that is killed answers its waiting calls by its timeout policy).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from .findings import Finding, allow, ask, deny, worst
+from .words import DYN, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Invocation, Run
+
+_WHY = "into guardtui's console, what it types would answer a waiting call as if you had pressed the key"
+# tmux commands that take a shell command (run by tmux's shell), and where it is among their arguments
+_TMUX_SHELL = frozenset({"new-session", "new-window", "split-window", "respawn-pane", "respawn-window", "run-shell",
+                         "if-shell", "pipe-pane", "display-popup"})
+# the flags of each tmux command that take a value (anything else is a flag alone)
+_TMUX_VALUE_FLAGS = {"new-session": "cefnstxyFTX", "new-window": "cefntF", "split-window": "celtFpS",
+                     "respawn-pane": "cet", "respawn-window": "cet", "run-shell": "cdt", "if-shell": "t",
+                     "pipe-pane": "t", "display-popup": "bcdehsStTwxyX", "set-buffer": "bnt", "send-keys": "NtX",
+                     "paste-buffer": "bst", "load-buffer": "bt"}
+_TMUX_ALIASES = {"new": "new-session", "neww": "new-window", "splitw": "split-window", "respawnp": "respawn-pane",
+                 "respawnw": "respawn-window", "run": "run-shell", "if": "if-shell", "pipep": "pipe-pane",
+                 "popup": "display-popup", "setb": "set-buffer", "send": "send-keys", "pasteb": "paste-buffer",
+                 "loadb": "load-buffer", "bind": "bind-key", "source": "source-file"}
+
+
+def judge(run: "Run", inv: "Invocation") -> list[Finding]:
+    spec = run.tax.terminal_input.get(inv.name, {})
+    verbs = set(spec.get("verbs", ()))
+    if inv.name == "tmux":
+        return _tmux(run, inv, verbs)
+    if inv.name == "screen":
+        return _screen(run, inv, verbs)
+    words = _after_options(inv.words, set(spec.get("value_options", ())))
+    values = [w.value for w in words]
+    if "*" in verbs:
+        return [deny(f"{inv.name} types keystrokes into the focused window: {_WHY}", "terminal-input",
+                     "term.typing")]
+    typed = next((v for v in values if v in verbs), None)
+    if typed is not None:
+        return [deny(f"{inv.name} {typed} types into another terminal: {_WHY}", "terminal-input", "term.typing")]
+    if inv.name == "xdotool" and values and (values[0] == "-" or "/" in values[0] or values[0].endswith(".xdo")):
+        return [ask("xdotool runs a script of commands (it may type keystrokes)", "terminal-input",
+                    BlastRadius.HIGH, "term.script")]
+    if any(DYN in v for v in values):
+        return [ask(f"{inv.name} runs a command known only at run time (it may type into a terminal)",
+                    "terminal-input", BlastRadius.HIGH, "term.dynamic")]
+    if inv.name in ("zellij", "wezterm", "kitty", "kitten") and "--" in values:
+        # zellij run -- CMD, wezterm cli spawn -- CMD, kitty @ launch -- CMD: judge what runs
+        rest = words[values.index("--") + 1:]
+        if rest:
+            run.nested(" ".join(w.value for w in rest), inv, f"{inv.name} …")
+    return []  # the rest: the taxonomy (or the default) judges
+
+
+def _after_options(words: list[Word], value_options: set[str]) -> list[Word]:
+    out = []
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v in value_options:
+            i += 2
+            continue
+        if v.partition("=")[0] in value_options:
+            i += 1
+            continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
+# -- tmux --------------------------------------------------------------------------------------------
+def _tmux(run: "Run", inv: "Invocation", verbs: set[str]) -> list[Finding]:
+    words = list(inv.words)
+    i = 0
+    control = False
+    findings: list[Finding] = []
+    while i < len(words) and words[i].value.startswith("-") and words[i].value != "-":
+        v = words[i].value
+        if v in ("-L", "-S", "-f", "-T"):
+            i += 2
+            continue
+        if v == "-c" and i + 1 < len(words):  # tmux -c CMD: run CMD with the user's shell
+            run.nested(words[i + 1].value, inv, "tmux -c")
+            i += 2
+            continue
+        control |= v.startswith("-C")
+        i += 1
+    commands = _split_commands(words[i:])
+    if control:
+        stream = run.stdin_source(inv.cmd)
+        if stream.kind == "text" and stream.text is not None:
+            commands += [[Word.literal(p) for p in line.split()] for line in stream.text.splitlines() if line.strip()]
+        elif stream.kind != "none":
+            findings.append(ask("tmux -C reads tmux commands from its input (they may type into a pane)",
+                                "terminal-input", BlastRadius.HIGH, "term.tmux-control"))
+    for command in commands or [[]]:
+        findings.extend(_tmux_command(run, inv, command, verbs, commands))
+    best = worst(findings)
+    return [best] if best is not None else [allow("tmux manages sessions", "read-only", rule="term.tmux")]
+
+
+def _split_commands(words: list[Word]) -> list[list[Word]]:
+    """tmux runs several commands separated by `;` (`tmux new -d \\; send-keys y`)."""
+    out: list[list[Word]] = [[]]
+    for w in words:
+        if w.value == ";":
+            out.append([])
+        elif w.value.endswith(";") and not w.quoted and len(w.value) > 1:
+            out[-1].append(Word(w.value[:-1], w.raw[:-1]))
+            out.append([])
+        else:
+            out[-1].append(w)
+    return [c for c in out if c]
+
+
+def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set[str],
+                  siblings: list[list[Word]]) -> list[Finding]:
+    if not command:
+        return []
+    name = command[0].value
+    full = _TMUX_ALIASES.get(name, name)
+    if DYN in name:
+        return [ask("tmux runs a command known only at run time (it may type into a pane)", "terminal-input",
+                    BlastRadius.HIGH, "term.tmux")]
+    if name in verbs or full in verbs:
+        return [deny(f"tmux {name} types into a pane: {_WHY}", "terminal-input", "term.tmux-typing")]
+    if full == "set-buffer":
+        if any(_TMUX_ALIASES.get(c[0].value, c[0].value) == "paste-buffer" for c in siblings if c):
+            return [deny(f"tmux {name} with paste-buffer types into a pane: {_WHY}", "terminal-input",
+                         "term.tmux-typing")]
+        return [ask(f"tmux {name} fills a paste buffer: a later paste types it into a pane", "terminal-input",
+                    BlastRadius.LOW, "term.tmux")]
+    positionals = _positionals(command[1:], _TMUX_VALUE_FLAGS.get(full, ""))
+    if full in ("source-file", "bind-key", "command-prompt", "confirm-before"):
+        return [ask(f"tmux {name} sets up tmux commands to run later (they may type into a pane)", "terminal-input",
+                    BlastRadius.MEDIUM, "term.tmux")]
+    if full in _TMUX_SHELL and positionals:
+        # tmux runs this with the shell: new/split/respawn/popup join their arguments into one command
+        first_only = full in ("run-shell", "if-shell")
+        text = positionals[0].value if first_only else " ".join(w.value for w in positionals)
+        run.nested(text, inv, f"tmux {name}")
+        if full == "if-shell":  # if-shell 'test' 'tmux command' ['tmux command']
+            out: list[Finding] = []
+            for branch in positionals[1:3]:
+                out += _tmux_command(run, inv, [Word.literal(p) for p in branch.value.split()], verbs, siblings)
+            return out
+    return []
+
+
+def _positionals(words: list[Word], value_flags: str) -> list[Word]:
+    out = []
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v == "--":
+            return out + words[i + 1:]
+        if v.startswith("-") and len(v) > 1 and not out:
+            letters = v[1:]
+            for j, c in enumerate(letters):
+                if c in value_flags:
+                    if j == len(letters) - 1:
+                        i += 1  # the value is the next word
+                    break
+            i += 1
+            continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
+# -- screen ------------------------------------------------------------------------------------------
+def _screen(run: "Run", inv: "Invocation", verbs: set[str]) -> list[Finding]:
+    words = inv.words
+    i = 0
+    remote = False
+    while i < len(words) and words[i].value.startswith("-"):
+        v = words[i].value
+        if v == "-X":
+            remote = True
+            i += 1
+            break
+        if v in ("-S", "-p", "-c", "-e", "-h", "-s", "-t", "-T", "-L", "-Logfile"):
+            i += 2
+            continue
+        i += 1
+    rest = words[i:]
+    if remote:  # screen -X CMD ARGS: a command for a running session
+        lines = [[w.value for w in rest]]
+        if rest and rest[0].value == "eval":  # screen -X eval 'stuff y' 'paste .'
+            lines = [w.value.split() for w in rest[1:]]
+        if rest and rest[0].value == "at" and len(rest) > 2:  # screen -X at WINDOW stuff …
+            lines = [[w.value for w in rest[2:]]]
+        for line in lines:
+            if line and (line[0] in verbs or DYN in line[0]):
+                return [deny(f"screen -X {line[0]} types into a screen window: {_WHY}", "terminal-input",
+                             "term.screen-typing")]
+        return [allow("screen -X sends a command to a running session", "read-only", rule="term.screen")]
+    if rest:  # screen [-dmS name] CMD ARGS: runs CMD in a new window
+        run.nested(" ".join(w.value for w in rest), inv, "screen")
+    return [allow("screen manages sessions", "read-only", rule="term.screen")]
+
+
+__all__ = ["judge"]
