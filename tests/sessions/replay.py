@@ -118,7 +118,11 @@ class World:
             d.mkdir(parents=True, exist_ok=True)
         os.chmod(self.runtime, 0o700)
         self.env = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
-                    "XDG_STATE_HOME": str(self.home / ".local" / "state"), "XDG_RUNTIME_DIR": str(self.runtime)}
+                    "XDG_STATE_HOME": str(self.home / ".local" / "state"), "XDG_RUNTIME_DIR": str(self.runtime),
+                    # platformdirs reads the process's own environment, not this one: name guardtui's dirs
+                    "GUARDTUI_CONFIG_DIR": str(self.home / ".config" / "guardtui"),
+                    "GUARDTUI_STATE_DIR": str(self.home / ".local" / "state" / "guardtui"),
+                    "GUARDTUI_RUNTIME_DIR": str(self.runtime / "guardtui")}
         self.locations = Locations.from_env(self.env)
 
     def close(self) -> None:
@@ -142,6 +146,7 @@ class World:
             target = Path(self.map(path))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+            self._check_guard_config(target, session)
         for link, points_to in (session.get("links") or {}).items():
             target = Path(self.map(link))
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -149,6 +154,33 @@ class World:
                 target.unlink()
             target.symlink_to(self.map(points_to))
         Path(self.map(session["cwd"])).mkdir(parents=True, exist_ok=True)
+
+    def _check_guard_config(self, path: Path, session: dict) -> None:
+        """The person's own guardtui configuration in the world must be what guardtui reads (a
+        corpus writer may guess its format): a file that does not load is a corpus error, not a
+        world where every call asks."""
+        from guardtui.core.llm import load_llm_settings
+        from guardtui.core.plugins.trust import read_trust
+        from guardtui.core.policy import load_policy
+        from guardtui.core.yamlfile import DataError
+
+        from guardtui.core.plugins import plugin_dirs
+        from guardtui.core.plugins.loader import read_plugin
+        from guardtui.core.plugins.parse import is_plugin_name
+
+        loc = self.locations
+        check = {loc.policy_file: load_policy, loc.trust_file: read_trust, loc.settings_file: load_llm_settings}.get(path)
+        if check is None:
+            guard_dirs = {d.path: d.level for d in plugin_dirs(loc, str(path.parent))}
+            level = guard_dirs.get(path.parent)
+            if level is None or not is_plugin_name(path.name):
+                return
+            check = lambda file: read_plugin(file, level, {})  # noqa: E731
+        try:
+            check(path)
+        except DataError as exc:
+            raise CorpusError(f"session {session['id']}: {self.unmap(str(exc))} (guardtui's own config in the world "
+                              "must load)") from None
 
     def apply(self, tool: str, tool_input: dict, cwd: str) -> None:
         """What a Write / Edit / MultiEdit that ran leaves on disk (best effort: a failed edit changes nothing)."""

@@ -72,3 +72,13 @@ def test_a_payload_the_adapter_cannot_read_is_scored_by_the_agents_fail_safe_ans
     finally:
         world.close()
     assert result.got == "ask" and result.rule == "adapter"
+
+
+def test_the_worlds_guardtui_dirs_are_the_corpus_ones_not_this_machines(tmp_path):
+    world = World(tmp_path / "worlds")
+    try:
+        assert world.locations.config_dir == world.home / ".config" / "guardtui"
+        assert world.locations.audit_db == world.home / ".local" / "state" / "guardtui" / "audit.db"
+        assert world.locations.socket_path == world.runtime / "guardtui" / "broker.sock"
+    finally:
+        world.close()
