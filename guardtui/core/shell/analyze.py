@@ -16,13 +16,14 @@ from dataclasses import replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net
+from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_tasks
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
-from .invocation import UNKNOWN_WORD, Invocation, Stream
+from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, write_finding
+from .projectfiles import language_of, read_text, shown
 from .secrets import is_secret, is_secret_area
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .words import DYN, Scope, Word
@@ -33,6 +34,8 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
 _DESCRIBE_FLAGS = ("--help", "--version", "-help")
+MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
+MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
                           "python3", "node", "make", "docker", "kubectl", "cat", "echo", "test", "command", "exit"})
 _TOOL_BINS = re.compile(r"(^|/)(node_modules/\.bin|\.venv/bin|venv/bin|vendor/bin)/[^/]+$")
@@ -105,9 +108,22 @@ class _Run:
         self.secret_copies: set[str] = set()  # where secrets were copied to earlier (cp ~/.aws/credentials .)
         self.staged_secrets: list[str] = []  # secrets `git add` staged earlier in the command
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
+        self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
+        self.files_read = 0
 
     # -- scripts ---------------------------------------------------------------------
-    def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None) -> None:
+    def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None,
+               origin: Origin | None = None) -> None:
+        start = len(self.result.findings)
+        try:
+            self._script(text, scope, via, depth, span, origin)
+        finally:
+            if origin is not None:
+                for i in range(start, len(self.result.findings)):
+                    self.result.findings[i] = self.result.findings[i].attributed(origin.at(0))
+
+    def _script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None,
+                origin: Origin | None) -> None:
         if depth > MAX_DEPTH:
             self.add(ask("the command nests scripts too deeply to follow", "dynamic-exec", BlastRadius.HIGH,
                          "shell.depth"), text, via, span)
@@ -144,8 +160,10 @@ class _Run:
             self.judge(cmd, depth)
             if cmd.stdin_body is not None and not self._reads_code(cmd):
                 self.result.data.append(("heredoc", cmd.stdin_body))
+            line = text.count("\n", 0, cmd.span[0]) if origin is not None and cmd.span else 0
             for i in range(before, len(self.result.findings)):
-                self.result.findings[i] = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
+                found = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
+                self.result.findings[i] = found.attributed(origin.at(line)) if origin is not None else found
 
     def _reads_code(self, cmd: SimpleCommand) -> bool:
         """Does this command run what it reads on stdin (a shell, an interpreter, a database client)?"""
@@ -153,10 +171,81 @@ class _Run:
         return name in self.tax.shells or self.tax.interpreter(name) is not None or name in self.tax.sql_clients \
             or name in ("crontab", "xargs", "parallel", "source", ".", "eval", "at", "batch")
 
-    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> None:
-        """Analyze a script that `inv` runs (bash -c, eval, ssh …)."""
+    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
+               origin: Origin | None = None) -> None:
+        """Analyze a script that `inv` runs (bash -c, eval, ssh …); `origin`: the project file it is from."""
         via = f"{inv.cmd.via} › {label}" if inv.cmd.via else label
-        self.script(text, scope or inv.scope.copy(), via, inv.cmd.depth + 1 + _depth_of(inv.cmd.via))
+        self.script(text, scope or inv.scope.copy(), via, inv.cmd.depth + 1 + _depth_of(inv.cmd.via), origin=origin)
+
+    # -- project files ---------------------------------------------------------------
+    def enter_file(self, key: str) -> Finding | None:
+        """Start judging a project file (or a task in one): a finding when it must not be followed
+        (it is already being judged, which is a loop, or too many files were read), else None."""
+        if key in self.files:
+            return allow(f"{key} runs itself again (judged above)", "build-test", rule="shell.project-loop")
+        if len(self.files) >= MAX_FILE_NESTING or self.files_read >= MAX_FILES_READ:
+            return ask(f"{key} runs more project scripts than guardtui follows", "dynamic-exec", BlastRadius.MEDIUM,
+                       "shell.project-depth")
+        self.files.append(key)
+        self.files_read += 1
+        return None
+
+    def leave_file(self, key: str) -> None:
+        if self.files and self.files[-1] == key:
+            self.files.pop()
+
+    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "") -> Finding | None:
+        """Read the project file `inv` runs and judge what it contains; None when it cannot be read (too
+        large, not a regular file, not text, not a language guardtui reads): then the caller judges the
+        command as it would without the file."""
+        if inv.scope.remote or not path.startswith("/"):
+            return None
+        text = read_text(path)
+        if text is None:
+            return None
+        language = self.runner_language(runner) if runner else None
+        if language is None:
+            language = language_of(path, text) or ("shell" if not runner and not text.startswith("#!") else None)
+        if language is None:
+            return None
+        name = shown(path, inv.scope.project or inv.scope.cwd)
+        stop = self.enter_file(path)
+        if stop is not None:
+            return replace(stop, reason=stop.reason.replace(path, name))
+        try:
+            scope = Scope(inv.scope.cwd, inv.scope.home, project=inv.scope.project)
+            scope.variables["0"] = path
+            scope.arrays["@"] = [w.value for w in inv.words]
+            self.program(text, language, inv, Origin(name), scope, label or name)
+        finally:
+            self.leave_file(path)
+        return allow(f"runs {name} (its contents are judged)", "build-test", rule="shell.project-script")
+
+    def runner_language(self, runner: str) -> str | None:
+        name = posixpath.basename(runner)
+        if name in self.tax.shells or name in ("source", "."):
+            return "shell"
+        spec = self.tax.interpreter(name)
+        return spec.get("language") if spec else None
+
+    def program(self, text: str, language: str, inv: Invocation, origin: Origin, scope: Scope | None = None,
+                label: str = "") -> None:
+        """Judge a project's own program text (a script, a package.json script, a recipe) as what it
+        is: shell through the shell analysis, code through the interpreter analyzer. A command
+        guardtui does not know, inside the project's own script, is the project's business: it does
+        not make the script ask (what the script does that guardtui knows still decides)."""
+        before = len(self.result.findings)
+        if language == "shell":
+            self.nested(text, inv, label or origin.file, scope, origin)
+        else:
+            for finding in cmd_code.judge_file(self, inv, text, language, origin, scope):
+                self.add(finding.attributed(origin.at(0)))
+        for i in range(before, len(self.result.findings)):
+            f = self.result.findings[i]
+            if f.verdict is Verdict.LLM:
+                self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
+                                                  reason=f"{f.reason}; it runs as part of the project's "
+                                                         f"{origin.file}")
 
     def add(self, finding: Finding, segment: str = "", via: str = "", span=None) -> None:
         if segment:
@@ -198,12 +287,13 @@ class _Run:
                 if var == "TF_CLI_ARGS" or var == f"TF_CLI_ARGS_{sub}":
                     inv = Invocation(inv.name, inv.words + [Word.literal(v) for v in value.value.split()], inv.cmd,
                                      inv.scope, inv.privileged, inv.written_name)
+        before = len(self.result.findings)
         findings = self.judge_invocation(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,
                                 "shell.privilege"))
-        for f in findings:
-            self.add(f)
+        # the command's own findings go before those of the scripts it ran (judged while judging it)
+        self.result.findings[before:before] = findings
 
     def redirects(self, cmd: SimpleCommand) -> None:
         for r in cmd.redirects:
@@ -544,7 +634,7 @@ class _Run:
             return []  # nothing known about this call: it stays the project's own script
         return findings
 
-    def script_run(self, inv: Invocation) -> Finding:
+    def script_run(self, inv: Invocation, runner: str = "") -> Finding:
         if re.match(r"(?i)(https?|ftp|git\+\w+|jsr|npm):", inv.written_name):
             # deno run https://…/install.ts, bun https://…: code fetched and run as it is
             return ask(f"runs {inv.written_name}, code fetched from the network", "remote-exec", BlastRadius.HIGH,
@@ -557,6 +647,10 @@ class _Run:
         if info.path and info.path in self.downloaded:
             return ask(f"runs {inv.written_name}, which this command just downloaded", "remote-exec",
                        BlastRadius.HIGH, "shell.downloaded-script")
+        if info.path:
+            judged = self.project_file(info.path, inv, runner)
+            if judged is not None:
+                return judged
         return allow(f"runs the local script {inv.written_name}", "build-test", rule="shell.script")
 
     def generic(self, inv: Invocation) -> list[Finding]:
@@ -813,9 +907,10 @@ _HANDLERS = {
     "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
     "gcloud": cmd_exec.gcloud_ssh,
-    **{n: cmd_exec.make for n in ("make", "gmake")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
-    "npm": cmd_exec.npm_exec,
+    **cmd_tasks.HANDLERS,
+    "npm": lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv),
+    "bun": lambda run, inv: cmd_tasks.package_manager(run, inv) or cmd_code.judge(run, inv),
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},

@@ -6,6 +6,8 @@ policy) and writing files. Code with none of them reads or computes, and is allo
 """
 from __future__ import annotations
 
+import json
+import posixpath
 import re
 import shlex
 from dataclasses import replace
@@ -16,9 +18,11 @@ from .findings import Finding, allow, ask, deny, worst
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
-from .invocation import Invocation
+from .invocation import UNKNOWN_WORD, Invocation, Origin
+from .projectfiles import python_module_file
+from .pycode import Action, python_actions
 from .secrets import is_secret, is_secret_area
-from .words import DYN, Word
+from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -172,7 +176,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         script = rest[0].value.rsplit("/", 1)[-1]
         if script in _FRAMEWORK_SCRIPTS:
             return framework_script(run, inv, script, rest[1:])
-        return [run.script_run(inv.as_script(rest[0]))]
+        return [run.script_run(inv.as_script(rest[0], rest[1:]), inv.name)]
     stream = run.stdin_source(inv.cmd)
     kind = stream.kind
     if kind == "text" and stream.text is not None:
@@ -208,6 +212,12 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
             return [allow(f"{inv.name} -m http.server serves {served.display()}", "network", rule="code.module")]
         return [ask(f"{inv.name} -m http.server serves {served.display()} ({kind.value}) over the network",
                     "network", BlastRadius.MEDIUM, "code.module")]
+    file = python_module_file(inv.scope.cwd, module) if not inv.scope.remote else None
+    if file:  # python -m tools.release: the project's own module, judged as the script it is
+        judged = run.project_file(file, inv.__class__(inv.name, rest, inv.cmd, inv.scope, inv.privileged,
+                                                      inv.written_name), inv.name)
+        if judged is not None:
+            return [judged]
     return [allow(f"{inv.name} -m {module} runs a module", "build-test", rule="code.module")]
 
 
@@ -320,8 +330,179 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     best = worst(findings)
     if best is None:
         return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
-    return [best if best.rule else Finding(best.verdict, best.blast_radius, best.category, best.reason,
-                                           rule="code.inline")]
+    return [best if best.rule else replace(best, rule="code.inline")]
+
+
+# -- project files ------------------------------------------------------------------------------
+def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin",
+               scope: Scope | None = None) -> list[Finding]:
+    """A program file the command runs (`python3 build.py`, `node scripts/x.js`): Python through its
+    syntax tree (pycode), the other languages through the same calls `-c`/`-e` code is judged by.
+    Each finding says the file and line it comes from."""
+    if scope is not None:
+        inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
+    if language == "python":
+        path = scope.variables.get("0", "") if scope is not None else ""
+        actions = python_actions(text, path or origin.file, inv.scope.cwd, inv.scope.home, MKTEMP_PREFIX.rsplit("/", 1)[0])
+        if actions is not None:
+            return _python_file(run, inv, actions, origin)
+    return _code_file(run, inv, text, language, origin)
+
+
+def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "Origin") -> list[Finding]:
+    findings: list[Finding] = []
+    home = inv.scope.home
+    secret_files = {a.value for a in actions if a.kind == "read" and a.value and _secret_path(run, inv, a.value)}
+    for action in actions:
+        here = Origin(origin.file, origin.line + action.line - 1)
+        where = here.at(0)
+        what = action.detail or inv.name
+        found: list[Finding] = []
+        if action.kind in ("shell", "exec"):
+            found = _python_runs(run, inv, action, here, what)
+        elif action.kind == "delete":
+            found = [run.delete(_path_word(_known(action.value), home), inv, action.recursive, what)]
+        elif action.kind == "write":
+            written = run.write(_path_word(_known(action.value), home), inv, what)
+            found = [written] if written else []
+        elif action.kind == "read" and action.value in secret_files:
+            found = [ask(f"{what} reads {action.value}, a secret (keys or credentials)", "sensitive-read",
+                         BlastRadius.MEDIUM, "code.secret-read")]
+        elif action.kind == "send":
+            found = [_python_send(action, secret_files, what)]
+        elif action.kind == "fetch" and action.value and DYN not in action.value:
+            run.nested("curl -s " + shlex.quote(action.value), inv, f"{what} → fetch", origin=here)
+        elif action.kind == "print":
+            shown_secret = _secret_sources(action.sources, secret_files, env_names=True)
+            if shown_secret:
+                found = [ask(f"{what} prints {shown_secret}", "sensitive-read", BlastRadius.LOW, "code.secret-print")]
+        elif action.kind == "eval":
+            if action.value is not None:
+                found = code_findings(run, inv, Word.literal(action.value), "python")
+                found = [f for f in found if f.verdict is not Verdict.ALLOW]
+            else:
+                found = [ask(f"{what} runs code built at run time", "dynamic-exec", BlastRadius.MEDIUM, "code.eval")]
+        elif action.kind == "sql" and action.value:
+            verdict = classify_sql(action.value)
+            if verdict is not None and verdict[0] == "critical":
+                found = [deny(f"{what}: {verdict[1]}", "database", "sql.destructive")]
+            elif verdict is not None and verdict[0] == "high":
+                found = [ask(f"{what}: {verdict[1]}", "database", BlastRadius.HIGH, "sql.write")]
+        elif action.kind == "orm-delete-all":
+            found = [deny(f"{what} deletes every row of a table through the ORM", "database", "code.orm-delete")]
+        elif action.kind == "reverse-shell":
+            found = [deny("it connects a shell to a remote host (reverse shell)", "network", "code.reverse-shell")]
+        elif action.kind == "fork-bomb":
+            found = [deny("it forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
+                          "code.fork-bomb")]
+        findings.extend(f.attributed(where) for f in found if f is not None)
+    return findings
+
+
+def _python_runs(run: "Run", inv: "Invocation", action: Action, origin: "Origin", what: str) -> list[Finding]:
+    """A program the Python code starts: its command line judged as the shell would judge it."""
+    scope = inv.scope.copy()
+    if action.cwd and not action.cwd.startswith(DYN):
+        scope.cwd = action.cwd if action.cwd.startswith("/") else posixpath.normpath(
+            posixpath.join(scope.cwd or "/", action.cwd)) if scope.cwd else None
+    if action.kind == "shell":
+        command = action.value or DYN
+        if command.startswith(DYN) and not command.strip(DYN).strip():
+            return [ask(f"{what} runs a shell command built at run time", "dynamic-exec", BlastRadius.HIGH,
+                        "code.shell")]
+        run.nested(command.replace(DYN, UNKNOWN_WORD), inv, f"{what} → shell", scope, origin)
+        return []
+    argv = action.argv or (None,)
+    if argv[0] is None:
+        return [ask(f"{what} runs a program known only at run time", "dynamic-exec", BlastRadius.HIGH, "code.shell")]
+    words = [shlex.quote(w) if w is not None else UNKNOWN_WORD for w in argv]
+    run.nested(" ".join(words), inv, f"{what} → {posixpath.basename(argv[0])}", scope, origin)
+    return []
+
+
+def _python_send(action: Action, secret_files: set, what: str) -> Finding:
+    target = f" to {action.value}" if action.value and DYN not in action.value else " to a remote host"
+    stolen = _secret_sources(action.sources, secret_files, env_names=False)
+    if stolen:
+        return deny(f"{what} sends {stolen}{target}", "secrets", "code.exfiltration")
+    token = _secret_sources(action.sources, secret_files, env_names=True)
+    if token:
+        return ask(f"{what} sends {token}{target}", "network", BlastRadius.HIGH, "code.network-send")
+    if action.value and re.match(r"(?i)^\w+://(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(:\d+)?(/|$)",
+                                 action.value):
+        return allow(f"{what} sends data to a local server", "network", rule="code.network-local")
+    return ask(f"{what} sends data{target}", "network", BlastRadius.MEDIUM, "code.network-send")
+
+
+def _secret_sources(sources: frozenset, secret_files: set, env_names: bool) -> str:
+    """What secret a value carries: a secret file's path, the whole environment, or (env_names) a
+    secret variable's name; "" when none."""
+    for source in sorted(sources):
+        kind, _, name = source.partition(":")
+        if kind == "file" and name in secret_files:
+            return name
+        if source == "environ":
+            return "the environment (tokens and all)"
+    if env_names:
+        for source in sorted(sources):
+            kind, _, name = source.partition(":")
+            if kind == "env" and re.fullmatch(_SECRET_NAME, name or ""):
+                return "$" + name
+    return ""
+
+
+def _secret_path(run: "Run", inv: "Invocation", path: str) -> bool:
+    info = run.path(_path_word(path, inv.scope.home), inv)
+    home = inv.scope.home
+    return bool(info.path) and (is_secret(info.path, home, run.tax, home_only=True) or
+                                is_secret_area(info.path, home, run.tax))
+
+
+def _known(value: str | None) -> str | None:
+    """A path from pycode: None when nothing of it is known; unknown parts stay DYN."""
+    return value if value else None
+
+
+_CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|Bun\.spawn|Deno\.(?:run|Command)|\$`|"
+                            r"\bsystem\b|\bexec\b|%x|\bspawn\b|`|IO\.popen|Open3|shell_exec|passthru|proc_open")
+# in a whole file these heuristics fire on ordinary code (`regex.exec(s)`, `dict.update(…)`, any POST):
+# they are kept for one-liners, where the code is the point, and dropped for the project's own files
+_NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell"})
+
+
+def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin") -> list[Finding]:
+    """A JavaScript, Ruby, Perl or PHP file (or Python that does not parse as Python 3): the
+    one-liner analysis over the whole file, keeping what it says precisely."""
+    path = inv.scope.variables.get("0", "")
+    if language == "js" and path:  # __dirname is the script's own directory
+        directory = posixpath.dirname(path)
+        text = re.sub(r"\b__dirname\b|\bimport\.meta\.dirname\b", json.dumps(directory), text)
+        text = re.sub(r"\b__filename\b|\bimport\.meta\.filename\b", json.dumps(path), text)
+    before = len(run.result.findings)
+    findings = code_findings(run, inv, Word.literal(text), language)
+    shells = language != "js" or _CHILD_PROCESS.search(text) is not None
+    for i in range(before, len(run.result.findings)):  # commands the code runs, found by code_findings
+        f = run.result.findings[i]
+        run.result.findings[i] = f.attributed(origin.at(_line_in(text, f.segment) - 1))
+    kept = []
+    for f in findings:
+        if f.rule in _NOISY_IN_FILES and f.verdict is not Verdict.DENY and not (f.rule == "code.shell" and shells):
+            continue
+        kept.append(f.attributed(origin.at(_line_in(text, _target_in(f.reason)) - 1)))
+    return kept
+
+
+def _line_in(text: str, needle: str) -> int:
+    if not needle:
+        return 1
+    index = text.find(needle)
+    return text.count("\n", 0, index) + 1 if index >= 0 else 1
+
+
+def _target_in(reason: str) -> str:
+    """The call a one-liner finding names (`node: fs.rmSync dist …` → `fs.rmSync`), to find its line."""
+    m = re.match(r"[\w.-]+: ([\w.$]+)", reason)
+    return m.group(1) if m else ""
 
 
 def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:

@@ -113,7 +113,7 @@ def shell(run: "Run", inv: "Invocation") -> list[Finding]:
         index = inv.words.index(rest[0])
         if index in inv.process_inputs():
             return run_process_input(run, inv, index, f"{name} <(…)")
-        return [run.script_run(inv.as_script(rest[0]))]
+        return [run.script_run(inv.as_script(rest[0], rest[1:]), name)]
     return stdin_script(run, inv, name)
 
 
@@ -184,7 +184,7 @@ def source(run: "Run", inv: "Invocation") -> list[Finding]:
     if target.dynamic:
         return [ask(f"{inv.name} runs a script whose name is only known at run time", "dynamic-exec",
                     BlastRadius.HIGH, "exec.source")]
-    finding = run.script_run(inv.as_script(target))
+    finding = run.script_run(inv.as_script(target, inv.words[1:]), inv.name)
     return [finding]
 
 
@@ -573,47 +573,6 @@ def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> 
     return True
 
 
-
-
-def make(run: "Run", inv: "Invocation") -> list[Finding]:
-    """make with a makefile from stdin or written above: its recipes are shell commands."""
-    args = inv.args
-    makefile: str | None = None
-    for i, a in enumerate(args):
-        if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
-            makefile = args[i + 1]
-            producers = inv.process_inputs().get(i + 1)
-            if producers:  # make -f <(curl …): the recipes come from that command's output
-                out = run.output_of(producers[-1])
-                if out.kind == "network":
-                    return [ask("make runs recipes downloaded from the network", "remote-exec", BlastRadius.HIGH,
-                                "exec.make")]
-                if out.kind != "text" or out.text is None:
-                    return [ask("make runs recipes generated at run time", "dynamic-exec", BlastRadius.HIGH,
-                                "exec.make")]
-                for line in out.text.splitlines():
-                    if line.startswith("\t"):
-                        run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
-                return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
-        elif a.startswith(("--file=", "--makefile=")):
-            makefile = a.partition("=")[2]
-        elif a.startswith("-f") and len(a) > 2:
-            makefile = a[2:]
-    text: str | None = None
-    if makefile in ("-", "/dev/stdin"):
-        stream = run.stdin_source(inv.cmd)
-        text = stream.text if stream.kind == "text" else None
-        if text is None:
-            return [ask("make runs recipes read from its input", "dynamic-exec", BlastRadius.HIGH, "exec.make")]
-    elif makefile is not None:
-        info = run.path(Word.literal(makefile), inv)
-        text = run.written.get(info.path or "")
-    if text is not None:
-        for line in text.splitlines():
-            if line.startswith("\t"):
-                run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
-        return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
-    return []
 
 
 def gcloud_ssh(run: "Run", inv: "Invocation") -> list[Finding]:
