@@ -24,12 +24,15 @@ class WorkingDirRule:
                 if effect.remote:
                     continue
                 if effect.path is None:
-                    return Decision(Verdict.ASK, f"the command writes to {effect.raw}, a path known only at run time",
-                                    self.id, BlastRadius.MEDIUM, "fs-write", {"segment": effect.segment})
+                    where = f" ({effect.origin})" if effect.origin else ""
+                    return Decision(Verdict.ASK, f"the command writes to {effect.raw}{where}, a path known only at "
+                                    "run time", self.id, BlastRadius.MEDIUM, "fs-write",
+                                    {"segment": effect.segment, "origin": effect.origin})
                 if not self._inside(effect.path, cwd, ctx):
-                    return Decision(Verdict.ASK, f"the command writes to {effect.path}, outside the project {cwd}",
-                                    self.id, BlastRadius.MEDIUM, "fs-write",
-                                    {"segment": effect.segment, "path": effect.path})
+                    where = f" ({effect.origin})" if effect.origin else ""
+                    return Decision(Verdict.ASK, f"the command writes to {effect.path}{where}, outside the project "
+                                    f"{cwd}", self.id, BlastRadius.MEDIUM, "fs-write",
+                                    {"segment": effect.segment, "path": effect.path, "origin": effect.origin})
         return None
 
     @staticmethod

@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..model import BlastRadius, Verdict
 from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_tasks
-from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
+from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
@@ -34,6 +34,7 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
 _DESCRIBE_FLAGS = ("--help", "--version", "-help")
+_RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
 MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
@@ -114,13 +115,14 @@ class _Run:
     # -- scripts ---------------------------------------------------------------------
     def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None,
                origin: Origin | None = None) -> None:
-        start = len(self.result.findings)
+        start, effects = len(self.result.findings), len(self.result.effects)
         try:
             self._script(text, scope, via, depth, span, origin)
         finally:
             if origin is not None:
                 for i in range(start, len(self.result.findings)):
                     self.result.findings[i] = self.result.findings[i].attributed(origin.at(0))
+                attribute_effects(self.result.effects, effects, origin.at(0))
 
     def _script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None,
                 origin: Origin | None) -> None:
@@ -156,7 +158,7 @@ class _Run:
             self.script(late, scope.copy(), f"{via} › {label}" if via else label, depth + 1)
         for cmd in parsed.commands:
             cmd_span = cmd.span if not via and span is None else span
-            before = len(self.result.findings)
+            before, effects = len(self.result.findings), len(self.result.effects)
             self.judge(cmd, depth)
             if cmd.stdin_body is not None and not self._reads_code(cmd):
                 self.result.data.append(("heredoc", cmd.stdin_body))
@@ -164,6 +166,8 @@ class _Run:
             for i in range(before, len(self.result.findings)):
                 found = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
                 self.result.findings[i] = found.attributed(origin.at(line)) if origin is not None else found
+            if origin is not None:
+                attribute_effects(self.result.effects, effects, origin.at(line))
 
     def _reads_code(self, cmd: SimpleCommand) -> bool:
         """Does this command run what it reads on stdin (a shell, an interpreter, a database client)?"""
@@ -216,7 +220,10 @@ class _Run:
             scope = Scope(inv.scope.cwd, inv.scope.home, project=inv.scope.project)
             scope.variables["0"] = path
             scope.arrays["@"] = [w.value for w in inv.words]
-            self.program(text, language, inv, Origin(name), scope, label or name)
+            scope.arrays["BASH_SOURCE"] = [path]
+            runs = Invocation(posixpath.basename(runner) if runner else _RUNNER_OF.get(language, "sh"), inv.words,
+                              inv.cmd, inv.scope, inv.privileged, inv.written_name)
+            self.program(text, language, runs, Origin(name), scope, label or name)
         finally:
             self.leave_file(path)
         return allow(f"runs {name} (its contents are judged)", "build-test", rule="shell.project-script")

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
-from .findings import Finding, allow, ask, deny, worst
+from .findings import Finding, allow, ask, attribute_effects, deny, worst
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
@@ -358,6 +358,7 @@ def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "
         where = here.at(0)
         what = action.detail or inv.name
         found: list[Finding] = []
+        effects = len(run.result.effects)
         if action.kind in ("shell", "exec"):
             found = _python_runs(run, inv, action, here, what)
         elif action.kind == "delete":
@@ -396,6 +397,7 @@ def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "
             found = [deny("it forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                           "code.fork-bomb")]
         findings.extend(f.attributed(where) for f in found if f is not None)
+        attribute_effects(run.result.effects, effects, where)
     return findings
 
 
@@ -488,21 +490,31 @@ def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
     for f in findings:
         if f.rule in _NOISY_IN_FILES and f.verdict is not Verdict.DENY and not (f.rule == "code.shell" and shells):
             continue
-        kept.append(f.attributed(origin.at(_line_in(text, _target_in(f.reason)) - 1)))
+        target = _target_in(f.reason)
+        line = _line_in(text, target + "(") if target and target + "(" in text else _line_in(text, target)
+        kept.append(f.attributed(origin.at(line - 1)))
     return kept
 
 
 def _line_in(text: str, needle: str) -> int:
-    if not needle:
-        return 1
-    index = text.find(needle)
-    return text.count("\n", 0, index) + 1 if index >= 0 else 1
+    """The line `needle` is on; else the line of its longest tail after a `/` (a path built in parts)."""
+    needle = needle.strip()
+    while needle:
+        index = text.find(needle)
+        if index >= 0:
+            return text.count("\n", 0, index) + 1
+        needle = needle.partition("/")[2] if "/" in needle else ""
+    return 1
 
 
 def _target_in(reason: str) -> str:
-    """The call a one-liner finding names (`node: fs.rmSync dist …` → `fs.rmSync`), to find its line."""
+    """What a one-liner finding names, to find its line: the call (`node: fs.rmSync dist …`), else the
+    path it reads or sends (`node sends ~/.ssh/id_ed25519 …`)."""
     m = re.match(r"[\w.-]+: ([\w.$]+)", reason)
-    return m.group(1) if m else ""
+    if m:
+        return m.group(1)
+    m = re.search(r"(?:sends|reads|prints) (\S+)", reason)
+    return m.group(1).lstrip("~$") if m else ""
 
 
 def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:

@@ -85,6 +85,14 @@ class FileEffect:
     kind: str  # "write" or "delete"
     segment: str = ""
     remote: bool = False
+    origin: str = ""  # the project file and line that does it ("build.py:12"), when a file the command ran does
+
+
+def attribute_effects(effects: list[FileEffect], start: int, origin: str) -> None:
+    """Effects recorded from `start` on come from `origin` (the innermost file keeps its own)."""
+    for i in range(start, len(effects)):
+        if not effects[i].origin:
+            effects[i] = replace(effects[i], origin=origin)
 
 
 @dataclass

@@ -688,6 +688,10 @@ class Walker:
     def _static_output(self, node, scope: Scope) -> str | None:
         """What `$(…)` prints when that is knowable (see evaluate.py), else None."""
         statements = [c for c in node.named_children if c.type != "comment"]
+        if len(statements) == 1 and statements[0].type == "list":
+            statements = [c for c in statements[0].named_children if c.type != "comment"]
+        if len(statements) == 2:  # $(cd "$(dirname "$0")/.." && pwd): the directory cd went to
+            return self._cd_pwd(statements, scope)
         if len(statements) != 1:
             return None
         stages = statements[0].named_children if statements[0].type == "pipeline" else [statements[0]]
@@ -709,6 +713,32 @@ class Walker:
             if output is None:
                 return None
         return output.text.rstrip("\n") if output is not None else None
+
+    def _cd_pwd(self, statements, scope: Scope) -> str | None:
+        argv = []
+        for statement in statements:
+            if statement.type != "command":
+                return None
+            words: list[Word] = []
+            for i, child in enumerate(statement.children):
+                if statement.field_name_for_child(i) in ("name", "argument"):
+                    target = child.named_children[0] if child.type == "command_name" and child.named_children \
+                        else child
+                    words.extend(self.resolver.fields(target, scope))
+                elif child.is_named:
+                    return None
+            argv.append([w.value for w in words])
+        (cd, *target), pwd = argv
+        if cd != "cd" or len(target) != 1 or pwd[:1] != ["pwd"] or DYN in target[0]:
+            return None
+        directory = target[0]
+        if directory.startswith("~"):
+            directory = scope.home + directory[1:]
+        if not directory.startswith("/"):
+            if not scope.cwd:
+                return None
+            directory = posixpath.join(scope.cwd, directory)
+        return posixpath.normpath(directory)
 
     # -- checks ----------------------------------------------------------------------
     def _check_coverage(self, root) -> None:
