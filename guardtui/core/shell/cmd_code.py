@@ -33,7 +33,9 @@ _ARG = r"\s*\(?\s*"
 _SHELL_CALLS = {
     "python": [r"\bos\.(?:system|popen)", r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|"
                r"getstatusoutput)", r"\bcommands\.getoutput", r"\bpty\.spawn", r"\b__import__\(\s*['\"]os['\"]\s*\)\.system"],
-    "js": [r"\b(?:child_process\.|cp\.)?(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)",
+    # a method of anything else (`regex.exec(s)`) is not child_process's exec
+    "js": [r"(?:\b(?:child_process|cp|childProcess)\.|(?<=\)\.)|(?<![.\w$]))"
+           r"(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)\b",
            r"\bBun\.spawn(?:Sync)?", r"\bDeno\.run", r"\$`"],
     "ruby": [r"\bsystem", r"\bexec", r"%x", r"\bIO\.popen", r"\bOpen3\.\w+", r"\bspawn", r"\bKernel\.system"],
     "perl": [r"\bsystem", r"\bexec", r"\bqx", r"\bopen\s*\(\s*\w+\s*,\s*['\"]\|-?['\"]\s*,"],
@@ -465,8 +467,7 @@ def _known(value: str | None) -> str | None:
     return value if value else None
 
 
-_CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|Bun\.spawn|Deno\.(?:run|Command)|\$`|"
-                            r"\bsystem\b|\bexec\b|%x|\bspawn\b|`|IO\.popen|Open3|shell_exec|passthru|proc_open")
+_CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|\bshelljs\b|Bun\.spawn|Deno\.(?:run|Command)|\$`")
 # in a whole file these heuristics fire on ordinary code (`regex.exec(s)`, `dict.update(…)`, any POST):
 # they are kept for one-liners, where the code is the point, and dropped for the project's own files
 _NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell"})
@@ -700,7 +701,11 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
         if m:
             if m.group("q") == "`" and "${" in m.group("s"):
                 return None
-            out.append(_unescape(m.group("s")))
+            text = _unescape(m.group("s"))
+            if m.group("q") == '"' and "#{" in text:  # Ruby interpolation: "rm -rf #{ENV['HOME']}/x"
+                text = re.sub(r"#\{([^}]*)\}", lambda i: "~" if _HOME_EXPRESSIONS.match(i.group(1).strip())
+                              else DYN, text)
+            out.append(text)
         elif _HOME_EXPRESSIONS.match(piece):
             out.append("~")
         elif _CWD_EXPRESSIONS.match(piece):

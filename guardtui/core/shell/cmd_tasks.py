@@ -101,7 +101,7 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
         if w == "--":
             positionals += words[i:]
             break
-        if positionals:
+        if positionals and pm != "npm":  # pnpm/yarn/bun hand what follows the script name to the script
             positionals.append(words[i])
             i += 1
             continue
@@ -930,7 +930,7 @@ def rake(run: "Run", inv: Invocation) -> list[Finding]:
         text = read_text(file)
         if text is not None:
             tasks.update(_rake_tasks(file, text))
-    todo = names or ["default"]
+    todo = list(names) or ["default"]
     seen: set[str] = set()
     judged = 0
     while todo and len(seen) < MAX_TASKS:
@@ -942,7 +942,7 @@ def rake(run: "Run", inv: Invocation) -> list[Finding]:
         todo += prerequisites
         if not body.strip():
             continue
-        ruby = re.sub(r"(?m)^(\s*)sh\b\s*\(?", r"\1system(", body)
+        ruby = re.sub(r"(?m)^(\s*)(?:sh|ruby)\b(?=\s*[(\"'%])", r"\1system", body)  # rake's `sh "…"` runs a shell
         key = f"{file}#{name}"
         if run.enter_file(key) is None:
             try:
