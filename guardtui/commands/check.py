@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from ..adapters.tools import normalise_tool
 from ..core.engine import Engine
-from ..core.model import Decision, ToolCall, Verdict
+from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..wiring import cli_engine
 
 EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
@@ -65,6 +65,9 @@ def output(decision: Decision, call: ToolCall | None = None) -> dict[str, Any]:
 
 
 def batch(engine: Engine, source: str, cwd: str) -> int:
+    """One JSON call per line, judged in order. Lines with the same `session_id` share a session, as
+    the broker keeps them: what an earlier line left (a destroy plan) or had denied counts for the
+    later ones. An `answer` ("allow"/"deny") on a line that asks stands for the person's answer."""
     stream: IO[str]
     try:
         stream = sys.stdin if source == "-" else open(source, encoding="utf-8")
@@ -76,17 +79,24 @@ def batch(engine: Engine, source: str, cwd: str) -> int:
             if not line.strip():
                 continue
             try:
-                call = _call_from_line(line, number, cwd)
+                call, answer = _call_from_line(line, number, cwd)
             except ValueError as exc:
                 result: dict[str, Any] = {"error": str(exc)}
             else:
-                result = output(engine.evaluate(call, record=False))
+                decision = engine.evaluate(call, record=False)
+                result = output(decision)
+                if answer is not None and decision.verdict in (Verdict.ASK, Verdict.LLM):
+                    engine.remember(call, decision.with_(verdict=answer, reason=f"answered {answer.value} — "
+                                                                                  f"{decision.reason}"),
+                                    DecidedBy.PERSON)
+                else:
+                    engine.remember(call, decision)
             sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0
 
 
-def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
+def _call_from_line(line: str, number: int, cwd: str) -> tuple[ToolCall, Verdict | None]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -96,11 +106,17 @@ def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
     line_cwd = data.get("cwd", cwd)
     if not isinstance(line_cwd, str) or not line_cwd:
         raise ValueError(f'line {number}: "cwd" must be a non-empty string')
-    session = f"batch-{number}"
+    session = data.get("session_id", f"batch-{number}")  # no session_id: the line stands alone
+    if not isinstance(session, str) or not session:
+        raise ValueError(f'line {number}: "session_id" must be a non-empty string')
+    answer = data.get("answer")
+    if answer is not None and answer not in ("allow", "deny"):
+        raise ValueError(f'line {number}: "answer" must be "allow" or "deny"')
+    verdict = Verdict(answer) if answer else None
     if "command" in data and "tool_name" not in data:
         if not isinstance(data["command"], str):
             raise ValueError(f'line {number}: "command" must be a string')
-        return ToolCall("Bash", {"command": data["command"]}, line_cwd, agent="cli", session=session)
+        return ToolCall("Bash", {"command": data["command"]}, line_cwd, agent="cli", session=session), verdict
     if "tool_name" not in data:
         raise ValueError(f'line {number}: needs "command" or "tool_name"')
     tool, tool_input = data["tool_name"], data.get("tool_input", {})
@@ -108,7 +124,7 @@ def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
         raise ValueError(f'line {number}: "tool_name" must be a non-empty string')
     if not isinstance(tool_input, dict):
         raise ValueError(f'line {number}: "tool_input" must be a JSON object')
-    return ToolCall(normalise_tool(tool), tool_input, line_cwd, agent="cli", session=session)
+    return ToolCall(normalise_tool(tool), tool_input, line_cwd, agent="cli", session=session), verdict
 
 
 _MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}

@@ -37,6 +37,9 @@ class WorkingDirRule:
 
     @staticmethod
     def _inside(path: str, cwd: str, ctx: EvalContext) -> bool:
+        root = ctx.session.root
+        if root and cwd and not is_within(cwd, root):
+            cwd = root  # the agent moved out of the project it started in: the project is still where it began
         if cwd and is_within(path, cwd):
             return True
         return any(is_within(path, t) for t in ctx.temp_dirs) or path in ("/dev/null", "/dev/stdout", "/dev/stderr")

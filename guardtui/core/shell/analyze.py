@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from typing import Callable
 
+from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_tasks
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown
@@ -79,12 +80,13 @@ class Analyzer:
         self.command_exists = command_exists
 
     # -- entry points ----------------------------------------------------------------
-    def analyze(self, command: str, cwd: str | None, home: str) -> ShellAnalysis:
+    def analyze(self, command: str, cwd: str | None, home: str, facts: dict[str, str] | None = None) -> ShellAnalysis:
+        """`facts`: what earlier calls of the session left (Scope.facts), e.g. the destroy plans they made."""
         result = ShellAnalysis(command)
         run = _Run(self, result)
         cwd = posixpath.normpath(cwd) if cwd else None
         try:
-            run.script(command, Scope(cwd, home), via="", depth=0)
+            run.script(command, Scope(cwd, home, facts=dict(facts or {})), via="", depth=0)
         except RecursionError:  # nested beyond what we follow: fail closed, but say why
             result.findings.append(ask("the command nests too deeply to follow", "dynamic-exec", BlastRadius.HIGH,
                                        "shell.depth").located(command[:200], "", None))
@@ -217,7 +219,7 @@ class _Run:
         if stop is not None:
             return replace(stop, reason=stop.reason.replace(path, name))
         try:
-            scope = Scope(inv.scope.cwd, inv.scope.home, project=inv.scope.project)
+            scope = Scope(inv.scope.cwd, inv.scope.home, project=inv.scope.project, facts=dict(inv.scope.facts))
             scope.variables["0"] = path
             scope.arrays["@"] = [w.value for w in inv.words]
             scope.arrays["BASH_SOURCE"] = [path]
@@ -294,6 +296,7 @@ class _Run:
                 if var == "TF_CLI_ARGS" or var == f"TF_CLI_ARGS_{sub}":
                     inv = Invocation(inv.name, inv.words + [Word.literal(v) for v in value.value.split()], inv.cmd,
                                      inv.scope, inv.privileged, inv.written_name)
+        self.result.acts.extend(shell_acts(inv.name, inv.args, inv.scope.cwd))
         before = len(self.result.findings)
         findings = self.judge_invocation(inv)
         if inv.privileged:

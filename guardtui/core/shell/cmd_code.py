@@ -13,6 +13,7 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, attribute_effects, deny, worst
 from .deletes import find_delete
@@ -386,6 +387,7 @@ def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "
             else:
                 found = [ask(f"{what} runs code built at run time", "dynamic-exec", BlastRadius.MEDIUM, "code.eval")]
         elif action.kind == "sql" and action.value:
+            run.result.acts.extend(sql_effects(action.value))
             verdict = classify_sql(action.value)
             if verdict is not None and verdict[0] == "critical":
                 found = [deny(f"{what}: {verdict[1]}", "database", "sql.destructive")]
@@ -912,6 +914,7 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
             continue
+        run.result.acts.extend(sql_effects(sql))
         verdict = classify_sql(sql)
         if verdict is None:
             continue

@@ -653,11 +653,47 @@ def ansible(run: "Run", inv: "Invocation") -> list[Finding]:
                 "exec.ansible")]
 
 
+_TF_VALUE_OPTIONS = frozenset({"-var", "-var-file", "-target", "-replace", "-state", "-state-out", "-backup",
+                               "-lock-timeout", "-parallelism", "-out", "-chdir"})
+
+
 def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
-    """`terraform plan -destroy -out=p && terraform apply p`: applying that plan destroys the stack.
-    Everything else goes to the taxonomy."""
-    args = [w.value for w in inv.words if not w.value.startswith("-")]
-    if len(args) >= 2 and args[0] == "apply" and ("destroy-plan:" + args[-1]) in inv.scope.facts:
-        return [deny(f"{inv.name} apply {args[-1]} applies a destroy plan: it tears down every resource in it",
-                     "infra-as-code", "exec.terraform-destroy-plan")]
+    """`terraform plan -destroy -out=p`, then `terraform apply p` (in this command or a later call of
+    the session): applying that plan destroys the stack. Everything else goes to the taxonomy."""
+    words = [w.value for w in inv.words]
+    positionals, options = [], {}
+    i = 0
+    while i < len(words):
+        flag, eq, value = words[i].partition("=")
+        if flag in _TF_VALUE_OPTIONS:
+            if not eq:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            options[flag] = value
+        elif not words[i].startswith("-"):
+            positionals.append(words[i])
+        i += 1
+    base = inv.scope.cwd
+    if base and options.get("-chdir"):
+        base = posixpath.normpath(posixpath.join(base, options["-chdir"]))
+
+    def resolved(path: str) -> str | None:
+        if DYN in path or not path:
+            return None
+        return posixpath.normpath(path if path.startswith("/") else posixpath.join(base, path)) if base or \
+            path.startswith("/") else None
+
+    if positionals[:1] == ["plan"] and options.get("-out"):
+        where = resolved(options["-out"])
+        if where:
+            run.result.leaves["destroy-plan:" + where] = "1" if any(w in ("-destroy", "--destroy") for w in words) \
+                else "0"
+    if len(positionals) >= 2 and positionals[0] == "apply":
+        plan = positionals[-1]
+        where = resolved(plan)
+        if inv.scope.facts.get("destroy-plan:" + plan) == "1" or \
+                (where and inv.scope.facts.get("destroy-plan:" + where) == "1"):
+            run.result.acts.append(("terraform-destroy", base or "."))
+            return [deny(f"{inv.name} apply {plan} applies a plan made with -destroy: it tears down every resource "
+                         "in it", "infra-as-code", "exec.terraform-destroy-plan")]
     return []

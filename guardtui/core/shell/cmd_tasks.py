@@ -32,7 +32,7 @@ MAX_TASKS = 64  # tasks (rules, scripts) judged for one command
 
 
 def _scope(inv: Invocation, cwd: str | None) -> Scope:
-    return Scope(cwd, inv.scope.home, project=inv.scope.project)
+    return Scope(cwd, inv.scope.home, project=inv.scope.project, facts=dict(inv.scope.facts))
 
 
 def _shown(inv: Invocation, path: str) -> str:

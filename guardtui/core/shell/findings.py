@@ -103,6 +103,11 @@ class ShellAnalysis:
     parse_errors: list[str] = field(default_factory=list)
     # text bash reads but never runs: comments, heredoc bodies fed to cat/tee/grep/…
     data: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
+    # what the command destroys besides files, named tool-independently (core/effects.py): ("sql", …),
+    # ("k8s-delete", "namespace/shop"), … — for recognising a retry of something denied earlier
+    acts: list[tuple[str, str]] = field(default_factory=list)
+    # what the command leaves for later calls in the session: "destroy-plan:/abs/plan" -> "1" (or "0")
+    leaves: dict[str, str] = field(default_factory=dict)
 
     @property
     def decisive(self) -> Finding:

@@ -619,9 +619,11 @@ class Walker:
                     break
         elif name in ("terraform", "tofu") and "plan" in words and \
                 any(w in ("-destroy", "--destroy") for w in words):
-            for w in words:
+            for i, w in enumerate(words):
                 if w.startswith(("-out=", "--out=")):
                     scope.facts["destroy-plan:" + w.partition("=")[2]] = "1"
+                elif w in ("-out", "--out") and i + 1 < len(words):
+                    scope.facts["destroy-plan:" + words[i + 1]] = "1"
         elif name == "cp" and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
             scope.facts["copy-of:" + words[-1]] = words[-2]
         elif name == "ztcp":
