@@ -34,7 +34,7 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "dotnet", "bazel", "bazelisk", "earthly", "dagger", "nx", "turbo", "lerna", "poe", "fab",
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
-_DESCRIBE_FLAGS = ("--help", "--version", "-help")
+_DESCRIBE_FLAGS = ("--help", "--version", "-help", "-version")  # java -version, terraform -version
 _RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
 MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
@@ -302,6 +302,12 @@ class _Run:
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,
                                 "shell.privilege"))
+        if any(re.fullmatch(r"[A-Z]+_ENV", var) and value.value == "test" for var, value in cmd.assignments):
+            # RAILS_ENV=test rails db:migrate: schema and seed changes land in the throwaway test database
+            findings = [allow(f"{f.reason}, in the test environment", f.category, rule=f.rule)
+                        if f.verdict is Verdict.ASK and f.category == "database" and
+                        f.blast_radius is BlastRadius.MEDIUM and f.rule.startswith("taxonomy") else f
+                        for f in findings]
         # the command's own findings go before those of the scripts it ran (judged while judging it)
         self.result.findings[before:before] = findings
 

@@ -79,6 +79,8 @@ def shell(run: "Run", inv: "Invocation") -> list[Finding]:
         if arg in value_options:
             i += 2
             continue
+        if arg in ("--version", "--help") and not command_mode:
+            return [allow(f"{name} {arg} only prints", "read-only", rule="exec.shell")]
         if arg.startswith("--"):
             i += 1
             continue
@@ -438,6 +440,10 @@ def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
         return [allow("ssh -G/-V/-Q only prints configuration", "read-only", rule="exec.ssh")]
     host = words[i].display()
     remote = words[i + 1:]
+    if not remote and (words[i].value.startswith("git@") or any(
+            w.value == "-l" and nxt.value == "git" for w, nxt in zip(words[:i], words[1:i + 1]))):
+        # ssh -T git@github.com: a git host's shell only greets; this checks the SSH login
+        return [allow(f"ssh {host} only checks the SSH login to a git host", "read-only", rule="exec.ssh")]
     if not remote:
         if any(w.value.startswith("-R") or (w.value.startswith("-") and not w.value.startswith("--")
                                             and "R" in w.value[1:2]) for w in words[:i]):
