@@ -201,3 +201,46 @@ def test_python_actions_follow_values_and_call_sites():
 
 def test_python_actions_none_for_python2():
     assert python_actions("print 'hello'\n", "/p/x.py", "/p", "/home/u") is None
+
+
+DEV_SH = """#!/usr/bin/env bash
+# dev helper: test, lint, or reset the local database
+set -euo pipefail
+
+log() { printf '[dev] %s\\n' "$*"; }
+
+reset() {
+  log "resetting"
+  rm -rf ~/
+}
+
+cleanup() { rm -rf "$TMP"; }
+TMP="$(mktemp -d)"
+trap cleanup EXIT
+
+case "${1:-test}" in
+  test) log "testing"; go test ./... ;;
+  lint) golangci-lint run ;;
+  reset) reset ;;
+  *) echo "usage: $0 test|lint|reset" >&2; exit 2 ;;
+esac
+"""
+
+
+def test_a_script_run_with_its_arguments_is_judged_for_the_branch_they_pick(machine):
+    machine.write({"dev.sh": DEV_SH})
+    assert machine.verdict("./dev.sh") == "allow"
+    assert machine.verdict("./dev.sh lint") == "allow"
+    decision = machine.judge("./dev.sh reset")
+    assert decision.verdict.value == "deny" and "dev.sh:9" in decision.reason
+    assert machine.verdict("./dev.sh \"$TARGET\"") == "deny"  # an argument known only at run time: every arm
+
+
+def test_functions_named_where_bash_may_still_run_them_are_judged(machine):
+    machine.write({"trap.sh": "f() { rm -rf ~/; }\ntrap f EXIT\necho hi\n",
+                   "dispatch.sh": "wipe() { rm -rf ~/; }\n\"$@\"\n",
+                   "lib.sh": "wipe() { rm -rf ~/; }\n"})
+    assert machine.verdict("bash trap.sh") == "deny"
+    assert machine.verdict("bash dispatch.sh wipe") == "deny"
+    assert machine.verdict("bash dispatch.sh ls") == "allow"
+    assert machine.verdict("source lib.sh") == "deny"  # a sourced file's functions serve its caller

@@ -137,7 +137,8 @@ class _Run:
                          "shell.dynamic-script"), text.replace(DYN, "…"), via, span)
             # the unknown parts stay unknown words (an unset variable), so what surrounds them is still judged
             text = text.replace(DYN, UNKNOWN_WORD)
-        parsed = parse_script(text, scope, via=via, depth=depth, base=span[0] if span and not via else 0)
+        parsed = parse_script(text, scope, via=via, depth=depth, base=span[0] if span and not via else 0,
+                              defer_functions=origin is not None and origin.defer_functions)
         for error in parsed.errors:
             self.result.parse_errors.append(error)
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
@@ -225,7 +226,8 @@ class _Run:
             scope.arrays["BASH_SOURCE"] = [path]
             runs = Invocation(posixpath.basename(runner) if runner else _RUNNER_OF.get(language, "sh"), inv.words,
                               inv.cmd, inv.scope, inv.privileged, inv.written_name)
-            self.program(text, language, runs, Origin(name), scope, label or name)
+            sourced = posixpath.basename(runner) in ("source", ".")  # its functions serve the caller
+            self.program(text, language, runs, Origin(name, defer_functions=not sourced), scope, label or name)
         finally:
             self.leave_file(path)
         return allow(f"runs {name} (its contents are judged)", "build-test", rule="shell.project-script")

@@ -599,7 +599,8 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     if not goals:
         return []
     variables = {**_MAKE_DEFAULTS, "CURDIR": directory, "MAKECMDGOALS": " ".join(goals), "HOME": inv.scope.home,
-                 "PWD": directory, **parsed.variables, **overrides}
+                 "PWD": directory, "MAKEFILE_LIST": " ".join(posixpath.relpath(f, directory) for f in parsed.files),
+                 **parsed.variables, **overrides}
     expander = _MakeExpander(run, inv, variables, directory)
     for line, file, value in parsed.immediate:  # VAR := $(shell …) runs whenever make reads the file
         expander.origin = Origin(_shown(inv, file), line)
@@ -750,20 +751,25 @@ class _MakeExpander:
             return UNKNOWN_WORD
         parts = _split_args(argument)
         values = [self.expand(p) for p in parts]
-        if function in ("strip", "sort", "firstword", "lastword", "notdir", "dir", "basename", "abspath",
-                        "realpath", "value") and values:
-            value = values[0].strip()
-            if function in ("abspath", "realpath") and not value.startswith("/"):
-                return posixpath.normpath(posixpath.join(self.directory, value)) if value else ""
-            if function == "firstword":
-                return (value.split() or [""])[0]
-            return value
+        words = values[0].split() if values else []
+        if function in ("strip", "sort", "value", "wildcard") and values:
+            return " ".join(sorted(set(words)) if function == "sort" else words)
+        if function in ("firstword", "lastword") and values:
+            return (words[:1] if function == "firstword" else words[-1:] or [""])[0] if words else ""
+        if function in ("abspath", "realpath"):
+            return " ".join(posixpath.normpath(posixpath.join(self.directory, w)) for w in words)
+        if function == "dir":
+            return " ".join(w[:w.rfind("/") + 1] if "/" in w else "./" for w in words)
+        if function == "notdir":
+            return " ".join(w.rsplit("/", 1)[-1] for w in words)
+        if function in ("basename", "suffix"):
+            return " ".join(posixpath.splitext(w)[0 if function == "basename" else 1] for w in words)
         if function in ("addprefix", "addsuffix") and len(values) == 2:
             return " ".join((values[0] + w if function == "addprefix" else w + values[0]) for w in values[1].split())
         if function == "subst" and len(values) == 3:
             return values[2].replace(values[0], values[1])
         if function == "patsubst" and len(values) == 3:
-            return values[2]  # the words change name, not place: good enough to judge
+            return " ".join(_patsubst(values[0].strip(), values[1].strip(), w) for w in values[2].split())
         if function in ("if", "or", "and") and len(values) >= 2:
             return " ".join(values[1:])
         if function in ("filter", "filter-out", "word", "wordlist") and values:
@@ -771,6 +777,16 @@ class _MakeExpander:
         if function in ("info", "warning", "error", "eval"):
             return ""
         return UNKNOWN_WORD
+
+
+def _patsubst(pattern: str, replacement: str, word: str) -> str:
+    if "%" not in pattern:
+        return replacement if word == pattern else word
+    prefix, _, suffix = pattern.partition("%")
+    if word.startswith(prefix) and word.endswith(suffix) and len(word) >= len(prefix) + len(suffix):
+        stem = word[len(prefix):len(word) - len(suffix)]
+        return replacement.replace("%", stem, 1) if "%" in replacement else replacement
+    return word
 
 
 def _matching(text: str, start: int, opening: str, closing: str) -> int:

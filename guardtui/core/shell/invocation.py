@@ -56,6 +56,7 @@ class Origin:
 
     file: str
     line: int = 1
+    defer_functions: bool = True  # a file run (not sourced): its shell functions run where they are called
 
     def at(self, offset_lines: int) -> str:
         return f"{self.file}:{self.line + offset_lines}"
