@@ -35,6 +35,9 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
 _DESCRIBE_FLAGS = ("--help", "--version", "-help", "-version")  # java -version, terraform -version
+# what changes a file's mode, owner or times, not what it says (`chmod +x x.sh && ./x.sh` runs x.sh as it is)
+_KEEPS_CONTENT = frozenset({"chmod", "chown", "chgrp", "touch", "mkdir", "setfacl", "xattr", "chattr", "mode",
+                            "owner"})
 _RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
 MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
@@ -113,6 +116,7 @@ class _Run:
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
         self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
         self.files_read = 0
+        self.modules: set[str] = set()  # modules a judged program imports, each judged once
 
     # -- scripts ---------------------------------------------------------------------
     def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None,
@@ -207,6 +211,9 @@ class _Run:
         command as it would without the file."""
         if inv.scope.remote or not path.startswith("/"):
             return None
+        changed = self.changed_earlier(path, inv)
+        if changed is not None:
+            return changed
         text = read_text(path)
         if text is None:
             return None
@@ -231,6 +238,17 @@ class _Run:
         finally:
             self.leave_file(path)
         return allow(f"runs {name} (its contents are judged)", "build-test", rule="shell.project-script")
+
+    def changed_earlier(self, path: str, inv: Invocation) -> Finding | None:
+        """An ask when this command changed `path` before running it (`sed -i … x.sh && bash x.sh`): what
+        runs is not what is on disk now. A file written above with known text is judged from that text."""
+        if path in self.written or not any(e.path == path and e.kind not in _KEEPS_CONTENT and
+                                           posixpath.basename((e.segment.split() or [""])[0]) not in _KEEPS_CONTENT
+                                           for e in self.result.effects):
+            return None
+        name = shown(path, inv.scope.project or inv.scope.cwd)
+        return ask(f"runs {name}, which this command changes first: what would run is not what is on disk",
+                   "dynamic-exec", BlastRadius.HIGH, "shell.changed-script")
 
     def runner_language(self, runner: str) -> str | None:
         name = posixpath.basename(runner)
@@ -323,7 +341,9 @@ class _Run:
             if info.path and cmd.argv and r.fd in (None, 1):
                 out = self.output_of(cmd)
                 if out.kind == "text" and out.text is not None:
-                    self.written[info.path] = out.text if r.op != ">>" else self.written.get(info.path, "") + out.text
+                    if r.op != ">>" or info.path in self.written:
+                        # `>> file` adds to what is on disk: its whole text is known only if this command wrote it
+                        self.written[info.path] = out.text if r.op != ">>" else self.written[info.path] + out.text
                     self.persistent(info.path, out.text, cmd)
                 elif out.kind == "network":
                     self.downloaded.add(info.path)

@@ -7,6 +7,7 @@ policy) and writing files. Code with none of them reads or computes, and is allo
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 import shlex
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
-from .findings import Finding, allow, ask, attribute_effects, deny, worst
+from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
@@ -162,6 +163,8 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if language == "js" and re.fullmatch(r"-[pe]{2}", arg) and i + 1 < len(words):
             return code_findings(run, inv, words[i + 1], language)  # node -pe CODE: print what CODE gives
         if arg in value_opts:
+            if language == "js" and arg in ("-r", "--require", "--import") and i + 1 < len(words):
+                _preload(run, inv, words[i + 1])  # node -r ./hook.js app.js: the hook runs first
             i += 2
             continue
         if arg.startswith("-") and arg != "-":
@@ -194,6 +197,19 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     if kind == "unknown":
         return [ask(f"{inv.name} runs code read from its input", "dynamic-exec", BlastRadius.MEDIUM, "code.stdin")]
     return [allow(f"{inv.name} runs a program", "interpreter", rule="code.run")]
+
+
+def _preload(run: "Run", inv: "Invocation", word: Word) -> None:
+    if not word.value.startswith(("./", "../", "/")) or word.dynamic:
+        return
+    info = run.path(word, inv)
+    if info.path:
+        for suffix in ("", ".js", ".mjs", ".cjs", ".ts"):
+            if os.path.isfile(info.path + suffix):
+                judged = run.project_file(info.path + suffix, inv, "node")
+                if judged is not None:
+                    run.add(judged)
+                return
 
 
 def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
@@ -239,7 +255,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
             scope.variables["py:" + m.group(1)] = value
     inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     for pattern in _SHELL_CALLS.get(language, []):
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             rest = m.group("rest")
             literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
             if literal is None and (decoded := _decoded_argument(rest)) is not None:
@@ -255,19 +271,19 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     for m in re.finditer(r"\b(?:qx|%x)\s*[\(\{\[](?P<s>[^\)\}\]]*)[\)\}\]]", code):
         run.nested(m.group("s"), inv, f"{inv.name} → shell")
     for pattern in _RECURSIVE_DELETES:
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
-            head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
+            head = m.group(0)
             looped = _loop_values(code, m.group("rest")) if target is None else None
             for value in looped or [target]:  # for p in ("/usr/local", "/etc"): shutil.rmtree(p)
                 findings.append(run.delete(_path_word(value, inv.scope.home), inv, True,
                                            f"{inv.name}: {_name(head)}"))
     computed_delete = False
     for pattern in _FILE_DELETES:
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             if pattern == r"\bPath\(":
                 continue
-            head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
+            head = m.group(0)
             if re.search(r"(rmSync|rm|rmdirSync|rmdir)$", head) and \
                     re.match(r"\s*\([^;]*recursive\s*:\s*true", m.group("rest")):
                 continue
@@ -288,7 +304,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
             if f:
                 findings.append(f)
     for pattern in _WRITES:
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
             if target:
                 f = run.write(_path_word(target, inv.scope.home), inv, f"{inv.name} writes")
@@ -365,10 +381,19 @@ def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "
         if action.kind in ("shell", "exec"):
             found = _python_runs(run, inv, action, here, what)
         elif action.kind == "delete":
-            found = [run.delete(_path_word(_known(action.value), home), inv, action.recursive, what)]
+            found = [with_rule(run.delete(_path_word(_known(action.value), home), inv, action.recursive, what),
+                               "code.delete")]
+        elif action.kind == "write" and _known(action.value) is None:
+            # a target computed from run-time input (an argument, a loop): like a -c one-liner's, not judged;
+            # one decoded from hidden text is a path the script hides
+            if "decoded" in action.sources:
+                found = [ask(f"{what} writes to a path it decodes at run time", "obfuscation", BlastRadius.HIGH,
+                             "code.hidden-path")]
         elif action.kind == "write":
             written = run.write(_path_word(_known(action.value), home), inv, what)
-            found = [written] if written else []
+            found = [with_rule(written, "code.write")] if written else []
+        elif action.kind == "import":
+            _import(run, inv, action, origin)
         elif action.kind == "read" and action.value in secret_files:
             found = [ask(f"{what} reads {action.value}, a secret (keys or credentials)", "sensitive-read",
                          BlastRadius.MEDIUM, "code.secret-read")]
@@ -403,6 +428,38 @@ def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "
         findings.extend(f.attributed(where) for f in found if f is not None)
         attribute_effects(run.result.effects, effects, where)
     return findings
+
+
+def _import(run: "Run", inv: "Invocation", action: Action, origin: "Origin") -> None:
+    """`import helpers`, `from .tasks import clean`: the project's own modules run when imported (and
+    what they define may run): each is judged once, as a Python file."""
+    script = inv.scope.variables.get("0", "")
+    dotted = action.value or ""
+    level = len(dotted) - len(dotted.lstrip("."))
+    module = dotted.lstrip(".").replace(".", "/")
+    here = posixpath.dirname(script) if script else inv.scope.cwd
+    if not here:
+        return
+    if level:
+        for _ in range(level - 1):
+            here = posixpath.dirname(here)
+        bases = [here]
+    else:
+        cwd = inv.scope.cwd or here
+        bases = list(dict.fromkeys([here, cwd, posixpath.join(cwd, "src")]))
+    names = [n for n in action.detail.split(",") if n and n != "*"]
+    for base in bases:
+        target = posixpath.join(base, module) if module else base
+        candidates = [target + ".py", posixpath.join(target, "__init__.py")] if module else []
+        candidates += [posixpath.join(target, n + ".py") for n in names]
+        for file in candidates:
+            if file in run.modules or file == script or not os.path.isfile(file):
+                continue
+            run.modules.add(file)
+            run.project_file(file, inv.__class__("python3", [], inv.cmd, inv.scope, inv.privileged, "python3"),
+                             "python3", label=f"import {dotted}")
+        if any(os.path.isfile(c) for c in candidates):
+            return
 
 
 def _python_runs(run: "Run", inv: "Invocation", action: Action, origin: "Origin", what: str) -> list[Finding]:
@@ -466,7 +523,7 @@ def _secret_path(run: "Run", inv: "Invocation", path: str) -> bool:
 
 def _known(value: str | None) -> str | None:
     """A path from pycode: None when nothing of it is known; unknown parts stay DYN."""
-    return value if value else None
+    return value if value and value.strip(DYN) else None
 
 
 _CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|\bshelljs\b|Bun\.spawn|Deno\.(?:run|Command)|\$`")
@@ -486,6 +543,8 @@ def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
     before = len(run.result.findings)
     findings = code_findings(run, inv, Word.literal(text), language)
     shells = language != "js" or _CHILD_PROCESS.search(text) is not None
+    if path:
+        _local_requires(run, inv, text, language, posixpath.dirname(path))
     for i in range(before, len(run.result.findings)):  # commands the code runs, found by code_findings
         f = run.result.findings[i]
         run.result.findings[i] = f.attributed(origin.at(_line_in(text, f.segment) - 1))
@@ -497,6 +556,37 @@ def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
         line = _line_in(text, target + "(") if target and target + "(" in text else _line_in(text, target)
         kept.append(f.attributed(origin.at(line - 1)))
     return kept
+
+
+_REQUIRES = {
+    "js": re.compile(r"""(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""", re.M),
+    "ruby": re.compile(r"""\b(?:require_relative|load)\s*\(?\s*['"]([^'"]+)['"]"""),
+    "php": re.compile(r"""\b(?:require|include)(?:_once)?\s*\(?\s*(?:__DIR__\s*\.\s*)?['"](\.?/?[^'"]+\.php)['"]"""),
+}
+_SUFFIXES = {"js": ("", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", "/index.js", "/index.ts",
+                    "/index.mjs"),
+             "ruby": ("", ".rb"), "php": ("",)}
+_RUNNER_FOR = {"js": "node", "ruby": "ruby", "php": "php"}
+
+
+def _local_requires(run: "Run", inv: "Invocation", text: str, language: str, directory: str) -> None:
+    """`require('./helpers')`, `require_relative 'tasks'`: the project's own files a program loads run
+    with it; each is judged once."""
+    pattern = _REQUIRES.get(language)
+    if pattern is None:
+        return
+    for m in pattern.finditer(text):
+        base = posixpath.normpath(posixpath.join(directory, m.group(1).lstrip("/") if language == "php"
+                                                 else m.group(1)))
+        for suffix in _SUFFIXES[language]:
+            file = base + suffix
+            if os.path.isfile(file):
+                if file not in run.modules:
+                    run.modules.add(file)
+                    runner = _RUNNER_FOR[language]
+                    run.project_file(file, inv.__class__(runner, [], inv.cmd, inv.scope, inv.privileged, runner),
+                                     runner, label=f"loads {m.group(1)}")
+                break
 
 
 def _line_in(text: str, needle: str) -> int:
@@ -526,7 +616,7 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
     home = inv.scope.home
     secrets: list[str] = []
     for pattern in _FILE_READS:
-        for m in re.finditer(pattern + r"(?=\s*\()(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=\s*\()(?=(?P<rest>.*))", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
             if target:
                 info = run.path(_path_word(target, home), inv)
@@ -576,12 +666,12 @@ def _enumerated_deletes(run: "Run", inv: "Invocation", code: str) -> list[Findin
     filtered_in_code = bool(re.search(r"\bif\b|endswith|startswith|fnmatch|\.match\(|\.suffix|filter|\.test\(|=~", code))
     for patterns, recursive in ((_TREE_WALKS, True), (_DIR_LISTINGS, False)):
         for pattern in patterns:
-            for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+            for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
                 root = _first_argument(m.group("rest"), scope=inv.scope)
                 if root == "" and not m.group("rest").lstrip().startswith("("):
                     continue
                 root = (root or ".") if root is not None else None
-                head = _name(m.group(0)[: len(m.group(0)) - len(m.group("rest"))])
+                head = _name(m.group(0))
                 what = f"{inv.name}: deleting what {head} finds in"
                 glob = re.match(r"\s*\([^)]*\)\s*\.(?:r?glob|walk)\s*\(\s*" + _STR, m.group("rest"))
                 name_filter = glob and _unescape(glob.group("s")).lstrip("*/") not in ("", ".*")

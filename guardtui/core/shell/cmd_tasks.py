@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from .findings import Finding, allow, ask
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import (Package, filter_packages, find_justfile, find_upward, language_of, load_json,
+from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of, load_json,
                            load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
                            makefile_path, nearest_package, python_module_file, shown, workspace_packages,
                            workspace_root)
@@ -47,6 +47,15 @@ def _cwd(inv: Invocation, directory: str | None) -> str | None:
     if directory.startswith("/"):
         return posixpath.normpath(directory)
     return posixpath.normpath(posixpath.join(inv.scope.cwd, directory)) if inv.scope.cwd else None
+
+
+def _changed(run: "Run", inv: Invocation, *paths: str | None) -> list[Finding]:
+    """An ask when this command changed the task file before running the task (`sed -i … Makefile && make`)."""
+    for path in paths:
+        finding = run.changed_earlier(path, inv) if path else None
+        if finding is not None:
+            return [finding]
+    return []
 
 
 def _judge_text(run: "Run", inv: Invocation, text: str, origin: Origin, cwd: str | None, label: str,
@@ -166,6 +175,9 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
     root = workspace_root(cwd) if (workspaces or recursive or selectors) else None
     if root is not None:
         packages = filter_packages(workspace_packages(root), root, selectors)
+        changed = _changed(run, inv, root.path, *[p.path for p in packages])
+        if changed:
+            return changed
         judged = [p for p in packages if script in p.scripts]
         for package in judged[:MAX_TASKS]:
             _package_script(run, inv, package, script, args, pm, hooks=pm != "pnpm")
@@ -173,9 +185,12 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
             return [allow(f"{pm} runs the {script} script of {len(judged)} package(s) (their commands are judged)",
                           "build-test", rule="tasks.package-script")]
         return []
-    package = nearest_package(cwd)
+    package = _package_here(run, cwd)
     if package is None:
         return []
+    changed = _changed(run, inv, package.path)
+    if changed:
+        return changed
     if script in package.scripts:
         _package_script(run, inv, package, script, args, pm, hooks=pm != "pnpm" and not ignore_scripts)
         decided = [f for f in run.taxonomy(inv) if f.rule.startswith("taxonomy:") and f.rule != "taxonomy:npm-routine"]
@@ -190,6 +205,16 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
         return [f for f in found if f.rule not in ("shell.unknown",)] or \
             [allow(f"{pm} {script} runs the project's {script} binary", "build-test", rule="tasks.package-bin")]
     return []
+
+
+def _package_here(run: "Run", cwd: str | None) -> Package | None:
+    """The package.json a package manager uses from cwd: one this command wrote above (with its text),
+    else the nearest on disk."""
+    if cwd:
+        here = posixpath.join(cwd, "package.json")
+        if here in run.written:
+            return load_package(here, run.written[here])
+    return nearest_package(cwd)
 
 
 def _package_script(run: "Run", inv: Invocation, package: Package, script: str, args: list[str], pm: str,
@@ -265,6 +290,9 @@ def turbo(run: "Run", inv: Invocation) -> list[Finding]:
         return []
     packages = workspace_packages(root)
     chosen = filter_packages(packages, root, selectors)
+    changed = _changed(run, inv, root.path, posixpath.join(root.dir, "turbo.json"), *[p.path for p in packages])
+    if changed:
+        return changed
     config = load_json(posixpath.join(root.dir, "turbo.json")) or {}
     pipeline = config.get("tasks") or config.get("pipeline") or {}
     pm = _package_manager_of(root)
@@ -532,6 +560,7 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     directories: list[str] = []
     goals: list[str] = []
     overrides: dict[str, str] = {}
+    evals: list[str] = []
     dry = False
     i = 0
     while i < len(args):
@@ -566,6 +595,10 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
             dry = True
         elif a.startswith("-") and not a.startswith("--") and a[1:].isalpha() and "n" in a[1:] and "C" not in a:
             dry = True
+        elif a == "--eval" and i + 1 < len(args) or a.startswith("--eval="):
+            evals.append(args[i + 1] if a == "--eval" else a.partition("=")[2])  # makefile text on the command line
+            i += 1 if a.startswith("--eval=") else 2
+            continue
         elif a in _MAKE_VALUE_OPTIONS and i + 1 < len(args):
             i += 2
             continue
@@ -591,8 +624,17 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
         directory = _cwd(Invocation(inv.name, [], inv.cmd, _scope(inv, directory)), d) if directory else None
     if directory is None:
         return []
-    path = makefile_path(directory, makefile)
-    parsed = load_makefile(path) if path else None
+    path = makefile_path(directory, makefile, run.written)
+    changed = _changed(run, inv, *([path] if path else [posixpath.join(directory, n) for n in MAKEFILE_NAMES]))
+    if changed:
+        return changed
+    parsed = load_makefile(path, text=run.written.get(path)) if path else None
+    for text in evals:
+        if DYN in text:
+            return [ask("make --eval adds rules known only at run time", "dynamic-exec", BlastRadius.HIGH, "exec.make")]
+        parsed = load_makefile(path or posixpath.join(directory, "Makefile"), text=text.replace("\\n", "\n"),
+                               into=parsed, depth=1) if parsed else \
+            load_makefile(posixpath.join(directory, "Makefile"), text=text.replace("\\n", "\n"))
     if parsed is None:
         return []
     goals = goals or [g for g in [make_goal(parsed)] if g]
@@ -616,7 +658,7 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
             run.leave_file(key)
     if not rules:
         return []
-    return [allow(f"make {' '.join(goals)} runs the recipes in {_shown(inv, path)} (judged above)", "build-test",
+    return [allow(f"make {' '.join(goals)} runs the recipes in {_shown(inv, parsed.path)} (judged above)", "build-test",
                   rule="tasks.make")]
 
 
@@ -851,7 +893,13 @@ def just(run: "Run", inv: Invocation) -> list[Finding]:
     if any(DYN in p for p in positionals):
         return []
     path = find_justfile(inv.scope.cwd, given)
-    parsed = load_justfile(path) if path else None
+    if path is None and inv.scope.cwd:
+        path = next((p for p in (posixpath.join(inv.scope.cwd, n) for n in ("justfile", "Justfile", ".justfile"))
+                     if p in run.written), None)
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
+    parsed = load_justfile(path, run.written.get(path)) if path else None
     if parsed is None:
         return [] if not path else [ask("just runs a justfile guardtui cannot read", "build-test", BlastRadius.LOW,
                                         "tasks.just")]
@@ -936,6 +984,9 @@ def rake(run: "Run", inv: Invocation) -> list[Finding]:
     rakefile = find_upward(inv.scope.cwd, ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"))
     if rakefile is None or any(DYN in n for n in names):
         return []
+    changed = _changed(run, inv, rakefile)
+    if changed:
+        return changed
     root = posixpath.dirname(rakefile)
     from .projectfiles import read_text
 
@@ -1032,6 +1083,9 @@ def composer(run: "Run", inv: Invocation) -> list[Finding]:
     if not args:
         return []
     path = find_upward(inv.scope.cwd, ("composer.json",))
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
     data = load_json(path) if path else None
     scripts = data.get("scripts") if isinstance(data, dict) and isinstance(data.get("scripts"), dict) else None
     if scripts is None:
@@ -1072,6 +1126,9 @@ def poe(run: "Run", inv: Invocation) -> list[Finding]:
     if not args or DYN in args[0]:
         return []
     path = find_upward(inv.scope.cwd, ("pyproject.toml",))
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
     data = load_toml(path) if path else None
     tasks = (((data or {}).get("tool") or {}).get("poe") or {}).get("tasks") if data else None
     if not isinstance(tasks, dict) or args[0] not in tasks:
@@ -1127,6 +1184,9 @@ def taskfile(run: "Run", inv: Invocation) -> list[Finding]:
     path = (posixpath.normpath(posixpath.join(start or "/", given)) if given else
             find_upward(start, ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml",
                                 "Taskfile.dist.yml", "Taskfile.dist.yaml")))
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
     data = load_yaml_mapping(path) if path else None
     tasks = data.get("tasks") if isinstance(data, dict) else None
     if not isinstance(tasks, dict) or any(DYN in n for n in names):
@@ -1164,7 +1224,70 @@ def taskfile(run: "Run", inv: Invocation) -> list[Finding]:
     return [allow(f"task {' '.join(names)} runs tasks in {where} (judged above)", "build-test", rule="tasks.task")]
 
 
+def pip(run: "Run", inv: Invocation) -> list[Finding]:
+    """pip install . / -e DIR: the project's setup.py runs to build it (judged as a script); what pip
+    itself does is left to the taxonomy."""
+    args = inv.args
+    if "install" not in args[:3]:
+        return []
+    for i, a in enumerate(args):
+        target = a if not a.startswith("-") and a != "install" and (a.startswith((".", "/")) or a == ".") else \
+            (args[i + 1] if a in ("-e", "--editable") and i + 1 < len(args) else None)
+        if target is None or DYN in target or target.startswith(("http", "git+")):
+            continue
+        directory = _cwd(inv, target.split("[", 1)[0])
+        setup = posixpath.join(directory, "setup.py") if directory else None
+        if setup:
+            import os
+
+            if os.path.isfile(setup):
+                found = run.project_file(setup, Invocation("python3", [Word.literal("egg_info")], inv.cmd,
+                                                           _scope(inv, directory), inv.privileged, "python3"),
+                                         "python3", label=f"{inv.name} install {target} › setup.py")
+                if found is not None:
+                    run.add(found)
+    return []
+
+
+def go(run: "Run", inv: Invocation) -> list[Finding]:
+    """go generate: the `//go:generate` lines of the package's Go files run as commands."""
+    args = [a for a in inv.args if not a.startswith("-")]
+    if args[:1] != ["generate"]:
+        return []
+    import os
+
+    patterns = args[1:] or ["."]
+    files: list[str] = []
+    for pattern in patterns:
+        if DYN in pattern:
+            return [ask("go generate runs directives in packages known only at run time", "dynamic-exec",
+                        BlastRadius.MEDIUM, "tasks.go-generate")]
+        recursive = pattern.endswith("/...")
+        base = _cwd(inv, pattern[:-4] if recursive else pattern)
+        if base is None:
+            return []
+        for directory, dirs, names in os.walk(base):
+            dirs[:] = [d for d in dirs if not d.startswith((".", "_")) and d not in ("vendor", "testdata",
+                                                                                     "node_modules")]
+            files += [posixpath.join(directory, n) for n in sorted(names) if n.endswith(".go")]
+            if not recursive or len(files) > 2000:
+                break
+    from .projectfiles import read_text
+
+    for file in files[:2000]:
+        text = read_text(file)
+        if not text or "//go:generate" not in text:
+            continue
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.startswith("//go:generate "):
+                command = line[len("//go:generate "):].strip()
+                command = re.sub(r"\$(GOFILE|GOPACKAGE|GOLINE|GOARCH|GOOS|DOLLAR|GOROOT)\b", UNKNOWN_WORD, command)
+                _judge_text(run, inv, command, Origin(_shown(inv, file), number), posixpath.dirname(file),
+                            f"go generate › {_shown(inv, file)}:{number}")
+    return []
+
+
 HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             **{n: make for n in ("make", "gmake")},
             "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
-            "poe": poe, "task": taskfile, "go-task": taskfile}
+            "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go}

@@ -117,8 +117,9 @@ class Package:
         return posixpath.dirname(self.path)
 
 
-def load_package(path: str) -> Package | None:
-    text = read_text(path)
+def load_package(path: str, text: str | None = None) -> Package | None:
+    """`text`: the file's content when the command itself wrote it earlier (else it is read from disk)."""
+    text = text if text is not None else read_text(path)
     if text is None:
         return None
     try:
@@ -306,20 +307,26 @@ _MAKE_ASSIGN = re.compile(r"^(?:(?:export|override|private)\s+)*([A-Za-z_.][\w.-
 _MAKE_RULE = re.compile(r"^([^:=#\t][^:=#]*?)\s*(::?)(?!=)\s*(.*)$")
 
 
-def makefile_path(directory: str, given: str | None) -> str | None:
+MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def makefile_path(directory: str, given: str | None, written: dict[str, str] | None = None) -> str | None:
+    """The makefile make reads: the given one, else the first default name that exists (on disk, or
+    written earlier by the same command)."""
     if given:
         path = given if given.startswith("/") else posixpath.join(directory, given)
         return posixpath.normpath(path)
-    for name in ("GNUmakefile", "makefile", "Makefile"):
+    for name in MAKEFILE_NAMES:
         candidate = posixpath.join(directory, name)
-        if os.path.isfile(candidate):
+        if candidate in (written or {}) or os.path.isfile(candidate):
             return candidate
     return None
 
 
-def load_makefile(path: str, depth: int = 0, into: Makefile | None = None) -> Makefile | None:
-    """Parse the rules, variables and includes of a Makefile (the GNU make subset projects use)."""
-    text = read_text(path)
+def load_makefile(path: str, depth: int = 0, into: Makefile | None = None, text: str | None = None) -> Makefile | None:
+    """Parse the rules, variables and includes of a Makefile (the GNU make subset projects use);
+    `text`: its content when known otherwise (written by the command itself, or `make --eval`)."""
+    text = text if text is not None else read_text(path)
     if text is None:
         return into if depth else None
     make = into or Makefile(path)
@@ -445,8 +452,8 @@ def find_justfile(cwd: str | None, given: str | None = None) -> str | None:
     return find_upward(cwd, ("justfile", "Justfile", ".justfile", "JUSTFILE"))
 
 
-def load_justfile(path: str) -> Justfile | None:
-    text = read_text(path)
+def load_justfile(path: str, text: str | None = None) -> Justfile | None:
+    text = text if text is not None else read_text(path)
     if text is None:
         return None
     just = Justfile(path)

@@ -193,10 +193,13 @@ class _Walker:
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
                 self.aliases[local] = alias.name if alias.asname else alias.name.split(".")[0]
+                self.actions.append(Action("import", node.lineno, alias.name))
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
             for alias in node.names:
                 self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}" if module else alias.name
+            self.actions.append(Action("import", node.lineno, "." * node.level + module,
+                                       detail=",".join(a.name for a in node.names)))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for decorator in node.decorator_list:
                 self.expr(decorator)
@@ -271,6 +274,8 @@ class _Walker:
             return UNKNOWN
         self.tick()
         if isinstance(node, ast.Constant):
+            if isinstance(node.value, bytes):
+                return Value(node.value.decode("latin-1"))
             return Value(node.value) if isinstance(node.value, str) else \
                 Value(str(node.value)) if isinstance(node.value, (int, float)) else UNKNOWN
         if isinstance(node, ast.JoinedStr):
@@ -309,6 +314,9 @@ class _Walker:
             return self.attribute(node)
         if isinstance(node, ast.BinOp):
             return _binop(node.op, self.expr(node.left), self.expr(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            operand = self.expr(node.operand)
+            return Value("-" + operand.text) if operand.text and operand.text.isdigit() else UNKNOWN
         if isinstance(node, ast.Subscript):
             return self.subscript(node)
         if isinstance(node, ast.Call):
@@ -377,6 +385,14 @@ class _Walker:
 
     def subscript(self, node: ast.Subscript) -> Value:
         container = self.expr(node.value)
+        if isinstance(node.slice, ast.Slice) and container.text is not None and DYN not in container.text:
+            parts = (node.slice.lower, node.slice.upper, node.slice.step)
+            bounds = [self.expr(p).text if p is not None else "" for p in parts]
+            try:
+                numbers = [int(b) if b != "" else None for b in bounds]  # an unknown bound raises: unknown
+                return Value(container.text[numbers[0]:numbers[1]:numbers[2]], sources=container.sources)
+            except (TypeError, ValueError):
+                return UNKNOWN.with_sources(container.sources)
         key = self.expr(node.slice)
         if container.kind == "environ":
             return self.environment(key.text)
@@ -513,6 +529,10 @@ class _Walker:
         if name in ("dict", "os.environ.copy", "copy.copy", "copy.deepcopy") and args and args[0].kind == "environ" \
                 or name == "os.environ.copy":
             return Value(kind="environ", sources=frozenset({"environ"}))
+        if name in _DECODERS:
+            return _decoded(name, first, args[1] if len(args) > 1 else kwargs.get("encoding"))
+        if name == "chr" and first.text is not None and first.text.isdigit():
+            return Value(chr(int(first.text))) if int(first.text) < 0x110000 else UNKNOWN
         if name == "shutil.which" and first.text:
             return Value(first.text)
         if name == "shlex.split" and first.text is not None:
@@ -581,7 +601,8 @@ class _Walker:
             self.actions.append(Action("fork-bomb", line, detail=detail))
         # -- files ----------------------------------------------------------------------------
         if name in _DELETES:
-            self.actions.append(Action("delete", line, self.text_of(first), detail=detail, recursive=_DELETES[name]))
+            self.actions.append(Action("delete", line, self.text_of(first), detail=detail, recursive=_DELETES[name],
+                                       sources=first.sources))
             return UNKNOWN
         if name in _MOVES:
             self.actions.append(Action("delete", line, self.text_of(first), detail=detail, recursive=True))
@@ -593,7 +614,7 @@ class _Walker:
             self.actions.append(Action("write", line, self.text_of(target), detail=detail))
             return target
         if name in _ONE_PATH_WRITES:
-            self.actions.append(Action("write", line, self.text_of(first), detail=detail))
+            self.actions.append(Action("write", line, self.text_of(first), detail=detail, sources=first.sources))
             return UNKNOWN
         if name in ("open", "io.open", "codecs.open", "builtins.open", "os.open"):
             mode = args[1] if len(args) > 1 else kwargs.get("mode") or kwargs.get("flags")
@@ -602,7 +623,8 @@ class _Walker:
                 name != "os.open" and any(c in mode_text for c in "wax+")
             path = self.text_of(first)
             if writes:
-                self.actions.append(Action("write", line, path, detail=f"{detail}(…, {mode_text!r})"))
+                self.actions.append(Action("write", line, path, detail=f"{detail}(…, {mode_text!r})",
+                                           sources=first.sources))
                 return Value(kind="file")
             if path:
                 self.actions.append(Action("read", line, path, detail=detail))
@@ -747,7 +769,8 @@ class _Walker:
             self.actions.append(Action("write", line, self.text_of(first), detail=f"Path.{method}"))
             return first
         if method in _PATH_METHODS_WRITE:
-            self.actions.append(Action("write", line, self.text_of(receiver), detail=f"Path.{method}"))
+            self.actions.append(Action("write", line, self.text_of(receiver), detail=f"Path.{method}",
+                                       sources=receiver.sources))
             return UNKNOWN
         if method == "open":
             mode = first.text if args else (kwargs["mode"].text if "mode" in kwargs else "r")
@@ -817,6 +840,52 @@ class _Walker:
         if text is None or text.startswith(("/", DYN)) or not self.cwd:
             return value
         return Value(posixpath.normpath(posixpath.join(self.cwd, text)), sources=value.sources)
+
+
+_DECODERS = {"base64.b64decode", "base64.standard_b64decode", "base64.urlsafe_b64decode", "base64.b32decode",
+             "base64.b16decode", "base64.decodebytes", "base64.a85decode", "base64.b85decode", "binascii.unhexlify",
+             "binascii.a2b_hex", "binascii.a2b_base64", "bytes.fromhex", "bytearray.fromhex", "codecs.decode",
+             "zlib.decompress", "gzip.decompress", "bz2.decompress", "lzma.decompress", "marshal.loads",
+             "pickle.loads"}
+
+
+def _decoded(name: str, value: Value, encoding: Value | None) -> Value:
+    """What a decoder gives for a literal it is handed; a value marked "decoded" when the input is not
+    known (a path or command hidden until run time)."""
+    import base64
+    import binascii
+    import codecs
+
+    hidden = Value(DYN, sources=value.sources | {"decoded"})
+    text = value.text
+    if text is None or DYN in text:
+        return hidden
+    try:
+        if name in ("base64.b64decode", "base64.standard_b64decode", "base64.decodebytes", "binascii.a2b_base64"):
+            out = base64.b64decode(text.encode("latin-1"))
+        elif name == "base64.urlsafe_b64decode":
+            out = base64.urlsafe_b64decode(text.encode("latin-1"))
+        elif name == "base64.b32decode":
+            out = base64.b32decode(text.encode("latin-1"))
+        elif name == "base64.b16decode":
+            out = base64.b16decode(text.encode("latin-1"))
+        elif name in ("binascii.unhexlify", "binascii.a2b_hex", "bytes.fromhex", "bytearray.fromhex"):
+            out = bytes.fromhex(text)
+        elif name == "codecs.decode":
+            kind = (encoding.text if encoding is not None else "") or ""
+            if kind.replace("_", "").replace("-", "").lower() in ("rot13", "rot_13"):
+                return Value(codecs.decode(text, "rot13"), sources=value.sources)
+            if kind.lower() in ("hex", "hex_codec"):
+                out = bytes.fromhex(text)
+            elif kind.lower() in ("base64", "base64_codec"):
+                out = base64.b64decode(text.encode("latin-1"))
+            else:
+                return hidden
+        else:
+            return hidden
+    except (binascii.Error, ValueError):
+        return hidden
+    return Value(out.decode("utf-8", "replace"), sources=value.sources)
 
 
 _ORM_DELETE_ALL = re.compile(
