@@ -606,7 +606,7 @@ def _target_in(reason: str) -> str:
     m = re.match(r"[\w.-]+: ([\w.$]+)", reason)
     if m:
         return m.group(1)
-    m = re.search(r"(?:sends|reads|prints) (\S+)", reason)
+    m = re.search(r"(?:sends|reads|prints|writes|deletes) (\S+)", reason)
     return m.group(1).lstrip("~$") if m else ""
 
 

@@ -193,9 +193,13 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
         return changed
     if script in package.scripts:
         _package_script(run, inv, package, script, args, pm, hooks=pm != "pnpm" and not ignore_scripts)
-        decided = [f for f in run.taxonomy(inv) if f.rule.startswith("taxonomy:") and f.rule != "taxonomy:npm-routine"]
-        return decided or [allow(f"{pm} runs the project's {script} script (its commands are judged)", "build-test",
-                                 rule="tasks.package-script")]
+        # the taxonomy's word on the command itself stands (`npm run deploy` asks) unless it only guessed
+        # from the script's name: the script's commands were judged
+        said = run.taxonomy(inv)
+        if said and all(f.rule.startswith("taxonomy:") for f in said):
+            return said
+        return [allow(f"{pm} runs the project's {script} script (its commands are judged)", "build-test",
+                      rule="tasks.package-script")]
     if pm == "bun" and ("/" in script or re.search(r"\.[cm]?[jt]sx?$", script)):
         return []  # `bun scripts/build.ts`: a program file, judged as the interpreter's script
     if pm != "npm" and sub not in _RUN_WORDS and sub not in ("test", "start", "stop", "restart"):
