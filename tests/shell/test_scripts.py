@@ -303,3 +303,18 @@ def test_build_hooks_that_run_project_code(machine):
     decision = machine.judge("go generate ./...")
     assert decision.verdict.value == "deny" and "pkg/x.go:2" in decision.reason
     assert machine.verdict("make --eval='all: ; rm -rf ~/' all") == "deny"
+
+
+def test_what_a_script_sets_for_itself_ends_with_it(machine):
+    machine.write({"node_modules/.bin/wait-on": "#!/bin/sh\n",
+                   "e2e.sh": "#!/usr/bin/env bash\nset -euo pipefail\n"
+                             "export PATH=\"$PWD/node_modules/.bin:$HOME/.local/bin:$PATH\"\nalias ll='ls -la'\n"
+                             "npx serve -s dist -l 4173 &\nSERVER_PID=$!\ntrap 'kill $SERVER_PID || true' EXIT\n"
+                             "npx wait-on http://localhost:4173\nnpx playwright test \"$@\"\nkill \"$SERVER_PID\"\n",
+                   "hijack.sh": "export PATH=/tmp/evil:$PATH\ngit status\n"})
+    assert machine.verdict("bash e2e.sh --project=chromium") == "allow"
+    assert machine.verdict("bash hijack.sh") == "ask"
+    assert machine.verdict("source e2e.sh") == "ask"  # sourced: its aliases outlive it
+    assert machine.verdict("kill 4242") == "ask"
+    assert machine.verdict("npx wait-on http://localhost:3000") == "allow"  # installed: nothing is downloaded
+    assert machine.verdict("npx left-pad-cli x") == "ask"

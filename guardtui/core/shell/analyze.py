@@ -38,6 +38,7 @@ _DESCRIBE_FLAGS = ("--help", "--version", "-help", "-version")  # java -version,
 # what changes a file's mode, owner or times, not what it says (`chmod +x x.sh && ./x.sh` runs x.sh as it is)
 _KEEPS_CONTENT = frozenset({"chmod", "chown", "chgrp", "touch", "mkdir", "setfacl", "xattr", "chattr", "mode",
                             "owner"})
+_OWN_PROCESS_STATE = frozenset({"taxonomy:alias-define", "shell.function-override"})
 _RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
 MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
@@ -231,6 +232,8 @@ class _Run:
             scope.variables["0"] = path
             scope.arrays["@"] = [w.value for w in inv.words]
             scope.arrays["BASH_SOURCE"] = [path]
+            if posixpath.basename(runner) not in ("source", "."):
+                scope.facts["in-file"] = path  # its own process: what it sets dies with it
             runs = Invocation(posixpath.basename(runner) if runner else _RUNNER_OF.get(language, "sh"), inv.words,
                               inv.cmd, inv.scope, inv.privileged, inv.written_name)
             sourced = posixpath.basename(runner) in ("source", ".")  # its functions serve the caller
@@ -271,6 +274,12 @@ class _Run:
                 self.add(finding.attributed(origin.at(0)))
         for i in range(before, len(self.result.findings)):
             f = self.result.findings[i]
+            if origin.defer_functions and f.verdict is Verdict.ASK and f.rule in _OWN_PROCESS_STATE:
+                # an alias or a function named like a command, in a script run in its own process: it ends with it
+                self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
+                                                  reason=f"{f.reason.split(': ', 1)[-1]}; it lasts only while "
+                                                         f"{origin.file} runs")
+                continue
             if f.verdict is Verdict.LLM:
                 self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
                                                   reason=f"{f.reason}; it runs as part of the project's "
@@ -406,11 +415,18 @@ class _Run:
                 self.script(out.text, cmd.scope.copy(), f"${name}", cmd.depth + 1)
                 return
         exported = bool(cmd.argv) and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")
-        if name == "PATH" and prefix and not exported:  # a one-command prefix, as `npm run` sets it
+        if name == "PATH" and (prefix and not exported or cmd.scope.facts.get("in-file")):
+            # a one-command prefix, as `npm run` sets it, or a script run in its own process
             raw = value.raw.strip("'\"").replace("${HOME}", "~").replace("$HOME", "~")
             entries = [e for e in raw.split(":") if e and e not in ("$PATH", "${PATH}")]
             if all(_USUAL_PATH.match(e) and "$" not in e and "`" not in e for e in entries):
                 return
+            project = cmd.scope.project
+            resolved = [e for e in value.value.split(":") if e and DYN not in e]
+            if cmd.scope.facts.get("in-file") and resolved and all(
+                    _USUAL_PATH.match(e) or (project and e.startswith(project.rstrip("/") + "/"))
+                    for e in resolved) and raw.count(":") + 1 == len(resolved) + (DYN in value.value):
+                return  # the project's own bins and the usual places, ahead of the inherited PATH
         if name in _ENV_DANGER:
             radius = BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW
             self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state", radius, "shell.environment"))
@@ -931,7 +947,7 @@ _HANDLERS = {
     **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
-    "at": cmd_exec.at, "batch": cmd_exec.at,
+    "at": cmd_exec.at, "batch": cmd_exec.at, "kill": cmd_exec.kill,
     **{n: cmd_net.socket_client for n in ("nc", "ncat", "netcat", "socat", "telnet", "openssl")},
     **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",

@@ -12,6 +12,7 @@ from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
 from .invocation import UNKNOWN_WORD, Invocation
 from .parse import SimpleCommand
+from .projectfiles import find_upward
 from .words import DYN, Scope, Word, decode_ansi_c
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -510,6 +511,15 @@ _KNOWN_PACKAGE_TOOLS = frozenset({"tsc", "prettier", "eslint", "jest", "vitest",
                                   "expo", "react-native", "ng", "vue-cli-service", "remix", "gatsby", "eleventy"})
 
 
+def kill(run: "Run", inv: "Invocation") -> list[Finding]:
+    """kill $! / kill %1 / kill "$PID" (PID=$!): the command stops a job it started itself."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    if operands and all(w.raw.strip('"') in ("$!", "${!}") or w.value.startswith("%") or
+                        inv.scope.origins.get(w.raw.strip('"${}')) == "$!" for w in operands):
+        return [allow("kill stops a job this command started", "process", rule="exec.kill-own-job")]
+    return []
+
+
 def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     """npx PKG ARGS: run PKG's command; a tool we know is judged as itself."""
     words = inv.words
@@ -537,6 +547,12 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     name = package.rsplit("/", 1)[-1].split("@")[0] if not package.startswith("@") else \
         package.split("/", 1)[-1].split("@")[0]
     versioned = "@" in package.lstrip("@")
+    installed = not versioned and not fetches and not inv.scope.remote and \
+        find_upward(inv.scope.cwd, (f"node_modules/.bin/{name}",)) is not None
+    if installed and name not in _KNOWN_PACKAGE_TOOLS:  # the project's own dependency: nothing is downloaded
+        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
+        return [f for f in findings if f.rule not in ("shell.unknown", "shell.not-installed")] or \
+            [allow(f"{inv.name} {name} runs the project's installed {name}", "build-test", rule="exec.npx")]
     if name in _KNOWN_PACKAGE_TOOLS and not versioned and not fetches:
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \

@@ -557,6 +557,8 @@ class Walker:
             scope.arrays.pop(name, None)
             if "$(" in value.raw or "`" in value.raw or value.origin:
                 scope.origins[name] = value.raw + " " + value.origin
+            elif value.raw in ("$!", "${!}", '"$!"'):
+                scope.origins[name] = "$!"  # the job this command put in the background
             else:
                 scope.origins.pop(name, None)
         return name, value
