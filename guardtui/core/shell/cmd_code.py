@@ -430,6 +430,9 @@ def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "
     return findings
 
 
+MAX_MODULES = 16  # project modules a command's programs import, judged (each once)
+
+
 def _import(run: "Run", inv: "Invocation", action: Action, origin: "Origin") -> None:
     """`import helpers`, `from .tasks import clean`: the project's own modules run when imported (and
     what they define may run): each is judged once, as a Python file."""
@@ -453,7 +456,7 @@ def _import(run: "Run", inv: "Invocation", action: Action, origin: "Origin") -> 
         candidates = [target + ".py", posixpath.join(target, "__init__.py")] if module else []
         candidates += [posixpath.join(target, n + ".py") for n in names]
         for file in candidates:
-            if file in run.modules or file == script or not os.path.isfile(file):
+            if file in run.modules or file == script or len(run.modules) >= MAX_MODULES or not os.path.isfile(file):
                 continue
             run.modules.add(file)
             run.project_file(file, inv.__class__("python3", [], inv.cmd, inv.scope, inv.privileged, "python3"),
@@ -581,7 +584,7 @@ def _local_requires(run: "Run", inv: "Invocation", text: str, language: str, dir
         for suffix in _SUFFIXES[language]:
             file = base + suffix
             if os.path.isfile(file):
-                if file not in run.modules:
+                if file not in run.modules and len(run.modules) < MAX_MODULES:
                     run.modules.add(file)
                     runner = _RUNNER_FOR[language]
                     run.project_file(file, inv.__class__(runner, [], inv.cmd, inv.scope, inv.privileged, runner),

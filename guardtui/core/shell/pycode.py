@@ -23,7 +23,7 @@ from typing import Iterable
 
 from .words import DYN
 
-MAX_STEPS = 20_000  # statements and expressions walked per program
+MAX_STEPS = 12_000  # statements and expressions walked per program; past it, a flat pass over every call
 MAX_CALL_DEPTH = 4  # local function calls followed inside each other
 MAX_LOOP_ITEMS = 16
 
@@ -94,8 +94,22 @@ def python_actions(source: str, path: str, cwd: str | None, home: str, temp: str
     walker = _Walker(source, path, cwd, home, temp)
     try:
         walker.run(tree)
-    except RecursionError:
-        walker.actions.append(Action("eval", 1, None, detail="a program nested too deeply to follow"))
+    except (RecursionError, _Budget):
+        # too large or too deep to follow value by value: every call in the file, with what its literal
+        # arguments say (what was found before stays)
+        flat = _Walker(source, path, cwd, home, temp)
+        flat.flat = True
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                flat.stmt(node)
+            elif isinstance(node, ast.Call):
+                flat.steps = 0
+                try:
+                    flat.call(node)
+                except (RecursionError, _Budget):
+                    continue
+        seen = set(walker.actions)
+        walker.actions += [a for a in flat.actions if a not in seen]
     return walker.actions
 
 
@@ -124,21 +138,20 @@ class _Walker:
         self.frames: list[_Frame] = [self.globals]
         self.steps = 0
         self.calling: list[str] = []
-        self.sockets = False
         self.loop_forever = 0
         self.call_lines: list[int] = []  # call sites of the local functions being walked (0: no arguments)
+        self.walks: set = set()  # (function, arguments) already walked: the same call twice says nothing new
+        self.flat = False  # the flat pass: calls judged one by one, local functions not followed
+        self.lines: list[str] | None = None
 
     # -- driving ------------------------------------------------------------------------
     def run(self, tree: ast.Module) -> None:
         self._collect_defs(tree.body, "")
-        try:
-            self.block(tree.body)
-            for name, node in list(self.functions.items()):
-                if name not in self.walked:
-                    self.walked.add(name)
-                    self.call_local(name, node, [], {}, unknown_args=True)
-        except _Budget:
-            self.actions.append(Action("eval", 1, None, detail="a program too large to follow to the end"))
+        self.block(tree.body)
+        for name, node in list(self.functions.items()):
+            if name not in self.walked:
+                self.walked.add(name)
+                self.call_local(name, node, [], {}, unknown_args=True)
 
     def _collect_defs(self, body: list[ast.stmt], prefix: str) -> None:
         for node in body:
@@ -460,8 +473,17 @@ class _Walker:
 
     def call_local(self, name: str, node: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Value],
                    kwargs: dict[str, Value], unknown_args: bool = False, line: int = 0) -> Value:
-        if len(self.calling) >= MAX_CALL_DEPTH or name in self.calling:
+        if self.flat or len(self.calling) >= MAX_CALL_DEPTH or name in self.calling:
             return UNKNOWN
+        try:
+            key = (name, tuple(args), tuple(sorted(kwargs.items())), unknown_args, tuple(self.calling))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None:
+            if key in self.walks:
+                return UNKNOWN
+            self.walks.add(key)
         self.walked.add(name)
         frame = _Frame()
         params = node.args.posonlyargs + node.args.args
@@ -549,8 +571,7 @@ class _Walker:
             return first
         if name in ("json.dumps", "json.dump", "base64.b64encode", "urllib.parse.urlencode", "repr") and args:
             return UNKNOWN.with_sources(first.sources)
-        if name in ("socket.socket", "socket.create_connection"):
-            self.sockets = True
+        if name in ("socket.socket", "socket.create_connection", "socket.fromfd", "ssl.wrap_socket"):
             if name == "socket.create_connection":
                 self.actions.append(Action("send", line, _url_of(first), detail=detail))
             return Value(kind="socket")
@@ -592,10 +613,10 @@ class _Walker:
                 self.actions.append(Action("shell", line, first.text or DYN, detail=detail, cwd=cwd))
             else:
                 self.actions.append(Action("exec", line, argv=(None,), detail=detail, cwd=cwd))
-            if self.sockets and any(k in kwargs for k in ("stdin", "stdout")):
-                self.actions.append(Action("reverse-shell", line, detail=detail))
+            if any(kwargs.get(k, UNKNOWN).kind in _SOCKET_KINDS for k in ("stdin", "stdout", "stderr")):
+                self.actions.append(Action("reverse-shell", line, detail=detail))  # a program wired to a socket
             return Value(kind="process")
-        if name in ("os.dup2",) and self.sockets:
+        if name == "os.dup2" and first.kind in _SOCKET_KINDS:  # the socket becomes stdin/stdout
             self.actions.append(Action("reverse-shell", line, detail=detail))
         if name == "os.fork" and self.loop_forever:
             self.actions.append(Action("fork-bomb", line, detail=detail))
@@ -677,8 +698,8 @@ class _Walker:
             if first.text is not None and DYN not in first.text:
                 self.actions.append(Action("sql", line, first.text, detail=detail))
             return UNKNOWN if name not in ("sqlalchemy.text", "text") else first
-        segment = ast.get_source_segment(self.source, node) or ""
-        if _ORM_DELETE_ALL.search(segment):
+        segment = self.segment(node) if method in _ORM_METHODS else ""
+        if segment and _ORM_DELETE_ALL.search(segment):
             self.actions.append(Action("orm-delete-all", line, segment[:120], detail=detail))
         return None
 
@@ -698,6 +719,12 @@ class _Walker:
                 return UNKNOWN.with_sources(receiver.sources)
             return UNKNOWN
         if receiver.kind == "socket":
+            if method == "fileno":
+                return Value(kind="socket-fd")
+            if method == "makefile":
+                return Value(kind="socket-file")
+            if method in ("wrap_socket",):
+                return Value(kind="socket")
             if method in ("connect", "connect_ex"):
                 self.actions.append(Action("send", line, _url_of(first), detail=f"socket.{method}"))
             if method in ("send", "sendall", "sendto"):
@@ -813,6 +840,21 @@ class _Walker:
         return Value(kind="response")
 
     # -- helpers --------------------------------------------------------------------------
+    def segment(self, node: ast.expr) -> str:
+        """The source text of a node (ast.get_source_segment splits the whole file on every call)."""
+        if self.lines is None:
+            self.lines = self.source.splitlines(keepends=True)
+        if node.end_lineno is None or node.end_col_offset is None:
+            return ""
+        lines = self.lines[node.lineno - 1:node.end_lineno]
+        if not lines:
+            return ""
+        if len(lines) == 1:
+            return lines[0].encode()[node.col_offset:node.end_col_offset].decode("utf-8", "replace")
+        first = lines[0].encode()[node.col_offset:].decode("utf-8", "replace")
+        last = lines[-1].encode()[:node.end_col_offset].decode("utf-8", "replace")
+        return first + "".join(lines[1:-1]) + last
+
     def shown_line(self, line: int) -> int:
         """The line to show for an action: inside a helper called with arguments (`run(cmd)`),
         the line that called it with them, which says what ran."""
@@ -888,6 +930,8 @@ def _decoded(name: str, value: Value, encoding: Value | None) -> Value:
     return Value(out.decode("utf-8", "replace"), sources=value.sources)
 
 
+_SOCKET_KINDS = frozenset({"socket", "socket-fd", "socket-file"})
+_ORM_METHODS = frozenset({"delete", "delete_all", "destroy_all", "delete_many", "drop_all"})
 _ORM_DELETE_ALL = re.compile(
     r"\.objects\.all\(\)\.delete\(\)|\.objects\.delete\(\)|\b[A-Z]\w*\.(?:delete_all|destroy_all)\(\s*\)|"
     r"\.query\(\s*\w+\s*\)\.delete\(\)|\.delete_many\(\s*\{\s*\}\s*\)|\.drop_all\(")
