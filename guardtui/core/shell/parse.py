@@ -521,8 +521,9 @@ class Walker:
             self.function_bodies[name] = body
         if name and self.defer_functions:
             self.deferred[name] = (node, body, scope.copy())
-            if re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", self.text(body)) and "&" in self.text(body):
-                self.script.fork_bomb = self.text(node)
+            word = r"(?<![\w-])" + re.escape(name) + r"(?![\w-])"
+            if re.search(word + r"\s*(?:\|(?!\|)|&(?!&))|\|\s*" + word, self.text(body)):
+                self.script.fork_bomb = self.text(node)  # it pipes into or backgrounds itself: :(){ :|:& }
             return
         before = len(self.script.commands)
         self._statement(body, scope.copy())
