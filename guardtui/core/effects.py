@@ -108,9 +108,11 @@ def _option(args: list[str], flag: str) -> str | None:
     return None
 
 
-def shell_effects(analysis: "ShellAnalysis") -> set[Effect]:
+def shell_effects(analysis: "ShellAnalysis", segments: set[str] | None = None) -> set[Effect]:
+    """`segments`: only the deletes done by these parts of the command (the ones that asked or were
+    denied: `rm -rf /tmp/x && git push -f` denied is not a denial of cleaning /tmp/x)."""
     out: set[Effect] = {("delete", e.path) for e in analysis.effects if e.kind == "delete" and e.path and
-                        not e.remote}
+                        not e.remote and (segments is None or e.segment in segments)}
     out.update(analysis.acts)
     return out
 
@@ -191,10 +193,11 @@ def _resolve(path: str, cwd: str, home: str) -> str:
     return posixpath.normpath(path)
 
 
-def call_effects(call: "ToolCall", ctx: "EvalContext") -> set[Effect]:
-    """The destructive effects of any call, by the same names whatever the tool."""
+def call_effects(call: "ToolCall", ctx: "EvalContext", segments: set[str] | None = None) -> set[Effect]:
+    """The destructive effects of any call, by the same names whatever the tool (`segments`: of a shell
+    command, only those parts)."""
     if call.is_shell:
-        return shell_effects(ctx.shell(call)) if call.command.strip() else set()
+        return shell_effects(ctx.shell(call), segments) if call.command.strip() else set()
     if call.tool in ("Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "Glob", "Grep", "LS", "WebFetch",
                      "WebSearch", "TodoWrite", "Task"):
         return set()

@@ -149,12 +149,16 @@ class Engine:
         what it leaves for later calls go into the decision, for settle() to remember."""
         try:
             effects = call_effects(call, ctx)
+            # what is remembered if this call ends denied: the effects of the parts that asked or were denied
+            refused = ("deny",) if decision.verdict is Verdict.DENY else ("deny", "ask", "llm")
+            asking = {s.get("segment") for s in decision.metadata.get("segments") or () if s.get("verdict") in refused}
+            blamed = call_effects(call, ctx, asking) if call.is_shell and asking else effects
         except Exception:  # naming effects must never break judging; the rules have judged the call
-            effects = set()
+            effects = blamed = set()
         leaves = ctx.shell(call).leaves if call.is_shell and call.command.strip() else {}
         extra: dict[str, Any] = {}
-        if effects:
-            extra["effects"] = sorted([list(e) for e in effects])
+        if blamed:
+            extra["effects"] = sorted([list(e) for e in blamed])
         if leaves:
             extra["leaves"] = dict(leaves)
         earlier = ctx.session.denied_earlier(effects) if effects else None

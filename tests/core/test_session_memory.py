@@ -131,3 +131,8 @@ def test_batch_keeps_one_session_per_session_id(isolated_env):
     ])
     assert [r.get("verdict") for r in results[:6]] == ["allow", "ask", "deny", "ask", "ask", "deny"]
     assert results[6]["error"] == 'line 7: "answer" must be "allow" or "deny"'
+
+
+def test_only_the_parts_that_were_refused_are_remembered(machine):
+    judge(machine, "Bash", {"command": "rm -rf build/tmp && git push --force origin main"})  # denied for the push
+    assert judge(machine, "Bash", {"command": "rm -rf build/tmp"}).verdict is Verdict.ASK
