@@ -204,3 +204,14 @@ def test_rake_composer_poe_taskfile(machine):
     assert machine.verdict("poetry run poe wipe") == "deny"
     assert machine.verdict("task build") == "allow"
     assert machine.verdict("task reset") == "deny"
+
+
+def test_broken_task_files_leave_the_command_judged_as_before(machine):
+    machine.write({"package.json": "{ not json", "Makefile": "\tjust a tab\n:::\n", "justfile": "[[[\n",
+                   "pyproject.toml": "[tool.poe.tasks\n", "Taskfile.yml": "tasks: [1, 2\n",
+                   "composer.json": "[]"})
+    for command in ("npm test", "pnpm build", "make", "make all", "poe test", "task build", "composer test",
+                    "turbo run build", "nx build web", "lerna run test"):
+        decision = machine.judge(command)
+        assert decision.verdict.value in ("allow", "ask"), (command, decision.reason)
+        assert decision.category != "rule-error" and "failed" not in decision.reason, command
