@@ -318,3 +318,20 @@ def test_what_a_script_sets_for_itself_ends_with_it(machine):
     assert machine.verdict("kill 4242") == "ask"
     assert machine.verdict("npx wait-on http://localhost:3000") == "allow"  # installed: nothing is downloaded
     assert machine.verdict("npx left-pad-cli x") == "ask"
+
+
+def test_framework_commands_the_project_defines(machine):
+    machine.write({"manage.py": "import sys\n",
+                   "blog/management/commands/reset_posts.py":
+                       "from django.core.management.base import BaseCommand\nfrom blog.models import Post\n\n"
+                       "class Command(BaseCommand):\n    def handle(self, *args, **options):\n"
+                       "        Post.objects.all().delete()\n",
+                   "blog/management/commands/stats.py":
+                       "from django.core.management.base import BaseCommand\n\nclass Command(BaseCommand):\n"
+                       "    def handle(self, *args, **options):\n        self.stdout.write('ok')\n",
+                   "script/purge.rb": "User.delete_all\n"})
+    decision = machine.judge("python manage.py reset_posts")
+    assert decision.verdict.value == "deny" and "reset_posts.py:6" in decision.reason
+    assert machine.verdict("python manage.py stats") == "allow"
+    assert machine.verdict("python manage.py migrate") == "allow"
+    assert machine.verdict("bin/rails runner script/purge.rb") == "deny"

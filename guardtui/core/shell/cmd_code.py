@@ -1117,16 +1117,44 @@ def framework_script(run: "Run", inv: "Invocation", script: str, args: list[Word
             if w.value.startswith(("--command=", "--execute=")):
                 return code_findings(run, inv, Word(w.value.partition("=")[2], w.raw), language)
     findings = run.taxonomy(Invocation(script, args, inv.cmd, inv.scope, inv.privileged, script))
+    if script == "manage.py" and args and re.fullmatch(r"[\w-]+", args[0].value) and not inv.scope.remote:
+        command = _management_command(inv.scope.cwd, args[0].value)
+        if command:  # the project's own management command: judged as the script it is
+            judged = run.project_file(command, Invocation(inv.name, args[1:], inv.cmd, inv.scope, inv.privileged,
+                                                          inv.written_name), "python3")
+            if judged is not None:
+                findings.append(judged)
     if any(f.rule.startswith("taxonomy:") for f in findings):
         return findings
     sub = args[0].value if args else ""
-    return [allow(f"{script} {sub} runs a project command".replace("  ", " "), "build-test", rule="code.framework")]
+    return findings[-1:] if findings and findings[-1].rule == "shell.project-script" else \
+        [allow(f"{script} {sub} runs a project command".replace("  ", " "), "build-test", rule="code.framework")]
+
+
+def _management_command(cwd: str | None, name: str) -> str | None:
+    """Django's `manage.py NAME`: the project's app/management/commands/NAME.py, if there is one."""
+    if not cwd:
+        return None
+    for directory, dirs, files in os.walk(cwd):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "venv", ".venv", "static",
+                                                                          "media", "site-packages")]
+        if directory.endswith("/management/commands") and f"{name}.py" in files:
+            return posixpath.join(directory, f"{name}.py")
+        if directory.count("/") - cwd.count("/") >= 4:
+            dirs[:] = []
+    return None
 
 
 def rails(run: "Run", inv: "Invocation") -> list[Finding]:
     """`rails runner CODE` runs Ruby; `rails dbconsole` is a SQL client; the rest goes to the taxonomy."""
     args = inv.words
     if args and args[0].value in ("runner", "r") and len(args) > 1:
+        if args[1].value.endswith(".rb") and not args[1].dynamic:  # rails runner script/backfill.rb
+            info = run.path(args[1], inv)
+            judged = run.project_file(info.path, inv.__class__("ruby", args[2:], inv.cmd, inv.scope, inv.privileged,
+                                                               "ruby"), "ruby") if info.path else None
+            if judged is not None:
+                return [judged]
         return code_findings(run, inv, args[1], "ruby")
     if args and args[0].value in _DB_SHELLS:
         return _db_shell(run, inv, f"rails {args[0].value}")
