@@ -8,7 +8,6 @@ import pytest
 
 from guardtui.core.shell.pycode import python_actions
 
-from .projects import machine  # noqa: F401  (fixture)
 
 WIPE_HOOKS_PY = """import json
 from pathlib import Path

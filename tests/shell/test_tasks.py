@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from .projects import machine  # noqa: F401  (fixture)
 
 
 def package(scripts: dict, **extra) -> str:
