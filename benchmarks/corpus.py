@@ -25,7 +25,7 @@ def main() -> None:
     args = parser.parse_args()
     engine = isolated_engine()
     for name in ("shell-dev.jsonl", "tricky.jsonl", "unseen-2.jsonl", "unseen-3.jsonl", "unseen-4.jsonl",
-                 "unseen-5.jsonl", "unseen-6.jsonl", "unseen-7.jsonl"):
+                 "unseen-5.jsonl", "unseen-6.jsonl", "unseen-7.jsonl", "stacks.jsonl"):
         path = CORPORA / name
         if not path.exists():
             continue

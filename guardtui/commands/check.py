@@ -20,7 +20,7 @@ from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent
 from ..core.inputs import input_problem
 from ..core.llm import GuardReviewer, may_review
-from ..core.model import Decision, ToolCall, Verdict
+from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..judge import load_payload
 from ..wiring import cli_engine, llm_settings
 
@@ -128,6 +128,10 @@ def output(decision: Decision, call: ToolCall | None = None) -> dict[str, Any]:
 
 
 def batch(judge: Judge, source: str, cwd: str) -> int:
+    """One JSON call per line, judged in order. Lines with the same `session_id` share a session, as
+    the broker keeps them: what an earlier line left (a destroy plan) or had denied counts for the
+    later ones. An `answer` ("allow"/"deny") on a line that asks stands for the person's answer.
+    A line that cannot be read gets an `error` line, and the batch goes on."""
     stream: IO[str]
     try:
         stream = sys.stdin if source == "-" else open(source, encoding="utf-8")
@@ -139,17 +143,24 @@ def batch(judge: Judge, source: str, cwd: str) -> int:
             if not line.strip():
                 continue
             try:
-                call = _call_from_line(line, number, cwd)
+                call, answer = _call_from_line(line, number, cwd)
             except ValueError as exc:
                 result: dict[str, Any] = {"error": str(exc)}
             else:
-                result = output(judge(call))
+                decision = judge(call)
+                result = output(decision)
+                if answer is not None and decision.verdict in (Verdict.ASK, Verdict.LLM):
+                    judge.engine.remember(call, decision.with_(verdict=answer, reason=f"answered {answer.value} — "
+                                                                                      f"{decision.reason}"),
+                                          DecidedBy.PERSON)
+                else:
+                    judge.engine.remember(call, decision)
             sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0
 
 
-def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
+def _call_from_line(line: str, number: int, cwd: str) -> tuple[ToolCall, Verdict | None]:
     try:
         data = load_payload(line.encode("utf-8", "surrogateescape"), "it")
     except PayloadError as exc:
@@ -159,7 +170,13 @@ def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
     line_cwd = data.get("cwd", cwd)
     if not isinstance(line_cwd, str) or not line_cwd:
         raise ValueError(f'line {number}: "cwd" must be a non-empty string')
-    session = f"batch-{number}"
+    session = data.get("session_id", f"batch-{number}")  # no session_id: the line stands alone
+    if not isinstance(session, str) or not session:
+        raise ValueError(f'line {number}: "session_id" must be a non-empty string')
+    answer = data.get("answer")
+    if answer is not None and answer not in ("allow", "deny"):
+        raise ValueError(f'line {number}: "answer" must be "allow" or "deny"')
+    verdict = Verdict(answer) if answer else None
     if "command" in data and "tool_name" not in data:
         call = ToolCall("Bash", {"command": data["command"]}, line_cwd, agent="cli", session=session)
     elif "tool_name" not in data:
@@ -174,7 +191,7 @@ def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
     problem = input_problem(call)
     if problem is not None:
         raise ValueError(f"line {number}: {problem}")
-    return call
+    return call, verdict
 
 
 _MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}

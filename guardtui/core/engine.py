@@ -19,10 +19,11 @@ from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
 from .inputs import input_problem
+from .effects import call_effects, describe
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
 from .protect import Protection
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
-from .session import Approval, Sessions, approval_matches
+from .session import Approval, Denial, Sessions, approval_matches
 from .shell.analyze import Analyzer
 from .shell.findings import ShellAnalysis
 
@@ -41,6 +42,7 @@ class GuardEvent:
 
 EventSink = Callable[[GuardEvent], None]
 PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule's ask
+SESSION_RULE = "session"  # a retry of something denied earlier in the session
 
 
 class Engine:
@@ -73,9 +75,14 @@ class Engine:
         """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
         start = time.perf_counter()
         session = self.sessions.get(call.agent, call.session)
-        ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs,
-                          self.protection.for_call(call.cwd, self.home), judge_call=self._judge_equivalent)
+        if call.session:  # calls without a session id share nothing worth a project root
+            session.saw_cwd(call.cwd)
+        facts = session.known_facts()  # what earlier calls left: the shell analysis reads them (destroy plans)
+        ctx = EvalContext(session, self.home, lambda command, cwd: self._analyze(command, cwd, facts), self.temp_dirs,
+                          self.protection.for_call(call.cwd, self.home),
+                          judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
+        decision = self._remembered(call, decision, ctx)
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
             decision = decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"})
@@ -97,11 +104,10 @@ class Engine:
 
     def settle(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float,
                via: str = "") -> None:
-        """A call ended: audit it, and remember that it ran (for sequence contracts)."""
-        if decision.verdict is Verdict.ALLOW:
-            self.sessions.get(call.agent, call.session).ran(call.tool)
+        """A call ended: audit it, and remember it in its session (that it ran, for sequence contracts;
+        what it left for later calls; what was denied, so a retry by another tool is denied too)."""
+        self.remember(call, decision, decided_by)
         self.record(call, decision, decided_by, latency_ms, via)
-
     def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float,
                via: str = "") -> None:
         """Audit how a call ended (`via`: how the answer came: rule, key y, dialog, timeout...).
@@ -120,6 +126,24 @@ class Engine:
             except Exception:
                 pass
 
+    def remember(self, call: ToolCall, decision: Decision, decided_by: DecidedBy = DecidedBy.RULE) -> None:
+        """The session memory of a judged call, without auditing it (`guardtui check --batch`). A call
+        that may run (allowed, or asked and not yet answered) leaves its facts; a denied call's
+        destructive effects are remembered as denied."""
+        session = self.sessions.get(call.agent, call.session)
+        if decision.verdict is Verdict.ALLOW:
+            session.ran(call.tool)
+        if decision.verdict in (Verdict.ALLOW, Verdict.ASK, Verdict.LLM):
+            leaves = decision.metadata.get("leaves")
+            if isinstance(leaves, dict) and leaves:
+                session.remember_facts(leaves)
+        elif decision.verdict is Verdict.DENY:
+            effects = [tuple(e) for e in decision.metadata.get("effects") or () if isinstance(e, (list, tuple))
+                       and len(e) == 2]
+            if effects:
+                session.remember_denied(effects, Denial(decision.reason, call.tool, call.summary(160),
+                                                        decided_by.value))
+
     def approve(self, call: ToolCall, decision: Decision, approval: Approval) -> bool:
         """Remember an "always allow" for the rest of the session. Critical calls cannot be approved."""
         if decision.verdict is Verdict.DENY or decision.blast_radius is BlastRadius.CRITICAL:
@@ -131,7 +155,9 @@ class Engine:
         return self._analyze(command, cwd)
 
     # -- internals -------------------------------------------------------------------
-    def _analyze(self, command: str, cwd: str) -> ShellAnalysis:
+    def _analyze(self, command: str, cwd: str, facts: dict[str, str] | None = None) -> ShellAnalysis:
+        if facts:
+            return self.analyzer.analyze(command, cwd or None, self.home, facts)
         return self.analyzer.analyze(command, cwd or None, self.home)
 
     def _judge_equivalent(self, call: ToolCall, ctx: EvalContext) -> Decision:
@@ -143,6 +169,35 @@ class Engine:
         decision, _flags = self._run_rules(call, replace(ctx, _shell=None, _memo={}, depth=ctx.depth + 1))
         return decision
 
+    def _remembered(self, call: ToolCall, decision: Decision, ctx: EvalContext) -> Decision:
+        """The session's memory applied: a call whose effect was denied earlier in the session (by a
+        rule or by the person, through any tool or spelling) is denied again. The call's effects and
+        what it leaves for later calls go into the decision, for settle() to remember."""
+        try:
+            effects = call_effects(call, ctx)
+            # what is remembered if this call ends denied: the effects of the parts that asked or were denied
+            refused = ("deny",) if decision.verdict is Verdict.DENY else ("deny", "ask", "llm")
+            asking = {s.get("segment") for s in decision.metadata.get("segments") or () if s.get("verdict") in refused}
+            blamed = call_effects(call, ctx, asking) if call.is_shell and asking else effects
+        except Exception:  # naming effects must never break judging; the rules have judged the call
+            effects = blamed = set()
+        leaves = ctx.shell(call).leaves if call.is_shell and call.command.strip() else {}
+        extra: dict[str, Any] = {}
+        if blamed:
+            extra["effects"] = sorted([list(e) for e in blamed])
+        if leaves:
+            extra["leaves"] = dict(leaves)
+        earlier = ctx.session.denied_earlier(effects) if effects else None
+        if earlier is not None and decision.verdict is not Verdict.DENY:
+            effect, denial = earlier
+            who = "the person" if denial.by == "person" else "a rule" if denial.by == "rule" else denial.by
+            radius = decision.blast_radius if decision.blast_radius.severity > BlastRadius.HIGH.severity \
+                else BlastRadius.HIGH
+            decision = Decision(Verdict.DENY, f"{describe(effect)} was denied earlier in this session (by {who}: "
+                                f"{denial.tool} {denial.call}); this call tries it again", SESSION_RULE, radius,
+                                decision.category or "session", {**decision.metadata, "retry_of": denial.call,
+                                                                 "earlier_reason": denial.reason})
+        return decision.with_metadata(**extra) if extra else decision
     def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision]]:
         flags: list[Decision] = []
         problem = input_problem(call)

@@ -1,16 +1,30 @@
-"""Per-session state: the calls that ran, the capability scope, the person's approvals."""
+"""Per-session state: the calls that ran, the capability scope, the person's approvals, and what the
+engine keeps to judge later calls (what was denied, the plans made, where the agent has been)."""
 from __future__ import annotations
 
 import fnmatch
 import posixpath
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from .model import BlastRadius, Decision, ToolCall, Verdict
 
 HISTORY_LIMIT = 256
+DENIED_LIMIT = 256  # effects denied earlier, newest kept
+FACTS_LIMIT = 128  # what earlier calls left for later ones (destroy plans made)
+CWD_LIMIT = 32
+
+
+@dataclass(frozen=True)
+class Denial:
+    """An effect denied earlier in the session: by which rule or person, and the call that tried it."""
+
+    reason: str
+    tool: str
+    call: str
+    by: str  # rule | person | policy | …
 
 
 @dataclass(frozen=True)
@@ -48,9 +62,51 @@ class SessionState:
     history: deque = field(default_factory=lambda: deque(maxlen=HISTORY_LIMIT))  # tool names that ran
     scope: frozenset[str] | None = None  # capabilities, fixed at the first call
     approvals: list[Approval] = field(default_factory=list)
+    denied: "OrderedDict[tuple[str, str], Denial]" = field(default_factory=OrderedDict)
+    facts: "OrderedDict[str, str]" = field(default_factory=OrderedDict)  # "destroy-plan:/abs" -> "1"
+    root: str = ""  # the first working directory of the session
+    cwds: deque = field(default_factory=lambda: deque(maxlen=CWD_LIMIT))  # working directories, as they changed
+    # the broker judges in its executor thread and settles on its loop: memory changes under this lock
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def ran(self, tool: str) -> None:
         self.history.append(tool)
+
+    def saw_cwd(self, cwd: str) -> None:
+        if not cwd:
+            return
+        if not self.root:
+            self.root = cwd
+        if not self.cwds or self.cwds[-1] != cwd:
+            self.cwds.append(cwd)
+
+    def remember_denied(self, effects: Iterable[tuple[str, str]], denial: Denial) -> None:
+        with self._lock:
+            for effect in effects:
+                self.denied.pop(effect, None)
+                self.denied[effect] = denial
+                while len(self.denied) > DENIED_LIMIT:
+                    self.denied.popitem(last=False)
+
+    def denied_earlier(self, effects: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], Denial] | None:
+        with self._lock:
+            for effect in sorted(effects):
+                denial = self.denied.get(effect)
+                if denial is not None:
+                    return effect, denial
+        return None
+
+    def remember_facts(self, facts: Mapping[str, str]) -> None:
+        with self._lock:
+            for key, value in facts.items():
+                self.facts.pop(key, None)
+                self.facts[key] = value
+                while len(self.facts) > FACTS_LIMIT:
+                    self.facts.popitem(last=False)
+
+    def known_facts(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self.facts)
 
 
 class Sessions:
@@ -196,5 +252,5 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-__all__ = ["Approval", "SessionState", "Sessions", "approval_matches", "describe_approval", "exact_approval",
+__all__ = ["Approval", "Denial", "SessionState", "Sessions", "approval_matches", "describe_approval", "exact_approval",
            "propose_pattern"]

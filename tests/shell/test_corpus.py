@@ -67,3 +67,12 @@ def test_independently_written_corpora_meet_the_targets(corpus_engine, name):
     for metric, target in TARGETS.items():
         assert m[metric] >= target, (name, metric, m[metric])
     assert m["severe_fp"] == 0
+
+
+def test_routine_work_of_the_main_stacks_is_quiet(corpus_engine):
+    """stacks.jsonl: versions, auth checks, builds, formatters and task runners of the main stacks
+    (Django, Next.js, Go, Rust, Gradle, Terraform, Helm, Rails, pnpm/turbo, CMake, dotfiles), and the
+    nearby calls that must still ask or deny. Every line is judged as labelled."""
+    scored = score(corpus_engine, load(DATA / "stacks.jsonl"))
+    wrong = {s.command: f"{s.expect} -> {s.got}: {s.reason}" for s in scored if s.got != s.expect}
+    assert not wrong, wrong

@@ -10,7 +10,7 @@ def shell_decision(rule_id: str, call: ToolCall, ctx: EvalContext) -> Decision |
     finding = analysis.decisive
     return Decision(finding.verdict, finding.reason, f"{rule_id}/{finding.rule}" if finding.rule else rule_id,
                     finding.blast_radius, finding.category,
-                    {"segment": finding.segment, "via": finding.via, "span": finding.span,
+                    {"segment": finding.segment, "via": finding.via, "span": finding.span, "origin": finding.origin,
                      "segments": segments_metadata(analysis)})
 
 
@@ -20,7 +20,7 @@ def segments_metadata(analysis) -> list[dict]:
     for f in analysis.findings:
         out.append({"segment": f.segment, "via": f.via, "verdict": f.verdict.value,
                     "blast_radius": f.blast_radius.value, "category": f.category, "reason": f.reason,
-                    "rule": f.rule, "span": list(f.span) if f.span else None})
+                    "rule": f.rule, "span": list(f.span) if f.span else None, "origin": f.origin})
     return out
 
 

@@ -173,6 +173,8 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     yet but was made there is unknown, not missing)."""
     subject = e.segment.strip() or e.raw
     subject = subject if len(subject) <= 80 else subject[:79] + "…"
+    if e.origin:  # a project file the command runs does it: say where (`build.py:8`)
+        subject = f"{subject} ({e.origin})"
     if e.path is None:
         m = protected.match_text(e.raw)
         if m is None:

@@ -15,19 +15,22 @@ class SensitiveFileRule:
     id = "sensitive"
 
     def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
-        targets: list[tuple[str, str, str]] = []  # (path, verb, segment)
+        targets: list[tuple[str, str, str, str]] = []  # (path, verb, segment, the project file that does it)
         if call.tool in WRITE_TOOLS and call.file_path:
-            targets.append((resolve_path(call.file_path, call.cwd, ctx.home), "writes", ""))
+            targets.append((resolve_path(call.file_path, call.cwd, ctx.home), "writes", "", ""))
         elif call.is_shell and call.command.strip():
             analysis = ctx.shell(call)
             for effect in analysis.writes + analysis.deletes:
                 if effect.path and not effect.remote:
-                    targets.append((effect.path, "deletes" if effect.kind == "delete" else "writes", effect.segment))
-        for path, verb, segment in targets:
+                    targets.append((effect.path, "deletes" if effect.kind == "delete" else "writes", effect.segment,
+                                    effect.origin))
+        for path, verb, segment, origin in targets:
             reason = self.why(path, ctx)
             if reason:
-                return Decision(Verdict.ASK, f"{call.tool} {verb} {path}: {reason}", self.id, BlastRadius.HIGH,
-                                "sensitive-file", {"path": path, "segment": segment})
+                where = f" ({origin})" if origin else ""
+                return Decision(Verdict.ASK, f"{call.tool} {verb} {path}{where}: {reason}", self.id,
+                                BlastRadius.HIGH, "sensitive-file", {"path": path, "segment": segment,
+                                                                     "origin": origin})
         return None
 
     @staticmethod

@@ -24,16 +24,22 @@ class WorkingDirRule:
                 if effect.remote:
                     continue
                 if effect.path is None:
-                    return Decision(Verdict.ASK, f"the command writes to {effect.raw}, a path known only at run time",
-                                    self.id, BlastRadius.MEDIUM, "fs-write", {"segment": effect.segment})
+                    where = f" ({effect.origin})" if effect.origin else ""
+                    return Decision(Verdict.ASK, f"the command writes to {effect.raw}{where}, a path known only at "
+                                    "run time", self.id, BlastRadius.MEDIUM, "fs-write",
+                                    {"segment": effect.segment, "origin": effect.origin})
                 if not self._inside(effect.path, cwd, ctx):
-                    return Decision(Verdict.ASK, f"the command writes to {effect.path}, outside the project {cwd}",
-                                    self.id, BlastRadius.MEDIUM, "fs-write",
-                                    {"segment": effect.segment, "path": effect.path})
+                    where = f" ({effect.origin})" if effect.origin else ""
+                    return Decision(Verdict.ASK, f"the command writes to {effect.path}{where}, outside the project "
+                                    f"{cwd}", self.id, BlastRadius.MEDIUM, "fs-write",
+                                    {"segment": effect.segment, "path": effect.path, "origin": effect.origin})
         return None
 
     @staticmethod
     def _inside(path: str, cwd: str, ctx: EvalContext) -> bool:
+        root = ctx.session.root
+        if root and cwd and not is_within(cwd, root):
+            cwd = root  # the agent moved out of the project it started in: the project is still where it began
         if cwd and is_within(path, cwd):
             return True
         return any(is_within(path, t) for t in ctx.temp_dirs) or path in ("/dev/null", "/dev/stdout", "/dev/stderr")

@@ -15,14 +15,16 @@ import re
 from dataclasses import replace
 from typing import Callable
 
+from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_term, selfcall
-from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
+from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_tasks, cmd_term, selfcall
+from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
-from .invocation import UNKNOWN_WORD, Invocation, Stream
+from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
+from .projectfiles import language_of, read_text, shown
 from .secrets import is_secret, is_secret_area
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
@@ -33,7 +35,14 @@ RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "ya
                      "dotnet", "bazel", "bazelisk", "earthly", "dagger", "nx", "turbo", "lerna", "poe", "fab",
                      "cap", "kamal", "skaffold", "tilt", "devspace", "okteto", "ansible-playbook", "docker",
                      "doppler", "op", "uv", "poetry", "pdm", "hatch", "composer", "bundle", "php", "artisan"})
-_DESCRIBE_FLAGS = ("--help", "--version", "-help")
+_DESCRIBE_FLAGS = ("--help", "--version", "-help", "-version")  # java -version, terraform -version
+# what changes a file's mode, owner or times, not what it says (`chmod +x x.sh && ./x.sh` runs x.sh as it is)
+_KEEPS_CONTENT = frozenset({"chmod", "chown", "chgrp", "touch", "mkdir", "setfacl", "xattr", "chattr", "mode",
+                            "owner"})
+_OWN_PROCESS_STATE = frozenset({"taxonomy:alias-define", "shell.function-override"})
+_RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
+MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
+MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
                           "python3", "node", "make", "docker", "kubectl", "cat", "echo", "test", "command", "exit"})
 _TOOL_BINS = re.compile(r"(^|/)(node_modules/\.bin|\.venv/bin|venv/bin|vendor/bin)/[^/]+$")
@@ -76,12 +85,13 @@ class Analyzer:
         self.command_exists = command_exists
 
     # -- entry points ----------------------------------------------------------------
-    def analyze(self, command: str, cwd: str | None, home: str) -> ShellAnalysis:
+    def analyze(self, command: str, cwd: str | None, home: str, facts: dict[str, str] | None = None) -> ShellAnalysis:
+        """`facts`: what earlier calls of the session left (Scope.facts), e.g. the destroy plans they made."""
         result = ShellAnalysis(command)
         run = _Run(self, result)
         cwd = posixpath.normpath(cwd) if cwd else None
         try:
-            run.script(command, Scope(cwd, home), via="", depth=0)
+            run.script(command, Scope(cwd, home, facts=dict(facts or {})), via="", depth=0)
         except RecursionError:  # nested beyond what we follow: fail closed, but say why
             result.findings.append(ask("the command nests too deeply to follow", "dynamic-exec", BlastRadius.HIGH,
                                        "shell.depth").located(command[:200], "", None))
@@ -106,9 +116,24 @@ class _Run:
         self.secret_copies: set[str] = set()  # where secrets were copied to earlier (cp ~/.aws/credentials .)
         self.staged_secrets: list[str] = []  # secrets `git add` staged earlier in the command
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
+        self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
+        self.files_read = 0
+        self.modules: set[str] = set()  # modules a judged program imports, each judged once
 
     # -- scripts ---------------------------------------------------------------------
-    def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None) -> None:
+    def script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None = None,
+               origin: Origin | None = None) -> None:
+        start, effects = len(self.result.findings), len(self.result.effects)
+        try:
+            self._script(text, scope, via, depth, span, origin)
+        finally:
+            if origin is not None:
+                for i in range(start, len(self.result.findings)):
+                    self.result.findings[i] = self.result.findings[i].attributed(origin.at(0))
+                attribute_effects(self.result.effects, effects, origin.at(0))
+
+    def _script(self, text: str, scope: Scope, via: str, depth: int, span: tuple[int, int] | None,
+                origin: Origin | None) -> None:
         if depth > MAX_DEPTH:
             self.add(ask("the command nests scripts too deeply to follow", "dynamic-exec", BlastRadius.HIGH,
                          "shell.depth"), text, via, span)
@@ -118,7 +143,8 @@ class _Run:
                          "shell.dynamic-script"), text.replace(DYN, "…"), via, span)
             # the unknown parts stay unknown words (an unset variable), so what surrounds them is still judged
             text = text.replace(DYN, UNKNOWN_WORD)
-        parsed = parse_script(text, scope, via=via, depth=depth, base=span[0] if span and not via else 0)
+        parsed = parse_script(text, scope, via=via, depth=depth, base=span[0] if span and not via else 0,
+                              defer_functions=origin is not None and origin.defer_functions)
         for error in parsed.errors:
             self.result.parse_errors.append(error)
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
@@ -141,12 +167,16 @@ class _Run:
             self.script(late, scope.copy(), f"{via} › {label}" if via else label, depth + 1)
         for cmd in parsed.commands:
             cmd_span = cmd.span if not via and span is None else span
-            before = len(self.result.findings)
+            before, effects = len(self.result.findings), len(self.result.effects)
             self.judge(cmd, depth)
             if cmd.stdin_body is not None and not self._reads_code(cmd):
                 self.result.data.append(("heredoc", cmd.stdin_body))
+            line = text.count("\n", 0, cmd.span[0]) if origin is not None and cmd.span else 0
             for i in range(before, len(self.result.findings)):
-                self.result.findings[i] = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
+                found = self.result.findings[i].located(cmd.text, cmd.via, cmd_span)
+                self.result.findings[i] = found.attributed(origin.at(line)) if origin is not None else found
+            if origin is not None:
+                attribute_effects(self.result.effects, effects, origin.at(line))
 
     def _reads_code(self, cmd: SimpleCommand) -> bool:
         """Does this command run what it reads on stdin (a shell, an interpreter, a database client)?"""
@@ -154,10 +184,107 @@ class _Run:
         return name in self.tax.shells or self.tax.interpreter(name) is not None or name in self.tax.sql_clients \
             or name in ("crontab", "xargs", "parallel", "source", ".", "eval", "at", "batch")
 
-    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> None:
-        """Analyze a script that `inv` runs (bash -c, eval, ssh …)."""
+    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
+               origin: Origin | None = None) -> None:
+        """Analyze a script that `inv` runs (bash -c, eval, ssh …); `origin`: the project file it is from."""
         via = f"{inv.cmd.via} › {label}" if inv.cmd.via else label
-        self.script(text, scope or inv.scope.copy(), via, inv.cmd.depth + 1 + _depth_of(inv.cmd.via))
+        self.script(text, scope or inv.scope.copy(), via, inv.cmd.depth + 1 + _depth_of(inv.cmd.via), origin=origin)
+
+    # -- project files ---------------------------------------------------------------
+    def enter_file(self, key: str) -> Finding | None:
+        """Start judging a project file (or a task in one): a finding when it must not be followed
+        (it is already being judged, which is a loop, or too many files were read), else None."""
+        if key in self.files:
+            return allow(f"{key} runs itself again (judged above)", "build-test", rule="shell.project-loop")
+        if len(self.files) >= MAX_FILE_NESTING or self.files_read >= MAX_FILES_READ:
+            return ask(f"{key} runs more project scripts than guardtui follows", "dynamic-exec", BlastRadius.MEDIUM,
+                       "shell.project-depth")
+        self.files.append(key)
+        self.files_read += 1
+        return None
+
+    def leave_file(self, key: str) -> None:
+        if self.files and self.files[-1] == key:
+            self.files.pop()
+
+    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "") -> Finding | None:
+        """Read the project file `inv` runs and judge what it contains; None when it cannot be read (too
+        large, not a regular file, not text, not a language guardtui reads): then the caller judges the
+        command as it would without the file."""
+        if inv.scope.remote or not path.startswith("/"):
+            return None
+        changed = self.changed_earlier(path, inv)
+        if changed is not None:
+            return changed
+        text = read_text(path)
+        if text is None:
+            return None
+        language = self.runner_language(runner) if runner else None
+        if language is None:
+            language = language_of(path, text) or ("shell" if not runner and not text.startswith("#!") else None)
+        if language is None:
+            return None
+        name = shown(path, inv.scope.project or inv.scope.cwd)
+        stop = self.enter_file(path)
+        if stop is not None:
+            return replace(stop, reason=stop.reason.replace(path, name))
+        try:
+            scope = Scope(inv.scope.cwd, inv.scope.home, project=inv.scope.project, facts=dict(inv.scope.facts))
+            scope.variables["0"] = path
+            scope.arrays["@"] = [w.value for w in inv.words]
+            scope.arrays["BASH_SOURCE"] = [path]
+            if posixpath.basename(runner) not in ("source", "."):
+                scope.facts["in-file"] = path  # its own process: what it sets dies with it
+            runs = Invocation(posixpath.basename(runner) if runner else _RUNNER_OF.get(language, "sh"), inv.words,
+                              inv.cmd, inv.scope, inv.privileged, inv.written_name)
+            sourced = posixpath.basename(runner) in ("source", ".")  # its functions serve the caller
+            self.program(text, language, runs, Origin(name, defer_functions=not sourced), scope, label or name)
+        finally:
+            self.leave_file(path)
+        return allow(f"runs {name} (its contents are judged)", "build-test", rule="shell.project-script")
+
+    def changed_earlier(self, path: str, inv: Invocation) -> Finding | None:
+        """An ask when this command changed `path` before running it (`sed -i … x.sh && bash x.sh`): what
+        runs is not what is on disk now. A file written above with known text is judged from that text."""
+        if path in self.written or not any(e.path == path and e.kind not in _KEEPS_CONTENT and
+                                           posixpath.basename((e.segment.split() or [""])[0]) not in _KEEPS_CONTENT
+                                           for e in self.result.effects):
+            return None
+        name = shown(path, inv.scope.project or inv.scope.cwd)
+        return ask(f"runs {name}, which this command changes first: what would run is not what is on disk",
+                   "dynamic-exec", BlastRadius.HIGH, "shell.changed-script")
+
+    def runner_language(self, runner: str) -> str | None:
+        name = posixpath.basename(runner)
+        if name in self.tax.shells or name in ("source", "."):
+            return "shell"
+        spec = self.tax.interpreter(name)
+        return spec.get("language") if spec else None
+
+    def program(self, text: str, language: str, inv: Invocation, origin: Origin, scope: Scope | None = None,
+                label: str = "") -> None:
+        """Judge a project's own program text (a script, a package.json script, a recipe) as what it
+        is: shell through the shell analysis, code through the interpreter analyzer. A command
+        guardtui does not know, inside the project's own script, is the project's business: it does
+        not make the script ask (what the script does that guardtui knows still decides)."""
+        before = len(self.result.findings)
+        if language == "shell":
+            self.nested(text, inv, label or origin.file, scope, origin)
+        else:
+            for finding in cmd_code.judge_file(self, inv, text, language, origin, scope):
+                self.add(finding.attributed(origin.at(0)))
+        for i in range(before, len(self.result.findings)):
+            f = self.result.findings[i]
+            if origin.defer_functions and f.verdict is Verdict.ASK and f.rule in _OWN_PROCESS_STATE:
+                # an alias or a function named like a command, in a script run in its own process: it ends with it
+                self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
+                                                  reason=f"{f.reason.split(': ', 1)[-1]}; it lasts only while "
+                                                         f"{origin.file} runs")
+                continue
+            if f.verdict is Verdict.LLM:
+                self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
+                                                  reason=f"{f.reason}; it runs as part of the project's "
+                                                         f"{origin.file}")
 
     def add(self, finding: Finding, segment: str = "", via: str = "", span=None) -> None:
         if segment:
@@ -201,13 +328,21 @@ class _Run:
                 if var == "TF_CLI_ARGS" or var == f"TF_CLI_ARGS_{sub}":
                     inv = Invocation(inv.name, inv.words + [Word.literal(v) for v in value.value.split()], inv.cmd,
                                      inv.scope, inv.privileged, inv.written_name)
+        self.result.acts.extend(shell_acts(inv.name, inv.args, inv.scope.cwd))
+        before = len(self.result.findings)
         findings = self.judge_invocation(inv)
         self.operand_reads(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,
                                 "shell.privilege"))
-        for f in findings:
-            self.add(f)
+        if any(re.fullmatch(r"[A-Z]+_ENV", var) and value.value == "test" for var, value in cmd.assignments):
+            # RAILS_ENV=test rails db:migrate: schema and seed changes land in the throwaway test database
+            findings = [allow(f"{f.reason}, in the test environment", f.category, rule=f.rule)
+                        if f.verdict is Verdict.ASK and f.category == "database" and
+                        f.blast_radius is BlastRadius.MEDIUM and f.rule.startswith("taxonomy") else f
+                        for f in findings]
+        # the command's own findings go before those of the scripts it ran (judged while judging it)
+        self.result.findings[before:before] = findings
 
     def operand_reads(self, inv: Invocation) -> None:
         """The files a command may read: its operands (unless it only names them) and `< file`."""
@@ -232,7 +367,9 @@ class _Run:
                 out = self.output_of(cmd)
                 if out.kind == "text" and out.text is not None:
                     content = {"content": out.text, "detail": "append" if r.op == ">>" else ""}
-                    self.written[info.path] = out.text if r.op != ">>" else self.written.get(info.path, "") + out.text
+                    if r.op != ">>" or info.path in self.written:
+                        # `>> file` adds to what is on disk: its whole text is known only if this command wrote it
+                        self.written[info.path] = out.text if r.op != ">>" else self.written[info.path] + out.text
                     self.persistent(info.path, out.text, cmd)
                 elif out.kind == "network":
                     self.downloaded.add(info.path)
@@ -295,11 +432,18 @@ class _Run:
                 self.script(out.text, cmd.scope.copy(), f"${name}", cmd.depth + 1)
                 return
         exported = bool(cmd.argv) and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")
-        if name == "PATH" and prefix and not exported:  # a one-command prefix, as `npm run` sets it
+        if name == "PATH" and (prefix and not exported or cmd.scope.facts.get("in-file")):
+            # a one-command prefix, as `npm run` sets it, or a script run in its own process
             raw = value.raw.strip("'\"").replace("${HOME}", "~").replace("$HOME", "~")
             entries = [e for e in raw.split(":") if e and e not in ("$PATH", "${PATH}")]
             if all(_USUAL_PATH.match(e) and "$" not in e and "`" not in e for e in entries):
                 return
+            project = cmd.scope.project
+            resolved = [e for e in value.value.split(":") if e and DYN not in e]
+            if cmd.scope.facts.get("in-file") and resolved and all(
+                    _USUAL_PATH.match(e) or (project and e.startswith(project.rstrip("/") + "/"))
+                    for e in resolved) and raw.count(":") + 1 == len(resolved) + (DYN in value.value):
+                return  # the project's own bins and the usual places, ahead of the inherited PATH
         if name in _ENV_DANGER:
             radius = BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW
             self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state", radius, "shell.environment"))
@@ -571,7 +715,7 @@ class _Run:
             return []  # nothing known about this call: it stays the project's own script
         return findings
 
-    def script_run(self, inv: Invocation) -> Finding:
+    def script_run(self, inv: Invocation, runner: str = "") -> Finding:
         if re.match(r"(?i)(https?|ftp|git\+\w+|jsr|npm):", inv.written_name):
             # deno run https://…/install.ts, bun https://…: code fetched and run as it is
             return ask(f"runs {inv.written_name}, code fetched from the network", "remote-exec", BlastRadius.HIGH,
@@ -584,6 +728,10 @@ class _Run:
         if info.path and info.path in self.downloaded:
             return ask(f"runs {inv.written_name}, which this command just downloaded", "remote-exec",
                        BlastRadius.HIGH, "shell.downloaded-script")
+        if info.path:
+            judged = self.project_file(info.path, inv, runner)
+            if judged is not None:
+                return judged
         return allow(f"runs the local script {inv.written_name}", "build-test", rule="shell.script")
 
     def generic(self, inv: Invocation) -> list[Finding]:
@@ -843,7 +991,7 @@ _HANDLERS = {
     **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
-    "at": cmd_exec.at, "batch": cmd_exec.at,
+    "at": cmd_exec.at, "batch": cmd_exec.at, "kill": cmd_exec.kill,
     **{n: cmd_net.socket_client for n in ("nc", "ncat", "netcat", "socat", "telnet", "openssl")},
     **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
@@ -857,9 +1005,10 @@ _HANDLERS = {
     "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
     "gcloud": cmd_exec.gcloud_ssh,
-    **{n: cmd_exec.make for n in ("make", "gmake")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
-    "npm": cmd_exec.npm_exec,
+    **cmd_tasks.HANDLERS,
+    "npm": lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv),
+    "bun": lambda run, inv: cmd_tasks.package_manager(run, inv) or cmd_code.judge(run, inv),
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},

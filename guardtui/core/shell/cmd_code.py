@@ -6,22 +6,27 @@ policy) and writing files. Code with none of them reads or computes, and is allo
 """
 from __future__ import annotations
 
+import json
+import os
 import posixpath
 import re
 import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
-from .findings import Finding, allow, ask, deny, worst
+from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
-from .invocation import Invocation
+from .invocation import UNKNOWN_WORD, Invocation, Origin
+from .projectfiles import python_module_file
+from .pycode import Action, python_actions
 from .secrets import is_secret, is_secret_area
 from ..web import metadata_in_text
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
-from .words import DYN, Word
+from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -32,7 +37,9 @@ _ARG = r"\s*\(?\s*"
 _SHELL_CALLS = {
     "python": [r"\bos\.(?:system|popen)", r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|"
                r"getstatusoutput)", r"\bcommands\.getoutput", r"\bpty\.spawn", r"\b__import__\(\s*['\"]os['\"]\s*\)\.system"],
-    "js": [r"\b(?:child_process\.|cp\.)?(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)",
+    # a method of anything else (`regex.exec(s)`) is not child_process's exec
+    "js": [r"(?:\b(?:child_process|cp|childProcess)\.|(?<=\)\.)|(?<![.\w$]))"
+           r"(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)\b",
            r"\bBun\.spawn(?:Sync)?", r"\bDeno\.run", r"\$`"],
     "ruby": [r"\bsystem", r"\bexec", r"%x", r"\bIO\.popen", r"\bOpen3\.\w+", r"\bspawn", r"\bKernel\.system"],
     "perl": [r"\bsystem", r"\bexec", r"\bqx", r"\bopen\s*\(\s*\w+\s*,\s*['\"]\|-?['\"]\s*,"],
@@ -158,6 +165,8 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if language == "js" and re.fullmatch(r"-[pe]{2}", arg) and i + 1 < len(words):
             return code_findings(run, inv, words[i + 1], language)  # node -pe CODE: print what CODE gives
         if arg in value_opts:
+            if language == "js" and arg in ("-r", "--require", "--import") and i + 1 < len(words):
+                _preload(run, inv, words[i + 1])  # node -r ./hook.js app.js: the hook runs first
             i += 2
             continue
         if arg.startswith("-") and arg != "-":
@@ -179,7 +188,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             return judge_guardtui(args, f"{inv.name} {rest[0].display()}")
         if script in _FRAMEWORK_SCRIPTS:
             return framework_script(run, inv, script, rest[1:])
-        return [run.script_run(inv.as_script(rest[0]))]
+        return [run.script_run(inv.as_script(rest[0], rest[1:]), inv.name)]
     stream = run.stdin_source(inv.cmd)
     kind = stream.kind
     if kind == "text" and stream.text is not None:
@@ -202,6 +211,19 @@ def _script_file(value: str, inv: "Invocation") -> str | None:
     if value.startswith("/"):
         return value
     return inv.scope.cwd.rstrip("/") + "/" + value if inv.scope.cwd else None
+
+
+def _preload(run: "Run", inv: "Invocation", word: Word) -> None:
+    if not word.value.startswith(("./", "../", "/")) or word.dynamic:
+        return
+    info = run.path(word, inv)
+    if info.path:
+        for suffix in ("", ".js", ".mjs", ".cjs", ".ts"):
+            if os.path.isfile(info.path + suffix):
+                judged = run.project_file(info.path + suffix, inv, "node")
+                if judged is not None:
+                    run.add(judged)
+                return
 
 
 def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
@@ -232,6 +254,12 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
             return [allow(f"{inv.name} -m http.server serves {served.display()}", "network", rule="code.module")]
         return [ask(f"{inv.name} -m http.server serves {served.display()} ({kind.value}) over the network",
                     "network", BlastRadius.MEDIUM, "code.module")]
+    file = python_module_file(inv.scope.cwd, module) if not inv.scope.remote else None
+    if file:  # python -m tools.release: the project's own module, judged as the script it is
+        judged = run.project_file(file, inv.__class__(inv.name, rest, inv.cmd, inv.scope, inv.privileged,
+                                                      inv.written_name), inv.name)
+        if judged is not None:
+            return [judged]
     return [allow(f"{inv.name} -m {module} runs a module", "build-test", rule="code.module")]
 
 
@@ -255,7 +283,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
             scope.variables["py:" + m.group(1)] = value
     inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     for pattern in _SHELL_CALLS.get(language, []):
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             rest = m.group("rest")
             literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
             if literal is None and (decoded := _decoded_argument(rest)) is not None:
@@ -271,19 +299,19 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     for m in re.finditer(r"\b(?:qx|%x)\s*[\(\{\[](?P<s>[^\)\}\]]*)[\)\}\]]", code):
         run.nested(m.group("s"), inv, f"{inv.name} → shell")
     for pattern in _RECURSIVE_DELETES:
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
-            head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
+            head = m.group(0)
             looped = _loop_values(code, m.group("rest")) if target is None else None
             for value in looped or [target]:  # for p in ("/usr/local", "/etc"): shutil.rmtree(p)
                 findings.append(run.delete(_path_word(value, inv.scope.home), inv, True,
                                            f"{inv.name}: {_name(head)}"))
     computed_delete = False
     for pattern in _FILE_DELETES:
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             if pattern == r"\bPath\(":
                 continue
-            head = m.group(0)[: len(m.group(0)) - len(m.group("rest"))]
+            head = m.group(0)
             if re.search(r"(rmSync|rm|rmdirSync|rmdir)$", head) and \
                     re.match(r"\s*\([^;]*recursive\s*:\s*true", m.group("rest")):
                 continue
@@ -304,7 +332,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
             if f:
                 findings.append(f)
     for pattern in _WRITES:
-        for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
             if target:
                 f = run.write(_path_word(target, inv.scope.home), inv, f"{inv.name} writes")
@@ -352,8 +380,268 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     best = worst(findings)
     if best is None:
         return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
-    return [best if best.rule else Finding(best.verdict, best.blast_radius, best.category, best.reason,
-                                           rule="code.inline")]
+    return [best if best.rule else replace(best, rule="code.inline")]
+
+
+# -- project files ------------------------------------------------------------------------------
+def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin",
+               scope: Scope | None = None) -> list[Finding]:
+    """A program file the command runs (`python3 build.py`, `node scripts/x.js`): Python through its
+    syntax tree (pycode), the other languages through the same calls `-c`/`-e` code is judged by.
+    Each finding says the file and line it comes from."""
+    if scope is not None:
+        inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
+    if language == "python":
+        path = scope.variables.get("0", "") if scope is not None else ""
+        actions = python_actions(text, path or origin.file, inv.scope.cwd, inv.scope.home, MKTEMP_PREFIX.rsplit("/", 1)[0])
+        if actions is not None:
+            return _python_file(run, inv, actions, origin)
+    return _code_file(run, inv, text, language, origin)
+
+
+def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "Origin") -> list[Finding]:
+    findings: list[Finding] = []
+    home = inv.scope.home
+    secret_files = {a.value for a in actions if a.kind == "read" and a.value and _secret_path(run, inv, a.value)}
+    for action in actions:
+        here = Origin(origin.file, origin.line + action.line - 1)
+        where = here.at(0)
+        what = action.detail or inv.name
+        found: list[Finding] = []
+        effects = len(run.result.effects)
+        if action.kind in ("shell", "exec"):
+            found = _python_runs(run, inv, action, here, what)
+        elif action.kind == "delete":
+            found = [with_rule(run.delete(_path_word(_known(action.value), home), inv, action.recursive, what),
+                               "code.delete")]
+        elif action.kind == "write" and _known(action.value) is None:
+            # a target computed from run-time input (an argument, a loop): like a -c one-liner's, not judged;
+            # one decoded from hidden text is a path the script hides
+            if "decoded" in action.sources:
+                found = [ask(f"{what} writes to a path it decodes at run time", "obfuscation", BlastRadius.HIGH,
+                             "code.hidden-path")]
+        elif action.kind == "write":
+            written = run.write(_path_word(_known(action.value), home), inv, what)
+            found = [with_rule(written, "code.write")] if written else []
+        elif action.kind == "import":
+            _import(run, inv, action, origin)
+        elif action.kind == "read" and action.value in secret_files:
+            found = [ask(f"{what} reads {action.value}, a secret (keys or credentials)", "sensitive-read",
+                         BlastRadius.MEDIUM, "code.secret-read")]
+        elif action.kind == "send":
+            found = [_python_send(action, secret_files, what)]
+        elif action.kind == "fetch" and action.value and DYN not in action.value:
+            run.nested("curl -s " + shlex.quote(action.value), inv, f"{what} → fetch", origin=here)
+        elif action.kind == "print":
+            shown_secret = _secret_sources(action.sources, secret_files, env_names=True)
+            if shown_secret:
+                found = [ask(f"{what} prints {shown_secret}", "sensitive-read", BlastRadius.LOW, "code.secret-print")]
+        elif action.kind == "eval":
+            if action.value is not None:
+                found = code_findings(run, inv, Word.literal(action.value), "python")
+                found = [f for f in found if f.verdict is not Verdict.ALLOW]
+            else:
+                found = [ask(f"{what} runs code built at run time", "dynamic-exec", BlastRadius.MEDIUM, "code.eval")]
+        elif action.kind == "sql" and action.value:
+            run.result.acts.extend(sql_effects(action.value))
+            verdict = classify_sql(action.value)
+            if verdict is not None and verdict[0] == "critical":
+                found = [deny(f"{what}: {verdict[1]}", "database", "sql.destructive")]
+            elif verdict is not None and verdict[0] == "high":
+                found = [ask(f"{what}: {verdict[1]}", "database", BlastRadius.HIGH, "sql.write")]
+        elif action.kind == "orm-delete-all":
+            found = [deny(f"{what} deletes every row of a table through the ORM", "database", "code.orm-delete")]
+        elif action.kind == "reverse-shell":
+            found = [deny("it connects a shell to a remote host (reverse shell)", "network", "code.reverse-shell")]
+        elif action.kind == "fork-bomb":
+            found = [deny("it forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
+                          "code.fork-bomb")]
+        findings.extend(f.attributed(where) for f in found if f is not None)
+        attribute_effects(run.result.effects, effects, where)
+    return findings
+
+
+MAX_MODULES = 16  # project modules a command's programs import, judged (each once)
+
+
+def _import(run: "Run", inv: "Invocation", action: Action, origin: "Origin") -> None:
+    """`import helpers`, `from .tasks import clean`: the project's own modules run when imported (and
+    what they define may run): each is judged once, as a Python file."""
+    script = inv.scope.variables.get("0", "")
+    dotted = action.value or ""
+    level = len(dotted) - len(dotted.lstrip("."))
+    module = dotted.lstrip(".").replace(".", "/")
+    here = posixpath.dirname(script) if script else inv.scope.cwd
+    if not here:
+        return
+    if level:
+        for _ in range(level - 1):
+            here = posixpath.dirname(here)
+        bases = [here]
+    else:
+        cwd = inv.scope.cwd or here
+        bases = list(dict.fromkeys([here, cwd, posixpath.join(cwd, "src")]))
+    names = [n for n in action.detail.split(",") if n and n != "*"]
+    for base in bases:
+        target = posixpath.join(base, module) if module else base
+        candidates = [target + ".py", posixpath.join(target, "__init__.py")] if module else []
+        candidates += [posixpath.join(target, n + ".py") for n in names]
+        for file in candidates:
+            if file in run.modules or file == script or len(run.modules) >= MAX_MODULES or not os.path.isfile(file):
+                continue
+            run.modules.add(file)
+            run.project_file(file, inv.__class__("python3", [], inv.cmd, inv.scope, inv.privileged, "python3"),
+                             "python3", label=f"import {dotted}")
+        if any(os.path.isfile(c) for c in candidates):
+            return
+
+
+def _python_runs(run: "Run", inv: "Invocation", action: Action, origin: "Origin", what: str) -> list[Finding]:
+    """A program the Python code starts: its command line judged as the shell would judge it."""
+    scope = inv.scope.copy()
+    if action.cwd and not action.cwd.startswith(DYN):
+        scope.cwd = action.cwd if action.cwd.startswith("/") else posixpath.normpath(
+            posixpath.join(scope.cwd or "/", action.cwd)) if scope.cwd else None
+    if action.kind == "shell":
+        command = action.value or DYN
+        if command.startswith(DYN) and not command.strip(DYN).strip():
+            return [ask(f"{what} runs a shell command built at run time", "dynamic-exec", BlastRadius.HIGH,
+                        "code.shell")]
+        run.nested(command.replace(DYN, UNKNOWN_WORD), inv, f"{what} → shell", scope, origin)
+        return []
+    argv = action.argv or (None,)
+    if argv[0] is None:
+        return [ask(f"{what} runs a program known only at run time", "dynamic-exec", BlastRadius.HIGH, "code.shell")]
+    words = [shlex.quote(w) if w is not None else UNKNOWN_WORD for w in argv]
+    run.nested(" ".join(words), inv, f"{what} → {posixpath.basename(argv[0])}", scope, origin)
+    return []
+
+
+def _python_send(action: Action, secret_files: set, what: str) -> Finding:
+    target = f" to {action.value}" if action.value and DYN not in action.value else " to a remote host"
+    stolen = _secret_sources(action.sources, secret_files, env_names=False)
+    if stolen:
+        return deny(f"{what} sends {stolen}{target}", "secrets", "code.exfiltration")
+    token = _secret_sources(action.sources, secret_files, env_names=True)
+    if token:
+        return ask(f"{what} sends {token}{target}", "network", BlastRadius.HIGH, "code.network-send")
+    if action.value and re.match(r"(?i)^\w+://(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(:\d+)?(/|$)",
+                                 action.value):
+        return allow(f"{what} sends data to a local server", "network", rule="code.network-local")
+    return ask(f"{what} sends data{target}", "network", BlastRadius.MEDIUM, "code.network-send")
+
+
+def _secret_sources(sources: frozenset, secret_files: set, env_names: bool) -> str:
+    """What secret a value carries: a secret file's path, the whole environment, or (env_names) a
+    secret variable's name; "" when none."""
+    for source in sorted(sources):
+        kind, _, name = source.partition(":")
+        if kind == "file" and name in secret_files:
+            return name
+        if source == "environ":
+            return "the environment (tokens and all)"
+    if env_names:
+        for source in sorted(sources):
+            kind, _, name = source.partition(":")
+            if kind == "env" and re.fullmatch(_SECRET_NAME, name or ""):
+                return "$" + name
+    return ""
+
+
+def _secret_path(run: "Run", inv: "Invocation", path: str) -> bool:
+    info = run.path(_path_word(path, inv.scope.home), inv)
+    home = inv.scope.home
+    return bool(info.path) and (is_secret(info.path, home, run.tax, home_only=True) or
+                                is_secret_area(info.path, home, run.tax))
+
+
+def _known(value: str | None) -> str | None:
+    """A path from pycode: None when nothing of it is known; unknown parts stay DYN."""
+    return value if value and value.strip(DYN) else None
+
+
+_CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|\bshelljs\b|Bun\.spawn|Deno\.(?:run|Command)|\$`")
+# in a whole file these heuristics fire on ordinary code (`regex.exec(s)`, `dict.update(…)`, any POST):
+# they are kept for one-liners, where the code is the point, and dropped for the project's own files
+_NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell"})
+
+
+def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin") -> list[Finding]:
+    """A JavaScript, Ruby, Perl or PHP file (or Python that does not parse as Python 3): the
+    one-liner analysis over the whole file, keeping what it says precisely."""
+    path = inv.scope.variables.get("0", "")
+    if language == "js" and path:  # __dirname is the script's own directory
+        directory = posixpath.dirname(path)
+        text = re.sub(r"\b__dirname\b|\bimport\.meta\.dirname\b", json.dumps(directory), text)
+        text = re.sub(r"\b__filename\b|\bimport\.meta\.filename\b", json.dumps(path), text)
+    before = len(run.result.findings)
+    findings = code_findings(run, inv, Word.literal(text), language)
+    shells = language != "js" or _CHILD_PROCESS.search(text) is not None
+    if path:
+        _local_requires(run, inv, text, language, posixpath.dirname(path))
+    for i in range(before, len(run.result.findings)):  # commands the code runs, found by code_findings
+        f = run.result.findings[i]
+        run.result.findings[i] = f.attributed(origin.at(_line_in(text, f.segment) - 1))
+    kept = []
+    for f in findings:
+        if f.rule in _NOISY_IN_FILES and f.verdict is not Verdict.DENY and not (f.rule == "code.shell" and shells):
+            continue
+        target = _target_in(f.reason)
+        line = _line_in(text, target + "(") if target and target + "(" in text else _line_in(text, target)
+        kept.append(f.attributed(origin.at(line - 1)))
+    return kept
+
+
+_REQUIRES = {
+    "js": re.compile(r"""(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""", re.M),
+    "ruby": re.compile(r"""\b(?:require_relative|load)\s*\(?\s*['"]([^'"]+)['"]"""),
+    "php": re.compile(r"""\b(?:require|include)(?:_once)?\s*\(?\s*(?:__DIR__\s*\.\s*)?['"](\.?/?[^'"]+\.php)['"]"""),
+}
+_SUFFIXES = {"js": ("", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", "/index.js", "/index.ts",
+                    "/index.mjs"),
+             "ruby": ("", ".rb"), "php": ("",)}
+_RUNNER_FOR = {"js": "node", "ruby": "ruby", "php": "php"}
+
+
+def _local_requires(run: "Run", inv: "Invocation", text: str, language: str, directory: str) -> None:
+    """`require('./helpers')`, `require_relative 'tasks'`: the project's own files a program loads run
+    with it; each is judged once."""
+    pattern = _REQUIRES.get(language)
+    if pattern is None:
+        return
+    for m in pattern.finditer(text):
+        base = posixpath.normpath(posixpath.join(directory, m.group(1).lstrip("/") if language == "php"
+                                                 else m.group(1)))
+        for suffix in _SUFFIXES[language]:
+            file = base + suffix
+            if os.path.isfile(file):
+                if file not in run.modules and len(run.modules) < MAX_MODULES:
+                    run.modules.add(file)
+                    runner = _RUNNER_FOR[language]
+                    run.project_file(file, inv.__class__(runner, [], inv.cmd, inv.scope, inv.privileged, runner),
+                                     runner, label=f"loads {m.group(1)}")
+                break
+
+
+def _line_in(text: str, needle: str) -> int:
+    """The line `needle` is on; else the line of its longest tail after a `/` (a path built in parts)."""
+    needle = needle.strip()
+    while needle:
+        index = text.find(needle)
+        if index >= 0:
+            return text.count("\n", 0, index) + 1
+        needle = needle.partition("/")[2] if "/" in needle else ""
+    return 1
+
+
+def _target_in(reason: str) -> str:
+    """What a one-liner finding names, to find its line: the call (`node: fs.rmSync dist …`), else the
+    path it reads or sends (`node sends ~/.ssh/id_ed25519 …`)."""
+    m = re.match(r"[\w.-]+: ([\w.$]+)", reason)
+    if m:
+        return m.group(1)
+    m = re.search(r"(?:sends|reads|prints|writes|deletes) (\S+)", reason)
+    return m.group(1).lstrip("~$") if m else ""
 
 
 # Typing into a terminal from code: the TIOCSTI ioctl pushes characters into a terminal's input, as if typed
@@ -447,7 +735,7 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
     home = inv.scope.home
     secrets: list[str] = []
     for pattern in _FILE_READS:
-        for m in re.finditer(pattern + r"(?=\s*\()(?P<rest>.*)", code, re.S):
+        for m in re.finditer(pattern + r"(?=\s*\()(?=(?P<rest>.*))", code, re.S):
             target = _first_argument(m.group("rest"), scope=inv.scope)
             if target:
                 info = run.path(_path_word(target, home), inv)
@@ -497,12 +785,12 @@ def _enumerated_deletes(run: "Run", inv: "Invocation", code: str) -> list[Findin
     filtered_in_code = bool(re.search(r"\bif\b|endswith|startswith|fnmatch|\.match\(|\.suffix|filter|\.test\(|=~", code))
     for patterns, recursive in ((_TREE_WALKS, True), (_DIR_LISTINGS, False)):
         for pattern in patterns:
-            for m in re.finditer(pattern + r"(?P<rest>.*)", code, re.S):
+            for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
                 root = _first_argument(m.group("rest"), scope=inv.scope)
                 if root == "" and not m.group("rest").lstrip().startswith("("):
                     continue
                 root = (root or ".") if root is not None else None
-                head = _name(m.group(0)[: len(m.group(0)) - len(m.group("rest"))])
+                head = _name(m.group(0))
                 what = f"{inv.name}: deleting what {head} finds in"
                 glob = re.match(r"\s*\([^)]*\)\s*\.(?:r?glob|walk)\s*\(\s*" + _STR, m.group("rest"))
                 name_filter = glob and _unescape(glob.group("s")).lstrip("*/") not in ("", ".*")
@@ -624,7 +912,11 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
         if m:
             if m.group("q") == "`" and "${" in m.group("s"):
                 return None
-            out.append(_unescape(m.group("s")))
+            text = _unescape(m.group("s"))
+            if m.group("q") == '"' and "#{" in text:  # Ruby interpolation: "rm -rf #{ENV['HOME']}/x"
+                text = re.sub(r"#\{([^}]*)\}", lambda i: "~" if _HOME_EXPRESSIONS.match(i.group(1).strip())
+                              else DYN, text)
+            out.append(text)
         elif _HOME_EXPRESSIONS.match(piece):
             out.append("~")
         elif _CWD_EXPRESSIONS.match(piece):
@@ -832,6 +1124,7 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
             continue
+        run.result.acts.extend(sql_effects(sql))
         verdict = classify_sql(sql)
         if verdict is None:
             continue
@@ -945,16 +1238,44 @@ def framework_script(run: "Run", inv: "Invocation", script: str, args: list[Word
             if w.value.startswith(("--command=", "--execute=")):
                 return code_findings(run, inv, Word(w.value.partition("=")[2], w.raw), language)
     findings = run.taxonomy(Invocation(script, args, inv.cmd, inv.scope, inv.privileged, script))
+    if script == "manage.py" and args and re.fullmatch(r"[\w-]+", args[0].value) and not inv.scope.remote:
+        command = _management_command(inv.scope.cwd, args[0].value)
+        if command:  # the project's own management command: judged as the script it is
+            judged = run.project_file(command, Invocation(inv.name, args[1:], inv.cmd, inv.scope, inv.privileged,
+                                                          inv.written_name), "python3")
+            if judged is not None:
+                findings.append(judged)
     if any(f.rule.startswith("taxonomy:") for f in findings):
         return findings
     sub = args[0].value if args else ""
-    return [allow(f"{script} {sub} runs a project command".replace("  ", " "), "build-test", rule="code.framework")]
+    return findings[-1:] if findings and findings[-1].rule == "shell.project-script" else \
+        [allow(f"{script} {sub} runs a project command".replace("  ", " "), "build-test", rule="code.framework")]
+
+
+def _management_command(cwd: str | None, name: str) -> str | None:
+    """Django's `manage.py NAME`: the project's app/management/commands/NAME.py, if there is one."""
+    if not cwd:
+        return None
+    for directory, dirs, files in os.walk(cwd):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "venv", ".venv", "static",
+                                                                          "media", "site-packages")]
+        if directory.endswith("/management/commands") and f"{name}.py" in files:
+            return posixpath.join(directory, f"{name}.py")
+        if directory.count("/") - cwd.count("/") >= 4:
+            dirs[:] = []
+    return None
 
 
 def rails(run: "Run", inv: "Invocation") -> list[Finding]:
     """`rails runner CODE` runs Ruby; `rails dbconsole` is a SQL client; the rest goes to the taxonomy."""
     args = inv.words
     if args and args[0].value in ("runner", "r") and len(args) > 1:
+        if args[1].value.endswith(".rb") and not args[1].dynamic:  # rails runner script/backfill.rb
+            info = run.path(args[1], inv)
+            judged = run.project_file(info.path, inv.__class__("ruby", args[2:], inv.cmd, inv.scope, inv.privileged,
+                                                               "ruby"), "ruby") if info.path else None
+            if judged is not None:
+                return [judged]
         return code_findings(run, inv, args[1], "ruby")
     if args and args[0].value in _DB_SHELLS:
         return _db_shell(run, inv, f"rails {args[0].value}")

@@ -12,6 +12,7 @@ from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
 from .invocation import UNKNOWN_WORD, Invocation
 from .parse import SimpleCommand
+from .projectfiles import find_upward
 from .words import DYN, Scope, Word, decode_ansi_c
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +80,8 @@ def shell(run: "Run", inv: "Invocation") -> list[Finding]:
         if arg in value_options:
             i += 2
             continue
+        if arg in ("--version", "--help") and not command_mode:
+            return [allow(f"{name} {arg} only prints", "read-only", rule="exec.shell")]
         if arg.startswith("--"):
             i += 1
             continue
@@ -113,7 +116,7 @@ def shell(run: "Run", inv: "Invocation") -> list[Finding]:
         index = inv.words.index(rest[0])
         if index in inv.process_inputs():
             return run_process_input(run, inv, index, f"{name} <(…)")
-        return [run.script_run(inv.as_script(rest[0]))]
+        return [run.script_run(inv.as_script(rest[0], rest[1:]), name)]
     return stdin_script(run, inv, name)
 
 
@@ -184,7 +187,7 @@ def source(run: "Run", inv: "Invocation") -> list[Finding]:
     if target.dynamic:
         return [ask(f"{inv.name} runs a script whose name is only known at run time", "dynamic-exec",
                     BlastRadius.HIGH, "exec.source")]
-    finding = run.script_run(inv.as_script(target))
+    finding = run.script_run(inv.as_script(target, inv.words[1:]), inv.name)
     return [finding]
 
 
@@ -438,6 +441,10 @@ def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
         return [allow("ssh -G/-V/-Q only prints configuration", "read-only", rule="exec.ssh")]
     host = words[i].display()
     remote = words[i + 1:]
+    if not remote and (words[i].value.startswith("git@") or any(
+            w.value == "-l" and nxt.value == "git" for w, nxt in zip(words[:i], words[1:i + 1]))):
+        # ssh -T git@github.com: a git host's shell only greets; this checks the SSH login
+        return [allow(f"ssh {host} only checks the SSH login to a git host", "read-only", rule="exec.ssh")]
     if not remote:
         if any(w.value.startswith("-R") or (w.value.startswith("-") and not w.value.startswith("--")
                                             and "R" in w.value[1:2]) for w in words[:i]):
@@ -504,6 +511,15 @@ _KNOWN_PACKAGE_TOOLS = frozenset({"tsc", "prettier", "eslint", "jest", "vitest",
                                   "expo", "react-native", "ng", "vue-cli-service", "remix", "gatsby", "eleventy"})
 
 
+def kill(run: "Run", inv: "Invocation") -> list[Finding]:
+    """kill $! / kill %1 / kill "$PID" (PID=$!): the command stops a job it started itself."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    if operands and all(w.raw.strip('"') in ("$!", "${!}") or w.value.startswith("%") or
+                        inv.scope.origins.get(w.raw.strip('"${}')) == "$!" for w in operands):
+        return [allow("kill stops a job this command started", "process", rule="exec.kill-own-job")]
+    return []
+
+
 def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     """npx PKG ARGS: run PKG's command; a tool we know is judged as itself."""
     words = inv.words
@@ -531,6 +547,12 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     name = package.rsplit("/", 1)[-1].split("@")[0] if not package.startswith("@") else \
         package.split("/", 1)[-1].split("@")[0]
     versioned = "@" in package.lstrip("@")
+    installed = not versioned and not fetches and not inv.scope.remote and \
+        find_upward(inv.scope.cwd, (f"node_modules/.bin/{name}",)) is not None
+    if installed and name not in _KNOWN_PACKAGE_TOOLS:  # the project's own dependency: nothing is downloaded
+        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
+        return [f for f in findings if f.rule not in ("shell.unknown", "shell.not-installed")] or \
+            [allow(f"{inv.name} {name} runs the project's installed {name}", "build-test", rule="exec.npx")]
     if name in _KNOWN_PACKAGE_TOOLS and not versioned and not fetches:
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \
@@ -573,47 +595,6 @@ def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> 
     return True
 
 
-
-
-def make(run: "Run", inv: "Invocation") -> list[Finding]:
-    """make with a makefile from stdin or written above: its recipes are shell commands."""
-    args = inv.args
-    makefile: str | None = None
-    for i, a in enumerate(args):
-        if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
-            makefile = args[i + 1]
-            producers = inv.process_inputs().get(i + 1)
-            if producers:  # make -f <(curl …): the recipes come from that command's output
-                out = run.output_of(producers[-1])
-                if out.kind == "network":
-                    return [ask("make runs recipes downloaded from the network", "remote-exec", BlastRadius.HIGH,
-                                "exec.make")]
-                if out.kind != "text" or out.text is None:
-                    return [ask("make runs recipes generated at run time", "dynamic-exec", BlastRadius.HIGH,
-                                "exec.make")]
-                for line in out.text.splitlines():
-                    if line.startswith("\t"):
-                        run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
-                return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
-        elif a.startswith(("--file=", "--makefile=")):
-            makefile = a.partition("=")[2]
-        elif a.startswith("-f") and len(a) > 2:
-            makefile = a[2:]
-    text: str | None = None
-    if makefile in ("-", "/dev/stdin"):
-        stream = run.stdin_source(inv.cmd)
-        text = stream.text if stream.kind == "text" else None
-        if text is None:
-            return [ask("make runs recipes read from its input", "dynamic-exec", BlastRadius.HIGH, "exec.make")]
-    elif makefile is not None:
-        info = run.path(Word.literal(makefile), inv)
-        text = run.written.get(info.path or "")
-    if text is not None:
-        for line in text.splitlines():
-            if line.startswith("\t"):
-                run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
-        return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
-    return []
 
 
 def gcloud_ssh(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -694,11 +675,47 @@ def ansible(run: "Run", inv: "Invocation") -> list[Finding]:
                 "exec.ansible")]
 
 
+_TF_VALUE_OPTIONS = frozenset({"-var", "-var-file", "-target", "-replace", "-state", "-state-out", "-backup",
+                               "-lock-timeout", "-parallelism", "-out", "-chdir"})
+
+
 def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
-    """`terraform plan -destroy -out=p && terraform apply p`: applying that plan destroys the stack.
-    Everything else goes to the taxonomy."""
-    args = [w.value for w in inv.words if not w.value.startswith("-")]
-    if len(args) >= 2 and args[0] == "apply" and ("destroy-plan:" + args[-1]) in inv.scope.facts:
-        return [deny(f"{inv.name} apply {args[-1]} applies a destroy plan: it tears down every resource in it",
-                     "infra-as-code", "exec.terraform-destroy-plan")]
+    """`terraform plan -destroy -out=p`, then `terraform apply p` (in this command or a later call of
+    the session): applying that plan destroys the stack. Everything else goes to the taxonomy."""
+    words = [w.value for w in inv.words]
+    positionals, options = [], {}
+    i = 0
+    while i < len(words):
+        flag, eq, value = words[i].partition("=")
+        if flag in _TF_VALUE_OPTIONS:
+            if not eq:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            options[flag] = value
+        elif not words[i].startswith("-"):
+            positionals.append(words[i])
+        i += 1
+    base = inv.scope.cwd
+    if base and options.get("-chdir"):
+        base = posixpath.normpath(posixpath.join(base, options["-chdir"]))
+
+    def resolved(path: str) -> str | None:
+        if DYN in path or not path:
+            return None
+        return posixpath.normpath(path if path.startswith("/") else posixpath.join(base, path)) if base or \
+            path.startswith("/") else None
+
+    if positionals[:1] == ["plan"] and options.get("-out"):
+        where = resolved(options["-out"])
+        if where:
+            run.result.leaves["destroy-plan:" + where] = "1" if any(w in ("-destroy", "--destroy") for w in words) \
+                else "0"
+    if len(positionals) >= 2 and positionals[0] == "apply":
+        plan = positionals[-1]
+        where = resolved(plan)
+        if inv.scope.facts.get("destroy-plan:" + plan) == "1" or \
+                (where and inv.scope.facts.get("destroy-plan:" + where) == "1"):
+            run.result.acts.append(("terraform-destroy", base or "."))
+            return [deny(f"{inv.name} apply {plan} applies a plan made with -destroy: it tears down every resource "
+                         "in it", "infra-as-code", "exec.terraform-destroy-plan")]
     return []

@@ -7,10 +7,13 @@ a call: a console that is killed answers its waiting calls by its timeout policy
 """
 from __future__ import annotations
 
+import os
+import shlex
 from typing import TYPE_CHECKING
 
-from ..model import BlastRadius
+from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, deny, worst
+from .projectfiles import read_text
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,8 +124,70 @@ def _split_commands(words: list[Word]) -> list[list[Word]]:
     return [c for c in out if c]
 
 
+def _tmux_file(run: "Run", inv: "Invocation", word: Word, verbs: set[str],
+               seen: frozenset[str] = frozenset()) -> list[Finding] | None:
+    """`tmux source-file ~/.tmux.conf`: the file's commands, judged as typed (None: it cannot be read)."""
+    path = run.path(word, inv).path
+    if path in seen:
+        return [allow(f"tmux source-file {word.display()} reads the file already being judged", "read-only",
+                      rule="term.tmux")]
+    if path is None:
+        return None
+    text = run.written.get(path) if path in run.written else read_text(path)  # written earlier in the command?
+    if text is None:
+        if not os.path.lexists(path):
+            return [allow(f"tmux source-file {word.display()}: no such file, tmux runs nothing", "read-only",
+                          rule="term.tmux")]
+        return None
+    before = len(run.result.findings)
+    findings: list[Finding] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            parts = shlex.split(line, comments=True)
+        except ValueError:
+            return None  # a line we cannot read as tmux would: ask, as for any file we cannot judge
+        for command in _commands(parts):
+            findings += _tmux_command(run, inv, command, verbs, [], seen | {path})
+    nested = run.result.findings[before:]
+    if any(f.verdict is not Verdict.ALLOW for f in findings + nested):
+        return [f for f in findings if f.verdict is not Verdict.ALLOW]
+    return [allow(f"tmux source-file {word.display()}: its commands only configure tmux", "read-only",
+                  rule="term.tmux")]
+
+
+def _commands(parts: list[str]) -> list[list[Word]]:
+    """tmux commands separated by `;` (written `\\;` in a file or a shell)."""
+    out: list[list[Word]] = [[]]
+    for part in parts:
+        if part == ";":
+            out.append([])
+        else:
+            out[-1].append(Word.literal(part))
+    return [c for c in out if c]
+
+
+def _bound(run: "Run", inv: "Invocation", args: list[Word], verbs: set[str],
+           seen: frozenset[str]) -> list[Finding] | None:
+    """`bind-key [-nr] [-N note] [-T table] KEY COMMAND…`: the bound command, judged as if typed."""
+    i = 0
+    while i < len(args) and args[i].value.startswith("-") and len(args[i].value) > 1:
+        i += 2 if args[i].value[-1] in "NT" else 1
+    commands = _commands([w.value for w in args[i + 1:]])
+    if not commands or any(w.dynamic for c in commands for w in c):
+        return None
+    before = len(run.result.findings)
+    findings = [f for c in commands for f in _tmux_command(run, inv, c, verbs, [], seen)]
+    if any(f.verdict is not Verdict.ALLOW for f in findings + run.result.findings[before:]):
+        return findings
+    return [allow("tmux bind-key binds a key to tmux commands that only configure or show", "read-only",
+                  rule="term.tmux")]
+
+
 def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set[str],
-                  siblings: list[list[Word]]) -> list[Finding]:
+                  siblings: list[list[Word]], seen: frozenset[str] = frozenset()) -> list[Finding]:
     if not command:
         return []
     name = command[0].value
@@ -139,6 +204,14 @@ def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set
         return [ask(f"tmux {name} fills a paste buffer: a later paste types it into a pane", "terminal-input",
                     BlastRadius.LOW, "term.tmux")]
     positionals = _positionals(command[1:], _TMUX_VALUE_FLAGS.get(full, ""))
+    if full == "source-file" and len(positionals) == 1 and not positionals[0].dynamic:
+        judged = _tmux_file(run, inv, positionals[0], verbs, seen)
+        if judged is not None:
+            return judged
+    if full == "bind-key":
+        judged = _bound(run, inv, command[1:], verbs, seen)
+        if judged is not None:
+            return judged
     if full in ("source-file", "bind-key", "command-prompt", "confirm-before"):
         return [ask(f"tmux {name} sets up tmux commands to run later (they may type into a pane)", "terminal-input",
                     BlastRadius.MEDIUM, "term.tmux")]

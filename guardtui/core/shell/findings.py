@@ -1,7 +1,7 @@
 """What the shell analysis says about each simple command."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import BlastRadius, Verdict
 
@@ -16,6 +16,7 @@ class Finding:
     via: str = ""  # how bash reaches it ("" at top level)
     span: tuple[int, int] | None = None
     rule: str = ""  # which analyzer or taxonomy entry decided
+    origin: str = ""  # the project file and line it comes from ("scripts/clean.sh:4"), when a file ran it
 
     @property
     def key(self) -> tuple[int, int]:
@@ -24,7 +25,16 @@ class Finding:
     def located(self, segment: str, via: str, span: tuple[int, int] | None) -> "Finding":
         if self.segment:
             return self
-        return Finding(self.verdict, self.blast_radius, self.category, self.reason, segment, via, span, self.rule)
+        return Finding(self.verdict, self.blast_radius, self.category, self.reason, segment, via, span, self.rule,
+                       self.origin)
+
+    def attributed(self, origin: str) -> "Finding":
+        """The finding as coming from `origin` (a file and line); the innermost file keeps it, and a
+        verdict that is not allow says where in its reason."""
+        if self.origin or not origin:
+            return self
+        reason = self.reason if self.verdict is Verdict.ALLOW else f"{origin}: {self.reason}"
+        return replace(self, reason=reason, origin=origin)
 
 
 def allow(reason: str, category: str = "read-only", rule: str = "", radius: BlastRadius = BlastRadius.LOW) -> Finding:
@@ -55,7 +65,7 @@ def with_rule(f: Finding | None, rule: str) -> Finding:
     assert f is not None
     if f.rule:
         return f
-    return Finding(f.verdict, f.blast_radius, f.category, f.reason, f.segment, f.via, f.span, rule)
+    return replace(f, rule=rule)
 
 
 def worst(findings: list[Finding]) -> Finding | None:
@@ -104,6 +114,14 @@ class FileEffect:
     narrows: bool = False
     only: str = ""
     detail: str = ""
+    origin: str = ""  # the project file and line that does it ("build.py:12"), when a file the command ran does
+
+
+def attribute_effects(effects: list[FileEffect], start: int, origin: str) -> None:
+    """Effects recorded from `start` on come from `origin` (the innermost file keeps its own)."""
+    for i in range(start, len(effects)):
+        if not effects[i].origin:
+            effects[i] = replace(effects[i], origin=origin)
 
 
 @dataclass
@@ -115,6 +133,11 @@ class ShellAnalysis:
     parse_errors: list[str] = field(default_factory=list)
     # text bash reads but never runs: comments, heredoc bodies fed to cat/tee/grep/…
     data: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
+    # what the command destroys besides files, named tool-independently (core/effects.py): ("sql", …),
+    # ("k8s-delete", "namespace/shop"), … — for recognising a retry of something denied earlier
+    acts: list[tuple[str, str]] = field(default_factory=list)
+    # what the command leaves for later calls in the session: "destroy-plan:/abs/plan" -> "1" (or "0")
+    leaves: dict[str, str] = field(default_factory=dict)
 
     @property
     def decisive(self) -> Finding:

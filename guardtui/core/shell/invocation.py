@@ -42,11 +42,24 @@ class Invocation:
         offset = len(self.cmd.argv) - len(self.words)
         return {i - offset: cmds for i, cmds in self.cmd.process_inputs.items() if i - offset >= 0}
 
-    def as_script(self, word: Word) -> "Invocation":
-        """This command running `word` as a script (`bash deploy.sh` runs ./deploy.sh)."""
+    def as_script(self, word: Word, args: list[Word] | None = None) -> "Invocation":
+        """This command running `word` as a script (`bash deploy.sh prod` runs ./deploy.sh with `prod`)."""
         remote = re.match(r"(?i)(https?|ftp|jsr|npm):", word.value)
-        return Invocation(word.value, [], self.cmd, self.scope, self.privileged,
+        return Invocation(word.value, list(args or []), self.cmd, self.scope, self.privileged,
                           word.value if "/" in word.value or remote else "./" + word.value)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a nested script comes from: a project file (as shown to the person) and the line its
+    text starts on (`Makefile`, 12 for the recipe line judged)."""
+
+    file: str
+    line: int = 1
+    defer_functions: bool = True  # a file run (not sourced): its shell functions run where they are called
+
+    def at(self, offset_lines: int) -> str:
+        return f"{self.file}:{self.line + offset_lines}"
 
 
 @dataclass(frozen=True)
@@ -70,11 +83,19 @@ class Run(Protocol):
     added_remotes: set[str]  # `git remote add NAME URL` earlier
     empty_dirs: set[str]  # directories created earlier (mkdir, mktemp -d)
 
-    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> None: ...
+    def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
+               origin: "Origin | None" = None) -> None: ...
     def judge(self, cmd: SimpleCommand, depth: int) -> None: ...
     def judge_invocation(self, inv: Invocation) -> "list[Finding]": ...
     def taxonomy(self, inv: Invocation) -> "list[Finding]": ...
-    def script_run(self, inv: Invocation) -> "Finding": ...
+    def script_run(self, inv: Invocation, runner: str = "") -> "Finding": ...
+    def program(self, text: str, language: str, inv: Invocation, origin: "Origin", scope: Scope | None = None,
+                label: str = "") -> None: ...
+    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "") -> "Finding | None": ...
+    def enter_file(self, key: str) -> "Finding | None": ...
+    def leave_file(self, key: str) -> None: ...
+    def changed_earlier(self, path: str, inv: Invocation) -> "Finding | None": ...
+    modules: set[str]  # project modules a judged program imported, each judged once
     def known_empty(self, word: Word, inv: Invocation) -> bool: ...
     def add(self, finding: "Finding", segment: str = "", via: str = "", span=None) -> None: ...
     def effect(self, path: str | None, raw: str, kind: str, cmd: SimpleCommand, remote: bool = False,

@@ -7,6 +7,7 @@ resolved. What each command *does* is the analyzer's business (analyze.py).
 """
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -93,7 +94,7 @@ class Script:
 
 
 class Walker:
-    def __init__(self, source: bytes, base: int, via: str, depth: int):
+    def __init__(self, source: bytes, base: int, via: str, depth: int, defer_functions: bool = False):
         self.source = source
         self.base = base  # offset of this script in the top-level command (for spans)
         self.via = via
@@ -102,6 +103,12 @@ class Walker:
         self.resolver = WordResolver(source, self._static_output)
         self.function_bodies: dict[str, object] = {}  # name -> body node, to walk again per call
         self.calling: set[str] = set()  # functions being walked for a call (no endless recursion)
+        # a project file run with its arguments: a function's body is walked where it is called, and one
+        # never called (nor named anywhere bash would run) never runs
+        self.defer_functions = defer_functions
+        self.deferred: dict[str, tuple[object, object, Scope]] = {}  # name -> (definition, body, scope)
+        self.called: set[str] = set()
+        self.skipped: list[tuple[int, int]] = []  # byte ranges bash never runs (case arms not taken)
 
     # -- entry -----------------------------------------------------------------------
     def run(self, scope: Scope) -> Script:
@@ -112,7 +119,37 @@ class Walker:
             self.script.errors.append("bash could not parse this (tree-sitter found a syntax error)")
         self._check_coverage(root)
         self._statements(root.children, scope)
+        self._uncalled_functions(scope)
         return self.script
+
+    def _uncalled_functions(self, final: Scope) -> None:
+        """Deferred functions no walked path called: walked (with unknown arguments) when their name
+        appears anywhere bash may still run it from (a trap, an eval, a dynamic dispatch), else data."""
+        progress = True
+        while progress:
+            progress = False
+            blanked = bytearray(self.source)
+            for start, end in self.skipped + [(n.start_byte, n.end_byte) for n, _, _ in self.deferred.values()]:
+                blanked[start:end] = b" " * (end - start)
+            text = blanked.decode("utf-8", "replace")
+            for name, (node, body, _) in list(self.deferred.items()):
+                if name in self.called or not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+                    continue
+                self.called.add(name)
+                progress = True
+                inner = final.copy()  # run later (a trap at exit, an eval): with what the script set by then
+                inner.arrays.pop("@", None)  # called from somewhere we did not follow: its arguments are unknown
+                before = len(self.script.commands)
+                self.calling.add(name)
+                try:
+                    self._statement(body, inner)
+                finally:
+                    self.calling.discard(name)
+                for cmd in self.script.commands[before:]:
+                    cmd.via = f"function {name}" if not self.via else f"{self.via} › function {name}"
+        for name, (node, _, _) in self.deferred.items():
+            if name not in self.called:
+                self.script.data_spans.append(("uncalled", self.text(node)))
 
     def text(self, node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -157,11 +194,16 @@ class Walker:
             value = node.child_by_field_name("value")
             if value is not None:
                 self._substitutions(value, scope)
-            for item in node.named_children:
-                if item.type == "case_item":
-                    body = [c for i, c in enumerate(item.children)
-                            if c.is_named and item.field_name_for_child(i) != "value"]
-                    self._statements(body, scope.copy())
+            items = [item for item in node.named_children if item.type == "case_item"]
+            chosen = self._case_choice(value, items, scope)
+            for item in items:
+                if chosen is not None and item not in chosen:  # a known word picks its arm: the others never run
+                    self.script.data_spans.append(("skipped", self.text(item)))
+                    self.skipped.append((item.start_byte, item.end_byte))
+                    continue
+                body = [c for i, c in enumerate(item.children)
+                        if c.is_named and item.field_name_for_child(i) != "value"]
+                self._statements(body, scope.copy())
         elif kind == "function_definition":
             self._function(node, scope)
         elif kind == "negated_command":
@@ -177,6 +219,7 @@ class Walker:
             self._substitutions(node, scope)
         elif kind == "comment":
             self.script.data_spans.append(("comment", self.text(node)))
+            self.skipped.append((node.start_byte, node.end_byte))
         elif kind in ("heredoc_body", "heredoc_end", "heredoc_start"):
             pass
         elif kind == "ERROR":
@@ -188,6 +231,28 @@ class Walker:
         else:
             self._substitutions(node, scope)
         return None
+
+    def _case_choice(self, value, items, scope: Scope) -> list | None:
+        """`case "$1" in …` when the word is known (a script run with its arguments): the arm bash
+        runs, or none; None when the word or a pattern is only known at run time, or arms fall through."""
+        if value is None:
+            return None
+        words = self.resolver.fields(value, scope)
+        if len(words) != 1 or DYN in words[0].value or words[0].assumed:
+            return None
+        word = words[0].value
+        for item in items:
+            if ";&" in self.text(item) or ";;&" in self.text(item):
+                return None
+            patterns = [c for i, c in enumerate(item.children) if item.field_name_for_child(i) == "value"]
+            for pattern in patterns:
+                resolved = self.resolver.fields(pattern, scope)
+                if len(resolved) != 1 or DYN in resolved[0].value:
+                    return None
+                glob = resolved[0].value if not resolved[0].quoted else _escape_glob(resolved[0].value)
+                if fnmatch.fnmatchcase(word, glob):
+                    return [item]
+        return []
 
     # -- conditions known before they run: `false && rm -rf /`, `if false; then …; fi` ---------------
     def _constant(self, node, scope: Scope) -> bool | None:
@@ -457,6 +522,12 @@ class Walker:
             return
         if name:
             self.function_bodies[name] = body
+        if name and self.defer_functions:
+            self.deferred[name] = (node, body, scope.copy())
+            word = r"(?<![\w-])" + re.escape(name) + r"(?![\w-])"
+            if re.search(word + r"\s*(?:\|(?!\|)|&(?!&))|\|\s*" + word, self.text(body)):
+                self.script.fork_bomb = self.text(node)  # it pipes into or backgrounds itself: :(){ :|:& }
+            return
         before = len(self.script.commands)
         self._statement(body, scope.copy())
         inner = self.script.commands[before:]
@@ -490,6 +561,8 @@ class Walker:
             scope.arrays.pop(name, None)
             if "$(" in value.raw or "`" in value.raw or value.origin:
                 scope.origins[name] = value.raw + " " + value.origin
+            elif value.raw in ("$!", "${!}", '"$!"'):
+                scope.origins[name] = "$!"  # the job this command put in the background
             else:
                 scope.origins.pop(name, None)
         return name, value
@@ -590,7 +663,10 @@ class Walker:
         """`cleanup() { rm -rf "$1"; }; cleanup /`: walk the body again with the call's arguments."""
         name = argv[0].value if argv else ""
         body = self.function_bodies.get(name)
-        if body is None or name in self.calling or len(argv) < 2 or len(argv) > 17 or \
+        if body is not None and self.defer_functions and name in self.deferred and name not in self.calling \
+                and len(argv) <= 17:
+            self.called.add(name)
+        elif body is None or name in self.calling or len(argv) < 2 or len(argv) > 17 or \
                 not all(w.static for w in argv[1:]):
             return
         inner_scope = scope.copy()
@@ -622,9 +698,11 @@ class Walker:
                     break
         elif name in ("terraform", "tofu") and "plan" in words and \
                 any(w in ("-destroy", "--destroy") for w in words):
-            for w in words:
+            for i, w in enumerate(words):
                 if w.startswith(("-out=", "--out=")):
                     scope.facts["destroy-plan:" + w.partition("=")[2]] = "1"
+                elif w in ("-out", "--out") and i + 1 < len(words):
+                    scope.facts["destroy-plan:" + words[i + 1]] = "1"
         elif name == "cp" and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
             scope.facts["copy-of:" + words[-1]] = words[-2]
         elif name == "ztcp":
@@ -691,6 +769,10 @@ class Walker:
     def _static_output(self, node, scope: Scope) -> str | None:
         """What `$(…)` prints when that is knowable (see evaluate.py), else None."""
         statements = [c for c in node.named_children if c.type != "comment"]
+        if len(statements) == 1 and statements[0].type == "list":
+            statements = [c for c in statements[0].named_children if c.type != "comment"]
+        if len(statements) == 2:  # $(cd "$(dirname "$0")/.." && pwd): the directory cd went to
+            return self._cd_pwd(statements, scope)
         if len(statements) != 1:
             return None
         stages = statements[0].named_children if statements[0].type == "pipeline" else [statements[0]]
@@ -712,6 +794,32 @@ class Walker:
             if output is None:
                 return None
         return output.text.rstrip("\n") if output is not None else None
+
+    def _cd_pwd(self, statements, scope: Scope) -> str | None:
+        argv = []
+        for statement in statements:
+            if statement.type != "command":
+                return None
+            words: list[Word] = []
+            for i, child in enumerate(statement.children):
+                if statement.field_name_for_child(i) in ("name", "argument"):
+                    target = child.named_children[0] if child.type == "command_name" and child.named_children \
+                        else child
+                    words.extend(self.resolver.fields(target, scope))
+                elif child.is_named:
+                    return None
+            argv.append([w.value for w in words])
+        (cd, *target), pwd = argv
+        if cd != "cd" or len(target) != 1 or pwd[:1] != ["pwd"] or DYN in target[0]:
+            return None
+        directory = target[0]
+        if directory.startswith("~"):
+            directory = scope.home + directory[1:]
+        if not directory.startswith("/"):
+            if not scope.cwd:
+                return None
+            directory = posixpath.join(scope.cwd, directory)
+        return posixpath.normpath(directory)
 
     # -- checks ----------------------------------------------------------------------
     def _check_coverage(self, root) -> None:
@@ -785,25 +893,28 @@ def join_continuations(text: str) -> str:
 _READ_WRITE = re.compile(r"(?<=[\s\d])<>(?=\s*[\w/$~\"'])")  # the `<>` redirect operator
 
 
-def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0) -> Script:
+def parse_script(text: str, scope: Scope, via: str = "", depth: int = 0, base: int = 0,
+                 defer_functions: bool = False) -> Script:
+    """`defer_functions`: a project file run with its arguments, whose functions run where called."""
     text = join_continuations(text)
-    walker = Walker(text.encode("utf-8", "surrogatepass"), base, via, depth)
+    walker = Walker(text.encode("utf-8", "surrogatepass"), base, via, depth, defer_functions)
     script = walker.run(scope)
     if script.parse_error and ("\\$" in text or "\\`" in text):
         # tree-sitter chokes on \$( in heredocs; escaped, they are plain text to bash: parse them as such
         retry = Walker(text.replace("\\$", "\x01").replace("\\`", "\x02").encode("utf-8", "surrogatepass"),
-                       base, via, depth).run(scope)
+                       base, via, depth, defer_functions).run(scope)
         if not retry.parse_error:
             return retry
     if script.parse_error and _READ_WRITE.search(text):
         # `exec 3<>/dev/tcp/h/p`: tree-sitter-bash has no `<>`; read as `<` (same length: spans hold)
-        retry = Walker(_READ_WRITE.sub("< ", text).encode("utf-8", "surrogatepass"), base, via, depth).run(scope)
+        retry = Walker(_READ_WRITE.sub("< ", text).encode("utf-8", "surrogatepass"), base, via, depth,
+                       defer_functions).run(scope)
         if not retry.parse_error:
             return retry
     if script.parse_error and _BRACE_COMMAND.search(text):
         # `{rm,-rf,~}`: with no space after `{` bash reads a brace expansion, not a group; tree-sitter does not
         expanded = _BRACE_COMMAND.sub(lambda m: m.group(1) + " ".join(expand_braces("{" + m.group(2) + "}")), text)
-        retry = Walker(expanded.encode("utf-8", "surrogatepass"), base, via, depth).run(scope)
+        retry = Walker(expanded.encode("utf-8", "surrogatepass"), base, via, depth, defer_functions).run(scope)
         if not retry.parse_error:
             return retry
     return script
@@ -819,3 +930,7 @@ def normalise_path(path: str, cwd: str | None) -> str | None:
 
 
 __all__ = ["Redirect", "SimpleCommand", "Script", "parse_script", "normalise_path"]
+
+
+def _escape_glob(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)

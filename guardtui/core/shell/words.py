@@ -321,6 +321,8 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
     elif name.isdigit():
         params = scope.elements("@")
         value = params[int(name) - 1] if params is not None and 0 < int(name) <= len(params) else DYN
+        if params is not None and int(name) > len(params) and op in (":-", "-", ":=", "="):
+            return _literal(arg)  # the parameters are known and this one is not given: the default is certain
     else:
         value = scope.lookup(name) if _is_name(name) else DYN
     known = DYN not in value

@@ -1,0 +1,1297 @@
+"""Task runners: what `npm run build`, `make test`, `turbo run build`, `just deploy` … will run,
+read from the project's own files on this machine and judged as the commands they are.
+
+package.json scripts (npm, pnpm, yarn, bun, with workspaces, filters and npm's pre/post
+hooks), Makefile recipes (the goal and its prerequisites, variables, -f, -C), justfile
+recipes, turbo / nx / lerna tasks (the package scripts they fan out to), rake tasks,
+composer scripts, poe tasks and Taskfile tasks. Each recipe or script is judged through the
+shell analysis (or as a program in its language), and what it does is reported with the file
+and line it comes from. When the file cannot be read or the task is not found, the command is
+left to the taxonomy, as before.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from .findings import Finding, allow, ask
+from .invocation import UNKNOWN_WORD, Invocation, Origin
+from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of, load_json,
+                           load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
+                           makefile_path, nearest_package, python_module_file, shown, workspace_packages,
+                           workspace_root)
+from .words import DYN, Scope, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Run
+
+MAX_TASKS = 64  # tasks (rules, scripts) judged for one command
+
+
+def _scope(inv: Invocation, cwd: str | None) -> Scope:
+    return Scope(cwd, inv.scope.home, project=inv.scope.project, facts=dict(inv.scope.facts))
+
+
+def _shown(inv: Invocation, path: str) -> str:
+    return shown(path, inv.scope.project or inv.scope.cwd)
+
+
+def _cwd(inv: Invocation, directory: str | None) -> str | None:
+    if directory is None:
+        return inv.scope.cwd
+    if DYN in directory:
+        return None
+    if directory.startswith("/"):
+        return posixpath.normpath(directory)
+    return posixpath.normpath(posixpath.join(inv.scope.cwd, directory)) if inv.scope.cwd else None
+
+
+def _changed(run: "Run", inv: Invocation, *paths: str | None) -> list[Finding]:
+    """An ask when this command changed the task file before running the task (`sed -i … Makefile && make`)."""
+    for path in paths:
+        finding = run.changed_earlier(path, inv) if path else None
+        if finding is not None:
+            return [finding]
+    return []
+
+
+def _judge_text(run: "Run", inv: Invocation, text: str, origin: Origin, cwd: str | None, label: str,
+                language: str = "shell") -> None:
+    run.program(text, language, inv, origin, _scope(inv, cwd), label)
+
+
+# -- package.json scripts ------------------------------------------------------------------------
+_PM_VALUE_OPTIONS = {"--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "-F", "--filter", "--loglevel",
+                     "--reporter", "--registry", "--workspace-concurrency", "--resume-from", "--userconfig",
+                     "--cache", "--config", "-c", "--changed-files-ignore-pattern", "--test-pattern"}
+_NPM_SCRIPT_COMMANDS = {"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop",
+                        "restart": "restart"}
+_RUN_WORDS = ("run", "run-script", "rum", "urn")
+_INSTALL_WORDS = ("install", "i", "ci", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall",
+                  "add")
+_LIFECYCLE = ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare")
+# subcommands of each package manager that are its own, not a script of that name
+_PM_COMMON = frozenset({"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade",
+                        "outdated", "list", "ls", "ll", "la", "why", "explain", "info", "view", "v", "show", "audit",
+                        "pack", "publish", "unpublish", "link", "ln", "unlink", "init", "create", "config", "set",
+                        "get", "cache", "exec", "x", "dlx", "help", "version", "login", "logout", "whoami",
+                        "dedupe", "prune", "rebuild", "root", "bin", "prefix", "doctor", "fund", "repo", "docs",
+                        "bugs", "search", "owner", "team", "access", "token", "profile", "deprecate", "dist-tag",
+                        "edit", "explore", "hook", "org", "ping", "query", "sbom", "shrinkwrap", "star", "stars",
+                        "unstar", "pkg", "diff", "import", "patch", "env", "licenses", "run", "run-script", "rum",
+                        "urn", "test", "t", "tst", "start", "stop", "restart", "install-test", "it", "cit",
+                        "clean-install", "completion"})
+_PM_COMMANDS = {"npm": _PM_COMMON,
+                "pnpm": _PM_COMMON | {"setup", "store", "fetch", "deploy", "server", "patch-commit", "patch-remove",
+                                      "self-update", "approve-builds", "ignored-builds", "cat-file", "cat-index",
+                                      "find-hash", "recursive", "multi", "node"},
+                "yarn": _PM_COMMON | {"workspaces", "workspace", "node", "plugin", "constraints", "npm", "dlx",
+                                      "set", "unplug", "autoclean", "check", "generate-lock-entry", "global",
+                                      "policies", "tag", "upgrade-interactive", "stage", "sdks", "rebuild"},
+                "bun": _PM_COMMON | {"build", "pm", "x", "repl", "upgrade", "completions", "discord", "feedback"}}
+
+
+def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
+    """npm / pnpm / yarn / bun running a package.json script (or lifecycle scripts on install)."""
+    pm = inv.name
+    words = inv.words
+    if pm == "bun" and any(w.value in ("-e", "--eval", "-p", "--print") for w in words):
+        return []
+    directory: str | None = None
+    selectors: list[str] = []
+    workspaces = recursive = ignore_scripts = False
+    i = 0
+    positionals: list[Word] = []
+    while i < len(words):
+        w = words[i].value
+        if w == "--":
+            positionals += words[i:]
+            break
+        if positionals and pm != "npm":  # pnpm/yarn/bun hand what follows the script name to the script
+            positionals.append(words[i])
+            i += 1
+            continue
+        flag, eq, value = w.partition("=")
+        if pm == "pnpm" and flag in ("-w", "--workspace-root"):
+            i += 1
+            continue
+        if flag in _PM_VALUE_OPTIONS:
+            if not eq:
+                value = words[i + 1].value if i + 1 < len(words) else ""
+                i += 1
+            if flag in ("--prefix", "-C", "--dir", "--cwd"):
+                directory = value
+            elif flag in ("-F", "--filter") or (flag in ("-w", "--workspace") and pm in ("npm",)):
+                selectors.append(value)
+        elif w in ("-ws", "--workspaces"):
+            workspaces = True
+        elif w in ("-r", "--recursive") or (pm == "pnpm" and w == "-r"):
+            recursive = True
+        elif w == "--ignore-scripts":
+            ignore_scripts = True
+        elif not w.startswith("-"):
+            positionals.append(words[i])
+        i += 1
+    if any(w.dynamic for w in positionals[:2]):
+        return []
+    cwd = _cwd(inv, directory)
+    values = [w.value for w in positionals]
+    if pm == "yarn" and values[:1] == ["workspace"] and len(values) > 2:  # yarn workspace NAME SCRIPT
+        selectors.append(values[1])
+        values = values[2:]
+        workspaces = True
+    elif pm == "yarn" and values[:1] == ["workspaces"]:  # yarn workspaces run X / foreach [-A] run X
+        rest = [v for v in values[1:] if not v.startswith("-")]
+        if rest[:1] == ["foreach"]:
+            rest = rest[1:]
+        if rest[:1] == ["run"] and len(rest) > 1:
+            values, workspaces = rest, True
+        else:
+            return []
+    if not values or values[0] in _INSTALL_WORDS and len(values) == 1:
+        if ignore_scripts or (values and values[0] == "add"):
+            return []
+        # `npm install`, `yarn`: the project's own lifecycle scripts run
+        _lifecycle(run, inv, cwd, pm)
+        return []
+    sub = values[0]
+    if sub in _RUN_WORDS:
+        if len(values) < 2:
+            return []
+        script, args = values[1], values[2:]
+    elif pm == "npm" and sub in _NPM_SCRIPT_COMMANDS:
+        script, args = _NPM_SCRIPT_COMMANDS[sub], values[1:]
+    elif pm != "npm" and sub in ("test", "start", "stop", "restart") and not (pm == "bun" and sub == "test"):
+        script, args = sub, values[1:]
+    elif pm != "npm" and sub not in _PM_COMMANDS.get(pm, _PM_COMMON):
+        script, args = sub, values[1:]  # `pnpm build`, `yarn lint`: a script, else a binary
+    else:
+        return []
+    if args[:1] == ["--"]:
+        args = args[1:]
+    root = workspace_root(cwd) if (workspaces or recursive or selectors) else None
+    if root is not None:
+        packages = filter_packages(workspace_packages(root), root, selectors)
+        changed = _changed(run, inv, root.path, *[p.path for p in packages])
+        if changed:
+            return changed
+        judged = [p for p in packages if script in p.scripts]
+        for package in judged[:MAX_TASKS]:
+            _package_script(run, inv, package, script, args, pm, hooks=pm != "pnpm")
+        if judged:
+            return [allow(f"{pm} runs the {script} script of {len(judged)} package(s) (their commands are judged)",
+                          "build-test", rule="tasks.package-script")]
+        return []
+    package = _package_here(run, cwd)
+    if package is None:
+        return []
+    changed = _changed(run, inv, package.path)
+    if changed:
+        return changed
+    if script in package.scripts:
+        _package_script(run, inv, package, script, args, pm, hooks=pm != "pnpm" and not ignore_scripts)
+        # the taxonomy's word on the command itself stands (`npm run deploy` asks) unless it only guessed
+        # from the script's name: the script's commands were judged
+        said = run.taxonomy(inv)
+        if said and all(f.rule.startswith("taxonomy:") for f in said):
+            return said
+        return [allow(f"{pm} runs the project's {script} script (its commands are judged)", "build-test",
+                      rule="tasks.package-script")]
+    if pm == "bun" and ("/" in script or re.search(r"\.[cm]?[jt]sx?$", script)):
+        return []  # `bun scripts/build.ts`: a program file, judged as the interpreter's script
+    if pm != "npm" and sub not in _RUN_WORDS and sub not in ("test", "start", "stop", "restart"):
+        # `pnpm turbo run build`, `yarn eslint .`: the package's own binary of that name
+        found = run.judge_invocation(Invocation(script, [Word.literal(a) for a in args], inv.cmd, _scope(inv, cwd),
+                                                inv.privileged, script))
+        return [f for f in found if f.rule not in ("shell.unknown",)] or \
+            [allow(f"{pm} {script} runs the project's {script} binary", "build-test", rule="tasks.package-bin")]
+    return []
+
+
+def _package_here(run: "Run", cwd: str | None) -> Package | None:
+    """The package.json a package manager uses from cwd: one this command wrote above (with its text),
+    else the nearest on disk."""
+    if cwd:
+        here = posixpath.join(cwd, "package.json")
+        if here in run.written:
+            return load_package(here, run.written[here])
+    return nearest_package(cwd)
+
+
+def _package_script(run: "Run", inv: Invocation, package: Package, script: str, args: list[str], pm: str,
+                    hooks: bool = True) -> None:
+    names = ([f"pre{script}"] if hooks else []) + [script] + ([f"post{script}"] if hooks else [])
+    for name in names:
+        text = package.scripts.get(name)
+        if text is None:
+            continue
+        key = f"{package.path}#{name}"
+        stop = run.enter_file(key)
+        if stop is not None:
+            continue
+        try:
+            if name == script and args:
+                text = text + " " + " ".join(shlex.quote(a) for a in args)
+            where = _shown(inv, package.path)
+            _judge_text(run, inv, text, Origin(where, package.lines.get(name, 1)), package.dir,
+                        f"{pm} run {name} › {where} scripts.{name}")
+        finally:
+            run.leave_file(key)
+
+
+def _lifecycle(run: "Run", inv: Invocation, cwd: str | None, pm: str) -> None:
+    package = nearest_package(cwd)
+    if package is None:
+        return
+    for name in _LIFECYCLE:
+        if name in package.scripts:
+            _package_script(run, inv, package, name, [], pm, hooks=False)
+
+
+# -- turbo, nx, lerna ------------------------------------------------------------------------------
+_TURBO_VALUE_OPTIONS = {"--filter", "-F", "--scope", "--ignore", "--cwd", "--concurrency", "--cache-dir",
+                        "--output-logs", "--log-order", "--env-mode", "--profile", "--summarize", "--team", "--token",
+                        "--api", "--heap", "--cpuprofile", "--global-deps", "--ui", "--log-prefix", "--cache",
+                        "--since", "--affected-base", "--graph"}
+_TURBO_COMMANDS = frozenset({"prune", "login", "logout", "link", "unlink", "daemon", "gen", "generate", "telemetry",
+                             "info", "ls", "query", "boundaries", "scan", "bin", "completion", "devtools", "docs"})
+
+
+def turbo(run: "Run", inv: Invocation) -> list[Finding]:
+    """turbo run TASK…: each workspace package's script of that name, and what turbo.json makes
+    the task depend on (`dependsOn`), judged as the package manager would run them."""
+    tasks, selectors, directory, dry = [], [], None, False
+    words = inv.args
+    i = 0
+    while i < len(words):
+        w = words[i]
+        flag, eq, value = w.partition("=")
+        if flag in _TURBO_VALUE_OPTIONS:
+            if not eq and flag != "--graph":
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            if flag in ("--filter", "-F", "--scope"):
+                selectors.append(value)
+            elif flag == "--cwd":
+                directory = value
+            dry |= flag == "--graph"
+        elif w in ("--dry", "--dry-run", "--dry=json", "--dry-run=json") or w.startswith("--dry"):
+            dry = True
+        elif w == "--":
+            break
+        elif not w.startswith("-"):
+            tasks.append(w)
+        i += 1
+    if tasks[:1] in (["run"], ["watch"]):
+        tasks = tasks[1:]
+    if not tasks or tasks[0] in _TURBO_COMMANDS or dry or any(DYN in t for t in tasks):
+        return []
+    root = workspace_root(_cwd(inv, directory))
+    if root is None:
+        return []
+    packages = workspace_packages(root)
+    chosen = filter_packages(packages, root, selectors)
+    changed = _changed(run, inv, root.path, posixpath.join(root.dir, "turbo.json"), *[p.path for p in packages])
+    if changed:
+        return changed
+    config = load_json(posixpath.join(root.dir, "turbo.json")) or {}
+    pipeline = config.get("tasks") or config.get("pipeline") or {}
+    pm = _package_manager_of(root)
+    count = _fan_out(run, inv, root, packages, chosen, tasks, pipeline if isinstance(pipeline, dict) else {}, pm,
+                     "turbo")
+    if count:
+        return [allow(f"turbo runs {' '.join(tasks)} in {count} package script(s) (their commands are judged)",
+                      "build-test", rule="tasks.turbo")]
+    return []
+
+
+def _fan_out(run: "Run", inv: Invocation, root: Package, packages: list[Package], chosen: list[Package],
+             tasks: list[str], graph: dict, pm: str, tool: str) -> int:
+    """Judge `tasks` in the chosen packages, with what each task depends on (turbo's/nx's
+    `dependsOn`: `^x` the same task in the packages depended on, `x` in the package, `pkg#x`)."""
+    todo = [(p, t) for t in tasks for p in chosen]
+    seen: set[tuple[str, str]] = set()
+    count = 0
+    while todo and len(seen) < MAX_TASKS:
+        package, task = todo.pop(0)
+        if (package.path, task) in seen:
+            continue
+        seen.add((package.path, task))
+        spec = graph.get(f"{package.name}#{task}") or graph.get(task) or {}
+        for dependency in (spec.get("dependsOn") or []) if isinstance(spec, dict) else []:
+            if not isinstance(dependency, str):
+                continue
+            if dependency.startswith("^"):
+                todo += [(p, dependency[1:]) for p in packages]
+            elif "#" in dependency:
+                name, _, dep_task = dependency.partition("#")
+                todo += [(p, dep_task) for p in ([root] if name == "//" else packages) if p.name == name or
+                         name == "//"]
+            else:
+                todo.append((package, dependency))
+        if task in package.scripts:
+            _package_script(run, inv, package, task, [], f"{tool} › {pm}", hooks=pm != "pnpm")
+            count += 1
+    for key in graph:
+        if key.startswith("//#") and key[3:] in tasks and key[3:] in root.scripts:
+            _package_script(run, inv, root, key[3:], [], f"{tool} › {pm}", hooks=pm != "pnpm")
+            count += 1
+    return count
+
+
+def _package_manager_of(root: Package) -> str:
+    declared = root.raw.get("packageManager")
+    if isinstance(declared, str) and declared:
+        return declared.split("@", 1)[0]
+    for lock, pm in (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"), ("bun.lock", "bun")):
+        if find_upward(root.dir, (lock,), stop=root.dir):
+            return pm
+    return "npm"
+
+
+_NX_COMMANDS = frozenset({"show", "graph", "list", "report", "format", "format:check", "format:write", "init",
+                          "migrate", "generate", "g", "reset", "daemon", "release", "connect", "view-logs", "repair",
+                          "sync", "sync:check", "add", "import", "watch", "print-affected", "affected:graph",
+                          "login", "logout", "mcp", "configure-ai-agents"})
+_NX_VALUE_OPTIONS = {"-t", "--target", "--targets", "-p", "--projects", "-c", "--configuration", "--exclude",
+                     "--parallel", "--base", "--head", "--output-style", "--nxBail", "--runner"}
+
+
+def nx(run: "Run", inv: Invocation) -> list[Finding]:
+    """nx run PROJECT:TARGET, nx TARGET PROJECT, nx run-many/affected -t TARGET: the targets'
+    commands (project.json run-commands, package.json scripts) judged."""
+    words = inv.args
+    targets: list[str] = []
+    projects: list[str] = []
+    positionals: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        flag, eq, value = w.partition("=")
+        if flag in _NX_VALUE_OPTIONS:
+            if not eq:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            if flag in ("-t", "--target", "--targets"):
+                targets += [v for v in value.split(",") if v]
+            elif flag in ("-p", "--projects"):
+                projects += [v for v in value.split(",") if v]
+        elif w == "--":
+            break
+        elif not w.startswith("-"):
+            positionals.append(w)
+        i += 1
+    if not positionals or positionals[0] in _NX_COMMANDS or any(DYN in p for p in positionals + targets):
+        return []
+    if positionals[0] == "run" and len(positionals) > 1:
+        project, _, target = positionals[1].partition(":")
+        projects, targets = [project], [target.split(":")[0]] if target else []
+    elif positionals[0] in ("run-many", "affected", "affected:build", "affected:test", "affected:lint"):
+        if ":" in positionals[0]:
+            targets.append(positionals[0].split(":", 1)[1])
+    elif ":" in positionals[0]:
+        project, _, target = positionals[0].partition(":")
+        projects, targets = [project], [target.split(":")[0]]
+    else:
+        targets = [positionals[0]]
+        projects = positionals[1:2]
+    if not targets:
+        return []
+    root = workspace_root(inv.scope.cwd)
+    if root is None:
+        return []
+    nx_json = load_json(posixpath.join(root.dir, "nx.json")) or {}
+    defaults = nx_json.get("targetDefaults") if isinstance(nx_json.get("targetDefaults"), dict) else {}
+    known = _nx_projects(root)
+    chosen = [p for p in known if not projects or p[0] in projects or p[1].name in projects]
+    count = 0
+    todo = [(p, t) for t in targets for p in chosen]
+    seen: set[tuple[str, str]] = set()
+    while todo and len(seen) < MAX_TASKS:
+        (name, package, config), target = todo.pop(0)
+        if (package.dir, target) in seen:
+            continue
+        seen.add((package.dir, target))
+        spec = (config.get("targets") or {}).get(target) if isinstance(config.get("targets"), dict) else None
+        merged = {**(defaults.get(target) or {}), **(spec or {})} if isinstance(defaults.get(target) or {}, dict) \
+            else (spec or {})
+        for dependency in merged.get("dependsOn") or []:
+            dep = dependency if isinstance(dependency, str) else (dependency.get("target") if
+                                                                  isinstance(dependency, dict) else None)
+            if not dep:
+                continue
+            if dep.startswith("^"):
+                todo += [(p, dep[1:]) for p in known]
+            else:
+                todo.append(((name, package, config), dep))
+        if spec:
+            count += _nx_target(run, inv, root, package, config, target, spec)
+        elif target in package.scripts:
+            _package_script(run, inv, package, target, [], "nx", hooks=False)
+            count += 1
+    if count:
+        return [allow(f"nx runs {', '.join(targets)} ({count} target(s); their commands are judged)", "build-test",
+                      rule="tasks.nx")]
+    return []
+
+
+def _nx_projects(root: Package) -> list[tuple[str, Package, dict]]:
+    """(name, package, project.json) for each project: workspace packages and project.json files."""
+    out: dict[str, tuple[str, Package, dict]] = {}
+    candidates = [root] + workspace_packages(root)
+    for package in candidates:
+        config = load_json(posixpath.join(package.dir, "project.json")) or {}
+        name = config.get("name") if isinstance(config.get("name"), str) else package.name
+        out[package.dir] = (name, package, config)
+    for base in ("apps", "libs", "packages", "tools", "projects", "services"):
+        for directory in _dirs_with(posixpath.join(root.dir, base), "project.json", 3):
+            if directory in out:
+                continue
+            config = load_json(posixpath.join(directory, "project.json")) or {}
+            package = load_package(posixpath.join(directory, "package.json")) or \
+                Package(posixpath.join(directory, "package.json"), posixpath.basename(directory), {}, {})
+            name = config.get("name") if isinstance(config.get("name"), str) else posixpath.basename(directory)
+            out[directory] = (name, package, config)
+    return list(out.values())
+
+
+def _dirs_with(base: str, name: str, depth: int) -> list[str]:
+    import os
+
+    out: list[str] = []
+    if depth < 0:
+        return out
+    try:
+        entries = sorted(os.listdir(base))
+    except OSError:
+        return out
+    if name in entries:
+        out.append(base)
+    for entry in entries:
+        path = posixpath.join(base, entry)
+        if entry not in ("node_modules", ".git", "dist") and not entry.startswith(".") and os.path.isdir(path) \
+                and not os.path.islink(path):
+            out += _dirs_with(path, name, depth - 1)
+        if len(out) > 200:
+            break
+    return out
+
+
+def _nx_target(run: "Run", inv: Invocation, root: Package, package: Package, config: dict, target: str,
+               spec: dict) -> int:
+    executor = spec.get("executor") or ""
+    options = spec.get("options") if isinstance(spec.get("options"), dict) else {}
+    where = _shown(inv, posixpath.join(package.dir, "project.json"))
+    if executor == "nx:run-script" and isinstance(options.get("script"), str):
+        if options["script"] in package.scripts:
+            _package_script(run, inv, package, options["script"], [], "nx", hooks=False)
+            return 1
+        return 0
+    commands = []
+    if isinstance(spec.get("command"), str):
+        commands.append(spec["command"])
+    if executor == "nx:run-commands" or spec.get("command"):
+        if isinstance(options.get("command"), str):
+            commands.append(options["command"])
+        for c in options.get("commands") or []:
+            commands.append(c if isinstance(c, str) else c.get("command", "") if isinstance(c, dict) else "")
+    cwd = options.get("cwd") if isinstance(options.get("cwd"), str) else None
+    directory = posixpath.normpath(posixpath.join(root.dir, cwd)) if cwd else root.dir
+    for command in commands:
+        if command:
+            key = f"{where}#{target}"
+            if run.enter_file(key) is None:
+                try:
+                    _judge_text(run, inv, command, Origin(where, 1), directory, f"nx {target} › {where}")
+                finally:
+                    run.leave_file(key)
+    return 1 if commands or executor else 0
+
+
+def lerna(run: "Run", inv: Invocation) -> list[Finding]:
+    """lerna run SCRIPT (--scope): the packages' scripts; lerna exec -- CMD: CMD in each package."""
+    args = inv.args
+    positionals = [a for a in args if not a.startswith("-")]
+    if not positionals:
+        return []
+    root = workspace_root(inv.scope.cwd)
+    if root is None:
+        return []
+    if positionals[0] == "exec" and "--" in args:
+        command = shlex.join(args[args.index("--") + 1:])
+        if command and DYN not in command:
+            run.nested(command, inv, "lerna exec", _scope(inv, root.dir))
+            return [allow("lerna exec runs the command in every package (judged above)", "build-test",
+                          rule="tasks.lerna")]
+        return []
+    if positionals[0] != "run" or len(positionals) < 2 or DYN in positionals[1]:
+        return []
+    selectors = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--scope"] + \
+        [a.partition("=")[2] for a in args if a.startswith("--scope=")]
+    config = load_json(posixpath.join(root.dir, "lerna.json")) or {}
+    if isinstance(config.get("packages"), list) and not root.workspaces:
+        root.workspaces = [p for p in config["packages"] if isinstance(p, str)]
+    chosen = filter_packages(workspace_packages(root), root, selectors)
+    judged = [p for p in chosen if positionals[1] in p.scripts]
+    for package in judged[:MAX_TASKS]:
+        _package_script(run, inv, package, positionals[1], [], "lerna", hooks=True)
+    if judged:
+        return [allow(f"lerna runs the {positionals[1]} script of {len(judged)} package(s) (judged above)",
+                      "build-test", rule="tasks.lerna")]
+    return []
+
+
+# -- make ------------------------------------------------------------------------------------------
+_MAKE_DEFAULTS = {"MAKE": "make", "RM": "rm -f", "CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as",
+                  "LD": "ld", "SHELL": "/bin/sh", "INSTALL": "install", "LEX": "lex", "YACC": "yacc",
+                  "MAKEINFO": "makeinfo", "TEX": "tex", "ARFLAGS": "rv", "MAKEFLAGS": "", "MFLAGS": "",
+                  "CFLAGS": "", "CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "LDLIBS": "", "TARGET_ARCH": "",
+                  "MAKELEVEL": "0", ".SHELLFLAGS": "-c", "OUTPUT_OPTION": "-o $@", "COMPILE.c": "cc -c"}
+_MAKE_VALUE_OPTIONS = {"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o", "--old-file",
+                       "--assume-old", "-W", "--what-if", "--new-file", "--assume-new", "-j", "--jobs", "-l",
+                       "--load-average", "--eval", "-O", "--output-sync"}
+
+
+def make(run: "Run", inv: Invocation) -> list[Finding]:
+    """make: the recipes of the goals (the default goal when none is named) and of their
+    prerequisites, with the makefile's variables; a makefile read from stdin, a pipe or written
+    earlier in the command is judged from that text."""
+    args = inv.args
+    makefile: str | None = None
+    directories: list[str] = []
+    goals: list[str] = []
+    overrides: dict[str, str] = {}
+    evals: list[str] = []
+    dry = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
+            makefile = args[i + 1]
+            producers = inv.process_inputs().get(i + 1)
+            if producers:  # make -f <(curl …): the recipes come from that command's output
+                out = run.output_of(producers[-1])
+                if out.kind == "network":
+                    return [ask("make runs recipes downloaded from the network", "remote-exec", BlastRadius.HIGH,
+                                "exec.make")]
+                if out.kind != "text" or out.text is None:
+                    return [ask("make runs recipes generated at run time", "dynamic-exec", BlastRadius.HIGH,
+                                "exec.make")]
+                return _recipes_of_text(run, inv, out.text)
+            i += 2
+            continue
+        if a.startswith(("--file=", "--makefile=")):
+            makefile = a.partition("=")[2]
+        elif a.startswith("-f") and len(a) > 2 and not a.startswith("--"):
+            makefile = a[2:]
+        elif a in ("-C", "--directory") and i + 1 < len(args):
+            directories.append(args[i + 1])
+            i += 2
+            continue
+        elif a.startswith("--directory="):
+            directories.append(a.partition("=")[2])
+        elif a.startswith("-C") and len(a) > 2:
+            directories.append(a[2:])
+        elif a in ("-n", "--just-print", "--dry-run", "--recon", "-q", "--question", "-p", "--print-data-base"):
+            dry = True
+        elif a.startswith("-") and not a.startswith("--") and a[1:].isalpha() and "n" in a[1:] and "C" not in a:
+            dry = True
+        elif a == "--eval" and i + 1 < len(args) or a.startswith("--eval="):
+            evals.append(args[i + 1] if a == "--eval" else a.partition("=")[2])  # makefile text on the command line
+            i += 1 if a.startswith("--eval=") else 2
+            continue
+        elif a in _MAKE_VALUE_OPTIONS and i + 1 < len(args):
+            i += 2
+            continue
+        elif "=" in a and not a.startswith("-") and re.match(r"^[A-Za-z_.][\w.-]*\s*:?=", a):
+            name, _, value = a.partition("=")
+            overrides[name.rstrip(":").strip()] = value
+        elif not a.startswith("-"):
+            goals.append(a)
+        i += 1
+    if makefile in ("-", "/dev/stdin"):
+        stream = run.stdin_source(inv.cmd)
+        if stream.kind != "text" or stream.text is None:
+            return [ask("make runs recipes read from its input", "dynamic-exec", BlastRadius.HIGH, "exec.make")]
+        return _recipes_of_text(run, inv, stream.text)
+    if makefile is not None and not directories:
+        info = run.path(Word.literal(makefile), inv)
+        if info.path and info.path in run.written:
+            return _recipes_of_text(run, inv, run.written[info.path])
+    if dry or any(DYN in x for x in goals + directories + [makefile or ""]):
+        return []
+    directory = inv.scope.cwd
+    for d in directories:
+        directory = _cwd(Invocation(inv.name, [], inv.cmd, _scope(inv, directory)), d) if directory else None
+    if directory is None:
+        return []
+    path = makefile_path(directory, makefile, run.written)
+    changed = _changed(run, inv, *([path] if path else [posixpath.join(directory, n) for n in MAKEFILE_NAMES]))
+    if changed:
+        return changed
+    parsed = load_makefile(path, text=run.written.get(path)) if path else None
+    for text in evals:
+        if DYN in text:
+            return [ask("make --eval adds rules known only at run time", "dynamic-exec", BlastRadius.HIGH, "exec.make")]
+        parsed = load_makefile(path or posixpath.join(directory, "Makefile"), text=text.replace("\\n", "\n"),
+                               into=parsed, depth=1) if parsed else \
+            load_makefile(posixpath.join(directory, "Makefile"), text=text.replace("\\n", "\n"))
+    if parsed is None:
+        return []
+    goals = goals or [g for g in [make_goal(parsed)] if g]
+    if not goals:
+        return []
+    variables = {**_MAKE_DEFAULTS, "CURDIR": directory, "MAKECMDGOALS": " ".join(goals), "HOME": inv.scope.home,
+                 "PWD": directory, "MAKEFILE_LIST": " ".join(posixpath.relpath(f, directory) for f in parsed.files),
+                 **parsed.variables, **overrides}
+    expander = _MakeExpander(run, inv, variables, directory)
+    for line, file, value in parsed.immediate:  # VAR := $(shell …) runs whenever make reads the file
+        expander.origin = Origin(_shown(inv, file), line)
+        expander.expand(value)
+    rules = _make_rules(parsed, goals)
+    for target, rule, stem in rules:
+        key = f"{rule.file}#{target}"
+        if run.enter_file(key) is not None:
+            continue
+        try:
+            _judge_recipe(run, inv, expander, rule, target, stem, directory, parsed.oneshell, goals)
+        finally:
+            run.leave_file(key)
+    if not rules:
+        return []
+    return [allow(f"make {' '.join(goals)} runs the recipes in {_shown(inv, parsed.path)} (judged above)", "build-test",
+                  rule="tasks.make")]
+
+
+def _recipes_of_text(run: "Run", inv: Invocation, text: str) -> list[Finding]:
+    for line in text.splitlines():
+        if line.startswith("\t"):
+            run.nested(line.lstrip("\t").lstrip("@-+"), inv, "make recipe")
+    return [allow("make runs the recipes (judged above)", "build-test", rule="exec.make")]
+
+
+def _make_rules(parsed, goals: list[str]) -> list[tuple[str, object, str]]:
+    """The rules make runs for the goals, prerequisites first: (target, rule, pattern stem)."""
+    explicit: dict[str, list] = {}
+    patterns = []
+    for rule in parsed.rules:
+        for target in rule.targets:
+            if "%" in target:
+                patterns.append((target, rule))
+            else:
+                explicit.setdefault(target, []).append(rule)
+    ordered: list[tuple[str, object, str]] = []
+    visiting: set[str] = set()
+
+    def visit(target: str, depth: int) -> None:
+        if target in visiting or depth > 12 or len(ordered) >= MAX_TASKS:
+            return
+        visiting.add(target)
+        rules = explicit.get(target, [])
+        stem = ""
+        if not any(r.recipe for r in rules):
+            for pattern, rule in patterns:
+                prefix, _, suffix = pattern.partition("%")
+                if target.startswith(prefix) and target.endswith(suffix) and len(target) > len(prefix + suffix):
+                    stem = target[len(prefix):len(target) - len(suffix)]
+                    rules = rules + [rule]
+                    break
+        for rule in rules:
+            for prerequisite in rule.prerequisites:
+                visit(prerequisite.replace("%", stem) if stem else prerequisite, depth + 1)
+        for rule in rules:
+            if rule.recipe:
+                ordered.append((target, rule, stem))
+    for goal in goals:
+        visit(goal, 0)
+    return ordered
+
+
+def _judge_recipe(run: "Run", inv: Invocation, expander: "_MakeExpander", rule, target: str, stem: str,
+                  directory: str, oneshell: bool, goals: list[str]) -> None:
+    prerequisites = [p.replace("%", stem) if stem else p for p in rule.prerequisites]
+    expander.automatic = {"@": target, "<": prerequisites[0] if prerequisites else "", "^": " ".join(prerequisites),
+                          "+": " ".join(prerequisites), "?": " ".join(prerequisites), "*": stem, "|": ""}
+    where = _shown(inv, rule.file)
+    lines = rule.recipe if not oneshell else [(rule.recipe[0][0], "\n".join(t for _, t in rule.recipe))]
+    for number, text in lines:
+        expander.origin = Origin(where, number)
+        command = expander.expand(text)
+        command = re.sub(r"^[\s@+-]+", "", command) if not oneshell else \
+            "\n".join(re.sub(r"^[\s@+-]+", "", line) for line in command.split("\n"))
+        if command.strip():
+            _judge_text(run, inv, command, Origin(where, number), directory, f"make {target} › {where}:{number}")
+
+
+class _MakeExpander:
+    """Make's `$(VAR)`, `${VAR}`, `$@` … expansion, with the functions projects use; `$(shell …)` is
+    judged as the command it runs; what cannot be known becomes an unknown word."""
+
+    def __init__(self, run: "Run", inv: Invocation, variables: dict[str, str], directory: str):
+        self.run = run
+        self.inv = inv
+        self.variables = variables
+        self.directory = directory
+        self.automatic: dict[str, str] = {}
+        self.origin = Origin("Makefile")
+        self.depth = 0
+
+    def expand(self, text: str) -> str:
+        if self.depth > 8:
+            return UNKNOWN_WORD
+        self.depth += 1
+        try:
+            return self._expand(text)
+        finally:
+            self.depth -= 1
+
+    def _expand(self, text: str) -> str:
+        out: list[str] = []
+        i = 0
+        while i < len(text):
+            ch = text[i]
+            if ch != "$" or i + 1 >= len(text):
+                out.append(ch)
+                i += 1
+                continue
+            nxt = text[i + 1]
+            if nxt == "$":
+                out.append("$")
+                i += 2
+            elif nxt in "({":
+                close = ")" if nxt == "(" else "}"
+                end = _matching(text, i + 1, nxt, close)
+                if end < 0:
+                    out.append(text[i:])
+                    break
+                out.append(self.reference(text[i + 2:end]))
+                i = end + 1
+            else:
+                out.append(self.automatic.get(nxt, self.variable(nxt)))
+                i += 2
+        return "".join(out)
+
+    def variable(self, name: str) -> str:
+        if name in self.automatic:
+            return self.automatic[name]
+        if name in self.variables:
+            return self.expand(self.variables[name])
+        return UNKNOWN_WORD
+
+    def reference(self, body: str) -> str:
+        m = re.match(r"^([a-z-]+)[ \t]+(.*)$", body, re.S)
+        if not m:
+            m2 = re.match(r"^([^:]+):([^=]*)=(.*)$", body)  # $(SRC:.c=.o)
+            if m2:
+                return self.expand("$(" + m2.group(1) + ")")
+            return self.variable(self.expand(body))
+        function, argument = m.group(1), m.group(2)
+        if function == "shell":
+            command = self.expand(argument)
+            if command.strip():
+                self.run.program(command, "shell", self.inv, self.origin, _scope(self.inv, self.directory),
+                                 f"make $(shell …) › {self.origin.at(0)}")
+            return UNKNOWN_WORD
+        parts = _split_args(argument)
+        values = [self.expand(p) for p in parts]
+        words = values[0].split() if values else []
+        if function in ("strip", "sort", "value", "wildcard") and values:
+            return " ".join(sorted(set(words)) if function == "sort" else words)
+        if function in ("firstword", "lastword") and values:
+            return (words[:1] if function == "firstword" else words[-1:] or [""])[0] if words else ""
+        if function in ("abspath", "realpath"):
+            return " ".join(posixpath.normpath(posixpath.join(self.directory, w)) for w in words)
+        if function == "dir":
+            return " ".join(w[:w.rfind("/") + 1] if "/" in w else "./" for w in words)
+        if function == "notdir":
+            return " ".join(w.rsplit("/", 1)[-1] for w in words)
+        if function in ("basename", "suffix"):
+            return " ".join(posixpath.splitext(w)[0 if function == "basename" else 1] for w in words)
+        if function in ("addprefix", "addsuffix") and len(values) == 2:
+            return " ".join((values[0] + w if function == "addprefix" else w + values[0]) for w in values[1].split())
+        if function == "subst" and len(values) == 3:
+            return values[2].replace(values[0], values[1])
+        if function == "patsubst" and len(values) == 3:
+            return " ".join(_patsubst(values[0].strip(), values[1].strip(), w) for w in values[2].split())
+        if function in ("if", "or", "and") and len(values) >= 2:
+            return " ".join(values[1:])
+        if function in ("filter", "filter-out", "word", "wordlist") and values:
+            return values[-1]
+        if function in ("info", "warning", "error", "eval"):
+            return ""
+        return UNKNOWN_WORD
+
+
+def _patsubst(pattern: str, replacement: str, word: str) -> str:
+    if "%" not in pattern:
+        return replacement if word == pattern else word
+    prefix, _, suffix = pattern.partition("%")
+    if word.startswith(prefix) and word.endswith(suffix) and len(word) >= len(prefix) + len(suffix):
+        stem = word[len(prefix):len(word) - len(suffix)]
+        return replacement.replace("%", stem, 1) if "%" in replacement else replacement
+    return word
+
+
+def _matching(text: str, start: int, opening: str, closing: str) -> int:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == opening:
+            depth += 1
+        elif text[i] == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _split_args(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+# -- just --------------------------------------------------------------------------------------------
+_JUST_READ = ("-l", "--list", "--summary", "--show", "-s", "--dump", "--evaluate", "--variables", "--groups",
+              "-n", "--dry-run", "--fmt", "--check", "--init", "--edit", "-e", "--completions", "--man", "--help",
+              "-h", "--version", "-V", "--changelog")
+
+
+def just(run: "Run", inv: Invocation) -> list[Finding]:
+    """just RECIPE ARGS…: the recipe's lines (and its dependencies'), with the justfile's variables."""
+    args = inv.args
+    given = directory = None
+    positionals: list[str] = []
+    overrides: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _JUST_READ:
+            return [allow(f"just {a} only lists or prints recipes", "read-only", rule="tasks.just")]
+        if a in ("-f", "--justfile") and i + 1 < len(args):
+            given, i = args[i + 1], i + 2
+            continue
+        if a in ("-d", "--working-directory") and i + 1 < len(args):
+            directory, i = args[i + 1], i + 2
+            continue
+        if a == "--set" and i + 2 < len(args):
+            overrides[args[i + 1]] = args[i + 2]
+            i += 3
+            continue
+        if "=" in a and re.match(r"^[A-Za-z_][\w-]*=", a) and not positionals:
+            name, _, value = a.partition("=")
+            overrides[name] = value
+        elif not a.startswith("-"):
+            positionals.append(a)
+        i += 1
+    if any(DYN in p for p in positionals):
+        return []
+    path = find_justfile(inv.scope.cwd, given)
+    if path is None and inv.scope.cwd:
+        path = next((p for p in (posixpath.join(inv.scope.cwd, n) for n in ("justfile", "Justfile", ".justfile"))
+                     if p in run.written), None)
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
+    parsed = load_justfile(path, run.written.get(path)) if path else None
+    if parsed is None:
+        return [] if not path else [ask("just runs a justfile guardtui cannot read", "build-test", BlastRadius.LOW,
+                                        "tasks.just")]
+    workdir = _cwd(inv, directory) if directory else posixpath.dirname(path)
+    where = _shown(inv, path)
+    recipes: list[tuple[str, list[str]]] = []
+    rest = positionals or ([parsed.first] if parsed.first else [])
+    while rest:
+        name = parsed.variables.get("alias:" + rest[0], rest[0])
+        recipe = parsed.recipes.get(name)
+        if recipe is None:
+            break
+        count = len(recipe.params)
+        recipes.append((name, rest[1:1 + count]))
+        rest = rest[1 + count:]
+    if not recipes:
+        return []
+    variables = {k: _just_value(v) for k, v in parsed.variables.items() if not k.startswith("alias:")}
+    variables.update(overrides)
+    for line, command in parsed.backticks:  # `cmd` in an assignment runs when just starts
+        _judge_text(run, inv, command, Origin(where, line), workdir, f"just `…` › {where}:{line}")
+    todo = list(recipes)
+    seen: set[str] = set()
+    while todo and len(seen) < MAX_TASKS:
+        name, values = todo.pop(0)
+        recipe = parsed.recipes.get(name)
+        if recipe is None or name in seen:
+            continue
+        seen.add(name)
+        todo += [(d, []) for d in recipe.dependencies if d in parsed.recipes]
+        bound = {**variables, **{p: (values[k] if k < len(values) else UNKNOWN_WORD)
+                                 for k, p in enumerate(recipe.params)}}
+        body = recipe.body
+        if not body:
+            continue
+        cwd = workdir if not any("no-cd" in a for a in recipe.attributes) else inv.scope.cwd
+        key = f"{path}#{name}"
+        if run.enter_file(key) is not None:
+            continue
+        try:
+            if body[0][1].startswith("#!"):
+                text = "\n".join(_interpolate(t, bound) for _, t in body)
+                language = language_of("", text) or "shell"
+                _judge_text(run, inv, text, Origin(where, body[0][0]), cwd, f"just {name} › {where}:{body[0][0]}",
+                            language)
+                continue
+            for number, text in body:
+                command = re.sub(r"^[@-]+", "", _interpolate(text, bound))
+                if command.strip() and not command.lstrip().startswith("#"):
+                    _judge_text(run, inv, command, Origin(where, number), cwd, f"just {name} › {where}:{number}")
+        finally:
+            run.leave_file(key)
+    return [allow(f"just {' '.join(r for r, _ in recipes)} runs recipes in {where} (judged above)", "build-test",
+                  rule="tasks.just")]
+
+
+def _just_value(expression: str) -> str:
+    m = re.fullmatch(r"""(['"])(.*)\1""", expression.strip())
+    return m.group(2) if m else UNKNOWN_WORD
+
+
+def _interpolate(text: str, values: dict[str, str]) -> str:
+    def one(m: re.Match) -> str:
+        inner = m.group(1).strip()
+        if inner in values:
+            return values[inner]
+        literal = re.fullmatch(r"""(['"])(.*)\1""", inner)
+        return literal.group(2) if literal else UNKNOWN_WORD
+
+    return re.sub(r"\{\{(.*?)\}\}", one, text)
+
+
+# -- rake, composer, poe, Taskfile -------------------------------------------------------------------
+def rake(run: "Run", inv: Invocation) -> list[Finding]:
+    """rake TASK: the task's block in the Rakefile (or rakelib/, lib/tasks/), with its prerequisites;
+    `sh "…"` and the Ruby around it judged."""
+    args = inv.args
+    if any(a in ("-T", "--tasks", "-D", "--describe", "-W", "--where", "-P", "--prereqs", "-n", "--dry-run",
+                 "--help", "-h", "--version", "-V") for a in args):
+        return [allow("rake only lists or describes tasks", "read-only", rule="tasks.rake")]
+    names = [a.split("[", 1)[0] for a in args if not a.startswith("-") and "=" not in a]
+    rakefile = find_upward(inv.scope.cwd, ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"))
+    if rakefile is None or any(DYN in n for n in names):
+        return []
+    changed = _changed(run, inv, rakefile)
+    if changed:
+        return changed
+    root = posixpath.dirname(rakefile)
+    from .projectfiles import read_text
+
+    files = [rakefile] + sorted(_dirs_files(posixpath.join(root, "rakelib"), ".rake")) + \
+        sorted(_dirs_files(posixpath.join(root, "lib", "tasks"), ".rake"))
+    tasks: dict[str, tuple[str, int, str, list[str]]] = {}
+    for file in files[:32]:
+        text = read_text(file)
+        if text is not None:
+            tasks.update(_rake_tasks(file, text))
+    todo = list(names) or ["default"]
+    seen: set[str] = set()
+    judged = 0
+    while todo and len(seen) < MAX_TASKS:
+        name = todo.pop(0)
+        if name in seen or name not in tasks:
+            continue
+        seen.add(name)
+        file, line, body, prerequisites = tasks[name]
+        todo += prerequisites
+        if not body.strip():
+            continue
+        ruby = re.sub(r"(?m)^(\s*)(?:sh|ruby)\b(?=\s*[(\"'%])", r"\1system", body)  # rake's `sh "…"` runs a shell
+        key = f"{file}#{name}"
+        if run.enter_file(key) is None:
+            try:
+                _judge_text(run, inv, ruby, Origin(_shown(inv, file), line), root,
+                            f"rake {name} › {_shown(inv, file)}:{line}", "ruby")
+                judged += 1
+            finally:
+                run.leave_file(key)
+    if not seen:
+        return []
+    return [allow(f"rake {' '.join(names) or 'default'} runs tasks in the Rakefile (judged above)", "build-test",
+                  rule="tasks.rake")]
+
+
+def _dirs_files(base: str, suffix: str) -> list[str]:
+    import os
+
+    out = []
+    for directory, dirs, files in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(".")][:16]
+        out += [posixpath.join(directory, f) for f in files if f.endswith(suffix)]
+        if len(out) > 32:
+            break
+    return out
+
+
+_RAKE_TASK = re.compile(r"""^(\s*)(?:task|multitask|file)\s*\(?\s*(?::(\w+)|["'](\w[\w:-]*)["']|(\w+):\s|:?["']?(\w+)["']?\s*=>)""")
+_RAKE_PREREQS = re.compile(r"""(?:=>|\w:)\s*(\[[^\]]*\]|%[iw]\[[^\]]*\]|:\w+|["'][\w:-]+["'])""")
+
+
+def _rake_tasks(file: str, text: str) -> dict[str, tuple[str, int, str, list[str]]]:
+    """name → (file, line, body, prerequisites); namespaces prefix the names (db:seed)."""
+    out: dict[str, tuple[str, int, str, list[str]]] = {}
+    lines = text.split("\n")
+    namespaces: list[tuple[int, str]] = []
+    for index, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        while namespaces and indent <= namespaces[-1][0] and line.strip().startswith("end"):
+            namespaces.pop()
+            break
+        ns = re.match(r"^(\s*)namespace\s*\(?\s*:?[\"']?(\w+)", line)
+        if ns:
+            namespaces.append((len(ns.group(1)), ns.group(2)))
+            continue
+        m = _RAKE_TASK.match(line)
+        if not m:
+            continue
+        name = next(g for g in m.groups()[1:] if g)
+        full = ":".join([n for _, n in namespaces] + [name])
+        prerequisites = []
+        pm = _RAKE_PREREQS.search(line)
+        if pm:
+            prerequisites = [p.lstrip(":").strip("'\"") for p in re.findall(r""":\w+|["'][\w:-]+["']|\b\w+\b""",
+                                                                            pm.group(1).lstrip("%iw"))]
+        body_lines = []
+        if re.search(r"\bdo\b(\s*\|[^|]*\|)?\s*$|\{\s*(\|[^|]*\|)?\s*$", line):
+            for following in lines[index + 1:]:
+                f_indent = len(following) - len(following.lstrip())
+                if following.strip() and f_indent <= len(m.group(1)) and \
+                        re.match(r"\s*(end\b|\})", following):
+                    break
+                body_lines.append(following)
+        out[full] = (file, index + 1, "\n".join(body_lines), prerequisites)
+    return out
+
+
+def composer(run: "Run", inv: Invocation) -> list[Finding]:
+    """composer run-script X / composer X: composer.json scripts (shell lines, `@other` scripts,
+    `@php file`); PHP class callbacks stay as they were judged."""
+    args = [a for a in inv.args if not a.startswith("-")]
+    if not args:
+        return []
+    path = find_upward(inv.scope.cwd, ("composer.json",))
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
+    data = load_json(path) if path else None
+    scripts = data.get("scripts") if isinstance(data, dict) and isinstance(data.get("scripts"), dict) else None
+    if scripts is None:
+        return []
+    name = args[1] if args[0] in ("run-script", "run") and len(args) > 1 else args[0]
+    events = {"install": ["pre-install-cmd", "post-install-cmd", "post-autoload-dump"],
+              "update": ["pre-update-cmd", "post-update-cmd", "post-autoload-dump"]}.get(name, [name])
+    todo = [e for e in events if e in scripts]
+    if not todo:
+        return []
+    where = _shown(inv, path)
+    seen: set[str] = set()
+    while todo and len(seen) < MAX_TASKS:
+        script = todo.pop(0)
+        if script in seen or script not in scripts:
+            continue
+        seen.add(script)
+        entries = scripts[script] if isinstance(scripts[script], list) else [scripts[script]]
+        for entry in entries:
+            if not isinstance(entry, str):
+                continue
+            if entry.startswith("@") and not entry.startswith(("@php", "@composer", "@putenv", "@python")):
+                todo.append(entry[1:].split()[0])
+                continue
+            if re.fullmatch(r"[\w\\]+::\w+", entry) or entry.startswith("@putenv"):
+                continue
+            command = re.sub(r"^@(php|composer|python)\b", r"\1", entry)
+            _judge_text(run, inv, command, Origin(where, 1), posixpath.dirname(path),
+                        f"composer {script} › {where} scripts.{script}")
+    if name in ("install", "update"):
+        return []
+    return [allow(f"composer runs the {name} script (judged above)", "build-test", rule="tasks.composer")]
+
+
+def poe(run: "Run", inv: Invocation) -> list[Finding]:
+    """poe TASK: pyproject.toml [tool.poe.tasks] (cmd, shell, script, sequence, ref, deps)."""
+    args = [a for a in inv.args if not a.startswith("-")]
+    if not args or DYN in args[0]:
+        return []
+    path = find_upward(inv.scope.cwd, ("pyproject.toml",))
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
+    data = load_toml(path) if path else None
+    tasks = (((data or {}).get("tool") or {}).get("poe") or {}).get("tasks") if data else None
+    if not isinstance(tasks, dict) or args[0] not in tasks:
+        return []
+    root = posixpath.dirname(path)
+    where = _shown(inv, path)
+    todo: list = [tasks[args[0]]]
+    count = 0
+    while todo and count < MAX_TASKS:
+        task = todo.pop(0)
+        count += 1
+        if isinstance(task, str):
+            _judge_text(run, inv, task, Origin(where, 1), root, f"poe {args[0]} › {where}")
+            continue
+        if isinstance(task, list):
+            todo += [tasks.get(t) if isinstance(t, str) and t in tasks else t for t in task]
+            continue
+        if not isinstance(task, dict):
+            continue
+        for dep in task.get("deps") or []:
+            if isinstance(dep, str) and dep.split()[0] in tasks:
+                todo.append(tasks[dep.split()[0]])
+        cwd = posixpath.normpath(posixpath.join(root, task["cwd"])) if isinstance(task.get("cwd"), str) else root
+        for key in ("cmd", "shell"):
+            if isinstance(task.get(key), str):
+                _judge_text(run, inv, task[key], Origin(where, 1), cwd, f"poe {args[0]} › {where}")
+        if isinstance(task.get("ref"), str) and task["ref"].split()[0] in tasks:
+            todo.append(tasks[task["ref"].split()[0]])
+        if isinstance(task.get("sequence"), list):
+            todo += [tasks.get(t) if isinstance(t, str) and t in tasks else t for t in task["sequence"]]
+        if isinstance(task.get("script"), str):
+            module = task["script"].split(":", 1)[0]
+            file = python_module_file(root, module)
+            if file:
+                run.project_file(file, Invocation("python3", [], inv.cmd, _scope(inv, root), inv.privileged,
+                                                  "python3"), "python3")
+        if isinstance(task.get("expr"), str):
+            _judge_text(run, inv, task["expr"], Origin(where, 1), cwd, f"poe {args[0]} › {where}", "python")
+    return [allow(f"poe runs the {args[0]} task (judged above)", "build-test", rule="tasks.poe")]
+
+
+def taskfile(run: "Run", inv: Invocation) -> list[Finding]:
+    """task NAME (go-task): Taskfile.yml's cmds and deps, `{{.VARS}}` unknown."""
+    args = inv.args
+    if any(a in ("-l", "--list", "-a", "--list-all", "--summary", "-n", "--dry", "--help", "-h", "--version",
+                 "--init", "-i") for a in args):
+        return [allow("task only lists or describes tasks", "read-only", rule="tasks.task")]
+    given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-t", "--taskfile")), None)
+    directory = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-d", "--dir")), None)
+    skip = {v for v in (given, directory) if v}
+    names = [a for a in args if not a.startswith("-") and "=" not in a and a not in skip] or ["default"]
+    start = _cwd(inv, directory)
+    path = (posixpath.normpath(posixpath.join(start or "/", given)) if given else
+            find_upward(start, ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml",
+                                "Taskfile.dist.yml", "Taskfile.dist.yaml")))
+    changed = _changed(run, inv, path)
+    if changed:
+        return changed
+    data = load_yaml_mapping(path) if path else None
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    if not isinstance(tasks, dict) or any(DYN in n for n in names):
+        return []
+    root = posixpath.dirname(path)
+    where = _shown(inv, path)
+    todo = list(names)
+    seen: set[str] = set()
+    while todo and len(seen) < MAX_TASKS:
+        name = todo.pop(0)
+        if name in seen or name not in tasks:
+            continue
+        seen.add(name)
+        task = tasks[name]
+        if isinstance(task, (str, list)):
+            task = {"cmds": [task] if isinstance(task, str) else task}
+        if not isinstance(task, dict):
+            continue
+        cwd = posixpath.normpath(posixpath.join(root, task["dir"])) if isinstance(task.get("dir"), str) else root
+        for dep in task.get("deps") or []:
+            dep_name = dep if isinstance(dep, str) else dep.get("task") if isinstance(dep, dict) else None
+            if dep_name:
+                todo.append(dep_name)
+        for command in task.get("cmds") or []:
+            if isinstance(command, dict):
+                if isinstance(command.get("task"), str):
+                    todo.append(command["task"])
+                    continue
+                command = command.get("cmd")
+            if isinstance(command, str) and command.strip():
+                text = re.sub(r"\{\{[^}]*\}\}", UNKNOWN_WORD, command)
+                _judge_text(run, inv, text, Origin(where, 1), cwd, f"task {name} › {where}")
+    if not seen:
+        return []
+    return [allow(f"task {' '.join(names)} runs tasks in {where} (judged above)", "build-test", rule="tasks.task")]
+
+
+def pip(run: "Run", inv: Invocation) -> list[Finding]:
+    """pip install . / -e DIR: the project's setup.py runs to build it (judged as a script); what pip
+    itself does is left to the taxonomy."""
+    args = inv.args
+    if "install" not in args[:3]:
+        return []
+    for i, a in enumerate(args):
+        target = a if not a.startswith("-") and a != "install" and (a.startswith((".", "/")) or a == ".") else \
+            (args[i + 1] if a in ("-e", "--editable") and i + 1 < len(args) else None)
+        if target is None or DYN in target or target.startswith(("http", "git+")):
+            continue
+        directory = _cwd(inv, target.split("[", 1)[0])
+        setup = posixpath.join(directory, "setup.py") if directory else None
+        if setup:
+            import os
+
+            if os.path.isfile(setup):
+                found = run.project_file(setup, Invocation("python3", [Word.literal("egg_info")], inv.cmd,
+                                                           _scope(inv, directory), inv.privileged, "python3"),
+                                         "python3", label=f"{inv.name} install {target} › setup.py")
+                if found is not None:
+                    run.add(found)
+    return []
+
+
+def go(run: "Run", inv: Invocation) -> list[Finding]:
+    """go generate: the `//go:generate` lines of the package's Go files run as commands."""
+    args = [a for a in inv.args if not a.startswith("-")]
+    if args[:1] != ["generate"]:
+        return []
+    import os
+
+    patterns = args[1:] or ["."]
+    files: list[str] = []
+    for pattern in patterns:
+        if DYN in pattern:
+            return [ask("go generate runs directives in packages known only at run time", "dynamic-exec",
+                        BlastRadius.MEDIUM, "tasks.go-generate")]
+        recursive = pattern.endswith("/...")
+        base = _cwd(inv, pattern[:-4] if recursive else pattern)
+        if base is None:
+            return []
+        for directory, dirs, names in os.walk(base):
+            dirs[:] = [d for d in dirs if not d.startswith((".", "_")) and d not in ("vendor", "testdata",
+                                                                                     "node_modules")]
+            files += [posixpath.join(directory, n) for n in sorted(names) if n.endswith(".go")]
+            if not recursive or len(files) > 2000:
+                break
+    from .projectfiles import read_text
+
+    for file in files[:2000]:
+        text = read_text(file)
+        if not text or "//go:generate" not in text:
+            continue
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.startswith("//go:generate "):
+                command = line[len("//go:generate "):].strip()
+                command = re.sub(r"\$(GOFILE|GOPACKAGE|GOLINE|GOARCH|GOOS|DOLLAR|GOROOT)\b", UNKNOWN_WORD, command)
+                _judge_text(run, inv, command, Origin(_shown(inv, file), number), posixpath.dirname(file),
+                            f"go generate › {_shown(inv, file)}:{number}")
+    return []
+
+
+HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
+            **{n: make for n in ("make", "gmake")},
+            "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
+            "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go}
