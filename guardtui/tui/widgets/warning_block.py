@@ -1,6 +1,6 @@
-"""The warning block above a call: `⚠  Destructive command — high blast radius`, the
-reason on the next line (indented under the heading, also when it wraps), the radius
-coloured by how bad it is."""
+"""The warning block above a call: `⚠  Installs packages — medium blast radius` (what the call
+does, and how bad), the reason on the next line (indented under the heading, also when it
+wraps), the radius and the bar coloured by how bad it is, as the queue's badge is."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -41,7 +41,7 @@ class WarningBlock(Vertical):
         return "\n".join(lines)
 
     def show(self, warning: Warning | None) -> None:
-        self.remove_class("-destructive", "-unrecognised", "-safe")
+        self.remove_class("-destructive", "-unrecognised", "-safe", *(f"-radius-{r.value}" for r in BlastRadius))
         self.display = warning is not None
         heading, reason = self.query_one(".warning-heading", Static), self.query_one(".warning-reason", Static)
         if warning is None:
@@ -49,6 +49,8 @@ class WarningBlock(Vertical):
             reason.update("")
             return
         self.add_class(f"-{warning.kind}")
+        if warning.radius is not None:  # the bar takes the radius's colour, as the queue's badge does
+            self.add_class(f"-radius-{warning.radius.value}")
         text = Content.assemble((f"{warning.icon}  {warning.heading}", "bold"))
         if warning.radius is not None:
             text = Content.assemble(text, (" — ", "bold"), radius_badge(warning.radius), (" blast radius", "bold"))
