@@ -30,6 +30,7 @@ from ..widgets.pending_list import PendingList
 from .always_allow import AlwaysAllowScreen, AlwaysChoice
 from .deny_all import DenyAllScreen
 from .deny_message import DenyMessageScreen
+from .keys import LEAVE_FIELD, in_text_field
 
 ANSWER_ACTIONS = frozenset({"allow_once", "always_allow", "deny", "deny_message", "deny_all"})
 GROUP_WORDS = {"": "", "agent": "by agent", "project": "by project"}
@@ -49,7 +50,7 @@ class ConsoleScreen(Screen[None]):
         Binding("slash", "filter", "Filter", key_display="/", id="queue.filter"),
         Binding("o", "group", "Group", show=False, id="queue.group"),
         Binding("w", "context", "What was it doing", show=False, id="call.context"),
-        Binding("escape", "escape", "Unmark / clear", show=False),
+        LEAVE_FIELD,
         Binding("shift+down", "scroll_detail(1)", "Scroll detail", show=False),
         Binding("shift+up", "scroll_detail(-1)", "Scroll detail", show=False),
     ]
@@ -156,6 +157,8 @@ class ConsoleScreen(Screen[None]):
         return [p for p in self.query_one(PendingList).marked if not p.done]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_field":
+            return in_text_field(self)
         if action in ANSWER_ACTIONS:
             pending = self.selected
             if (pending is None or pending.done) and not (self.marked and action in ("allow_once", "deny",
@@ -248,11 +251,8 @@ class ConsoleScreen(Screen[None]):
     def action_mark_all(self) -> None:
         self.query_one(PendingList).mark_all()
 
-    def action_escape(self) -> None:
-        """Esc leaves the filter field (keeping the filter); on the queue it unmarks, then clears the filter."""
-        if isinstance(self.focused, Input):
-            self.leave_field()
-            return
+    def action_unmark_or_clear(self) -> None:
+        """Esc on the queue: unmark the marked calls, else clear the filter."""
         queue = self.query_one(PendingList)
         if queue.clear_marks():
             return
@@ -278,7 +278,7 @@ class ConsoleScreen(Screen[None]):
             self.query_one("#queue-filter").display = False
         self.query_one(PendingList).focus()
 
-    def leave_field(self) -> None:
+    def action_leave_field(self) -> None:
         """Esc in the filter: back to the queue, the filter kept."""
         field = self.query_one("#queue-filter", Input)
         if not field.value.strip():

@@ -57,6 +57,7 @@ class PendingList(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home,g", "first", "First", show=False),
         Binding("end,G", "last", "Last", show=False),
+        Binding("escape", "screen.unmark_or_clear", "Unmark / clear the filter", show=False),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
