@@ -106,6 +106,7 @@ class GuardApp(App[int]):
         self.decisions_signal: Signal[None] = Signal(self, "decisions")
         self.log_backlog: deque[LogLine] = deque(maxlen=500)
         self._judged_by_caller: set[GuardEvent] = set()
+        self._per_agent: dict[str, int] = {}
         self.session_labels = SessionLabels()  # `claude 1`, `codex 1`: one name per agent session
         self.project_names = ProjectNames(self.display_home)
         self.quit_summary = ""
@@ -134,6 +135,9 @@ class GuardApp(App[int]):
         if isinstance(listeners, list):
             listeners.append(self._broker_decided)
         self.pending_count = len(self.queue)
+        for pending in self.queue.pending():
+            self._per_agent[pending.call.agent] = self._per_agent.get(pending.call.agent, 0) + 1
+        self.agent_counts = tuple(sorted(self._per_agent.items()))
         if self.broker is not None:
             self.broker_state = "starting"
             self.run_broker()
@@ -201,12 +205,14 @@ class GuardApp(App[int]):
         await self.feeder(self)
 
     # -- messages from the feeds -----------------------------------------------------
-    def _count(self) -> None:
+    def _count(self, pending: PendingCall, change: int) -> None:
+        """The counts in the header, kept by adding and taking away (a flood must not recount)."""
         self.pending_count = len(self.queue)
-        counts: dict[str, int] = {}
-        for pending in self.queue.pending():
-            counts[pending.call.agent] = counts.get(pending.call.agent, 0) + 1
-        self.agent_counts = tuple(sorted(counts.items()))
+        agent = pending.call.agent
+        self._per_agent[agent] = self._per_agent.get(agent, 0) + change
+        if self._per_agent[agent] <= 0:
+            del self._per_agent[agent]
+        self.agent_counts = tuple(sorted(self._per_agent.items()))
 
     def watch_pending_count(self, count: int) -> None:
         """The terminal's title says how many wait (a tab in the background shows it)."""
@@ -218,7 +224,7 @@ class GuardApp(App[int]):
             self._driver.write(sequence)
 
     def on_call_added(self, message: CallAdded) -> None:
-        self._count()
+        self._count(message.pending, +1)
         self.calls_signal.publish(("added", message.pending))
         if not message.pending.reviewing:  # the guard agent may answer it in a moment: ring when it does not
             self._announce(message.pending)
@@ -232,7 +238,7 @@ class GuardApp(App[int]):
             self._announce(message.pending)
 
     def on_call_resolved(self, message: CallResolved) -> None:
-        self._count()
+        self._count(message.pending, -1)
         self.calls_signal.publish(("resolved", message.pending))
         line = answer_line(message.pending, self.clock(), self.display_home)
         if line is not None:

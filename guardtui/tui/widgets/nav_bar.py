@@ -20,8 +20,19 @@ class NavBar(Static):
         self.current = current
 
     def on_mount(self) -> None:
+        self._scheduled = False
         for name in ("pending_count", "broker_state", "broker_detail", "agent_counts"):
-            self.watch(self.app, name, lambda _value: self.redraw(), init=False)
+            self.watch(self.app, name, lambda _value: self._schedule(), init=False)
+        self.redraw()
+
+    def _schedule(self) -> None:
+        """A flood changes the counts 200 times a second: draw once per frame."""
+        if not self._scheduled:
+            self._scheduled = True
+            self.call_after_refresh(self._redraw_scheduled)
+
+    def _redraw_scheduled(self) -> None:
+        self._scheduled = False
         self.redraw()
 
     def redraw(self) -> None:

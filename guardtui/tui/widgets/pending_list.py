@@ -119,7 +119,7 @@ class PendingList(ScrollView, can_focus=True):
     @property
     def marked(self) -> list[PendingCall]:
         """The marked calls, in the order shown."""
-        return [p for p in self._shown if p.id in self._marks]
+        return [p for p in self._shown if p.id in self._marks] if self._marks else []
 
     def __len__(self) -> int:
         return len(self._shown)
