@@ -265,7 +265,7 @@ class ConsoleScreen(Screen[None]):
     def action_filter(self) -> None:
         field = self.query_one("#queue-filter", Input)
         field.display = True
-        field.focus()
+        self.set_focus(field)  # now, not later: the keys typed right after "/" belong to the field
 
     @on(Input.Changed, "#queue-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
