@@ -96,8 +96,10 @@ def clean(text: str) -> str:
 def _last_message(text: str, call_id: str) -> str | None:
     stripped = text.lstrip()
     if stripped.startswith("{") and "\n{" not in stripped[:4096] and stripped.rstrip().endswith("}"):
-        try:  # a whole JSON document (Gemini CLI)
-            return _from_items(_gemini_items(json.loads(stripped)), call_id)
+        try:  # a whole JSON document (Gemini CLI); a one-line JSONL file reads on below
+            found = _from_items(_gemini_items(json.loads(stripped)), call_id)
+            if found is not None:
+                return found
         except (ValueError, TypeError):
             pass
     items: list[tuple[str, str]] = []
