@@ -343,7 +343,7 @@ async def test_the_editor_says_when_a_file_never_loaded(console):
     app = console(broker=False)
     guards = app.locations.user_plugins_dir
     guards.mkdir(parents=True)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await pilot.press("4")
         await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen))
         await pilot.press("ctrl+n")
@@ -353,3 +353,10 @@ async def test_the_editor_says_when_a_file_never_loaded(console):
         await wait_until(pilot, lambda: "never loaded" in app.screen.query_one("#editor-status").visual.plain)
         assert "every call asks until it is fixed" in app.screen.query_one("#editor-status").visual.plain
         assert "last good version" not in app.screen.query_one("#editor-status").visual.plain
+        # its toasts go to the top: the save result at the bottom stays readable
+        from textual.widgets._toast import ToastRack
+
+        app.notify("a toast")
+        await pilot.pause()
+        rack = app.screen.query_one(ToastRack)
+        assert rack.styles.dock == "top" and rack.region.y < app.screen.query_one("#editor-status").region.y
