@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--no-broker", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--notify", action="store_true", help="desktop notifications (notify-send) for new calls")
         p.add_argument("--no-bell", action="store_true", help="do not ring the terminal bell for new calls")
+        p.add_argument("--terminal-notify", choices=("auto", "osc9", "osc777", "off"), default="auto",
+                       help="a terminal notification for new calls (OSC 9 or 777; works over SSH; auto: by TERM)")
         p.add_argument("--on-timeout", choices=("defer", "deny"), default="defer",
                        help="a call nobody answers in time: hand it back to the agent's own prompt (defer) or deny it")
 
@@ -105,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     command = args.command or "console"
     if command == "console" and args.command is None:
         args.port, args.no_broker, args.notify, args.no_bell, args.on_timeout = None, False, False, False, "defer"
+        args.terminal_notify = "auto"
     module = importlib.import_module(COMMANDS[command])
     try:
         return int(module.run(args, command) or 0)

@@ -22,8 +22,14 @@ from guardtui.tui.staging import T0, play, stage, still  # noqa: E402
 
 SIZE = (120, 36)
 SHOTS = {  # name: (keys after the scenario has played, terminal size, what it shows)
-    "console": ((), SIZE, "the queue, the selected call with its warning block and segments, the guard log"),
+    "console": ((), SIZE, "the queue of two agents in two projects, the selected call decision first, the guard log"),
     "console-80x24": ((), (80, 24), "the same in 80×24"),
+    "several-agents": (("o", "space", "space"), (160, 48), "grouped by agent session, two calls marked to answer "
+                                                         "together, the header's counts per agent"),
+    "agent-context": (("w",), (160, 48), "w: what the agent was doing, from its transcript"),
+    "filter": (("slash", *"storefront", "enter"), (80, 24), "/: the queue filtered to one project"),
+    "deny-all": (("G", "D"), SIZE, "D: deny every waiting call of one agent session"),
+    "quit": (("q",), SIZE, "q: what quitting does to each agent's waiting calls"),
     "file-diff": (("j",), SIZE, "an Edit of .env: what would change on disk"),
     "always-allow": (("G", "a"), SIZE, "a: the scope of an always allow"),
     "deny-message": (("N",), SIZE, "N: deny with a message to the agent"),
@@ -49,7 +55,7 @@ async def shoot(name: str, keys: tuple[str, ...], size: tuple[int, int]) -> Path
             if name == "rules":
                 app.last_reload = T0
                 app.screen.load()
-            await pilot.pause(0.2)
+            await pilot.pause(0.3)  # the transcript is read off the loop
             still(app)
             await pilot.pause()
             target = HERE / f"{name}.svg"

@@ -4,7 +4,9 @@ An adapter is a module with pure functions and no I/O:
 
     AGENT, EVENTS, DEFAULT_EVENT, HOOK_TIMEOUT_S
     parse(payload, event=None) -> ToolCall          (raises PayloadError)
-    render(call, verdict, reason) -> dict | None    (None: print nothing, the agent decides)
+    render(call, verdict, reason, told="") -> dict | None
+                                                    (None: print nothing, the agent decides;
+                                                     told: the person's own words with a deny)
     fail_safe(event, error) -> dict | None          (the answer when the payload cannot be judged)
     why_not_handed_back(call) -> str                (optional: why an ask cannot go back to the
                                                      agent's own prompt; then policies deny it)
@@ -41,10 +43,16 @@ class UnsupportedEvent(PayloadError):
     """A hook event guardtui does not decide (PostToolUse, Stop, ...): nothing to answer."""
 
 
-def denial_message(call: ToolCall, reason: str) -> str:
+def denial_message(call: ToolCall, reason: str, told: str = "") -> str:
+    """What the agent reads when a call is denied. `told`: the person's own words (deny with a
+    message) — they come first and unedited, and are the agent's instruction: beside them only
+    which call was denied and by whom, never the note that would contradict them."""
     what = call.summary(160)
     target = f" `{what}`" if what and what != "{}" else ""
     tool = f" {call.tool}" if call.tool else ""
+    if told:
+        return (f"{told}\n\n(The person watching guardtui denied this{tool} call{target} and wrote the words "
+                f"above for you.)")
     return f"guardtui blocked this{tool} call{target}: {reason}. {DENIAL_NOTE}"
 
 
@@ -82,6 +90,12 @@ def text(data: Mapping[str, Any], key: str, *, required: bool = False) -> str:
     if not isinstance(value, str):
         raise PayloadError(f'"{key}" must be a string, not {_kind(value)}')
     return value
+
+
+def loose_text(data: Mapping[str, Any], key: str) -> str:
+    """A field guardtui only shows (never judges by): a string, or "" for anything else."""
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
 
 
 def mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:

@@ -23,20 +23,21 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
     f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
     return ToolCall(normalise_tool(f.tool_name), f.tool_input, f.cwd, agent=AGENT,
                     session=base.text(f.data, "session_id"), event=f.event,
-                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"))
+                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"),
+                    transcript=base.loose_text(f.data, "transcript_path"))
 
 
-def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+def render(call: ToolCall, verdict: Verdict, reason: str, told: str = "") -> dict | None:
     if call.event == "PermissionRequest":
         if verdict is Verdict.ALLOW:
             decision: dict[str, Any] = {"behavior": "allow"}
         elif verdict is Verdict.DENY:
-            decision = {"behavior": "deny", "message": base.denial_message(call, reason), "interrupt": False}
+            decision = {"behavior": "deny", "message": base.denial_message(call, reason, told), "interrupt": False}
         else:  # no decision: Claude Code shows its own dialog
             return None
         return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
     if verdict is Verdict.DENY:
-        answer, text = "deny", base.denial_message(call, reason)  # told to the model
+        answer, text = "deny", base.denial_message(call, reason, told)  # told to the model
     elif verdict is Verdict.ALLOW:
         answer, text = "allow", base.ask_message(reason)
     else:

@@ -35,7 +35,8 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
     if f.tool_name == "apply_patch":
         tool, tool_input = _patch_call(tool_input, f.cwd)
     return ToolCall(tool, tool_input, f.cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
-                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"))
+                    call_id=base.text(f.data, "tool_use_id"), mode=base.text(f.data, "permission_mode"),
+                    transcript=base.loose_text(f.data, "transcript_path"))
 
 
 def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
@@ -63,12 +64,12 @@ def why_not_handed_back(call: ToolCall) -> str:
     return f"Codex's PreToolUse hook cannot ask{mode}"
 
 
-def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+def render(call: ToolCall, verdict: Verdict, reason: str, told: str = "") -> dict | None:
     if call.event == "PermissionRequest":
         if verdict is Verdict.ALLOW:
             decision: dict[str, Any] = {"behavior": "allow"}
         elif verdict is Verdict.DENY:
-            decision = {"behavior": "deny", "message": base.denial_message(call, reason)}
+            decision = {"behavior": "deny", "message": base.denial_message(call, reason, told)}
         else:  # no decision: Codex's own approval (the person or its reviewer)
             return None
         return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
@@ -77,7 +78,7 @@ def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
     if verdict is not Verdict.DENY:
         return None  # PreToolUse cannot allow or ask: silence lets Codex's own approval go on
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": base.denial_message(call, reason)}}
+                                   "permissionDecisionReason": base.denial_message(call, reason, told)}}
 
 
 def fail_safe(event: str, error: str) -> dict | None:

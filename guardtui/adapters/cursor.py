@@ -31,7 +31,8 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
         tool = normalise_tool(base.text(data, "tool_name", required=True))
         tool_input = base.mapping(data, "tool_input")
     return ToolCall(tool, tool_input, cwd, agent=AGENT, session=base.text(data, "conversation_id"), event=event,
-                    call_id=base.text(data, "tool_use_id") or base.text(data, "generation_id"))
+                    call_id=base.text(data, "tool_use_id") or base.text(data, "generation_id"),
+                    transcript=base.loose_text(data, "transcript_path"))
 
 
 def _mcp(data: Any) -> tuple[str, dict]:
@@ -50,14 +51,14 @@ def _mcp(data: Any) -> tuple[str, dict]:
     return mcp_tool(server, name), raw
 
 
-def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+def render(call: ToolCall, verdict: Verdict, reason: str, told: str = "") -> dict | None:
     if verdict is Verdict.ASK and call.event == "beforeReadFile":
         verdict, reason = Verdict.DENY, f"{reason} (Cursor cannot ask about reads)"
     if verdict is Verdict.ALLOW:
         return {"permission": "allow"}
     if verdict is Verdict.DENY:
         return {"permission": "deny", "user_message": f"guardtui denied: {reason}",
-                "agent_message": base.denial_message(call, reason)}
+                "agent_message": base.denial_message(call, reason, told)}
     return {"permission": "ask", "user_message": base.ask_message(reason),
             "agent_message": f"guardtui asked the person about this call: {reason}"}
 

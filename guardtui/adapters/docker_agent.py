@@ -32,11 +32,11 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
                     call_id=base.text(f.data, "tool_use_id"))
 
 
-def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+def render(call: ToolCall, verdict: Verdict, reason: str, told: str = "") -> dict | None:
     if verdict is Verdict.ASK and call.event == "permission_request":
         return None  # fall through to docker-agent's own prompt
     if verdict is Verdict.DENY:
-        text = base.denial_message(call, reason)
+        text = base.denial_message(call, reason, told)
     else:
         text = base.ask_message(reason)
     return {"hook_specific_output": {"hook_event_name": call.event or DEFAULT_EVENT,

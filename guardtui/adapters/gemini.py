@@ -31,7 +31,7 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
         tool = normalise_tool(f.tool_name)
     cwd = base.join_cwd(f.cwd, f.tool_input.get("dir_path")) if tool == "Bash" else f.cwd
     return ToolCall(tool, f.tool_input, cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
-                    mode=base.text(f.data, "approval_mode"))
+                    mode=base.text(f.data, "approval_mode"), transcript=base.loose_text(f.data, "transcript_path"))
 
 
 NO_HAND_BACK = ("Gemini CLI cannot be handed the call back (its own prompt would wait forever in a "
@@ -42,11 +42,11 @@ def why_not_handed_back(call: ToolCall) -> str:
     return NO_HAND_BACK
 
 
-def render(call: ToolCall, verdict: Verdict, reason: str) -> dict | None:
+def render(call: ToolCall, verdict: Verdict, reason: str, told: str = "") -> dict | None:
     if verdict is Verdict.ASK:  # never {"decision": "ask"}: it hangs a headless Gemini
         verdict, reason = Verdict.DENY, f"{reason}; {NO_HAND_BACK}, so guardtui denies"
     if verdict is Verdict.DENY:
-        return {"decision": "deny", "reason": base.denial_message(call, reason)}
+        return {"decision": "deny", "reason": base.denial_message(call, reason, told)}
     return {}  # no objection: Gemini's policy engine decides (a hook cannot allow)
 
 

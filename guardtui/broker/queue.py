@@ -11,6 +11,10 @@ A call the rules escalated may be reviewed by the guard agent while it waits (`s
 review=…)`): its ALLOW or DENY answers the call like any other answer — unless the person
 answered first, and then the review is cancelled; its ASK (or its failure) stays with the
 person, with its reason on the call ("reviewed" to the listeners).
+
+When the rules change (a plugin reload, a trust, an "always allow"), `rejudge` judges every
+waiting call again: one the new rules allow or deny is answered by them and leaves the queue,
+any other keeps waiting with its reason refreshed ("rejudged" to the listeners).
 """
 from __future__ import annotations
 
@@ -41,8 +45,22 @@ class Resolution:
     reason: str
     message: str | None = None  # what the person told the agent (deny with a message)
     approval: Approval | None = None  # "always allow": the scope the person chose
-    review: Decision | None = None  # the guard agent's decision, when it answered
-    via: str = ""  # how the answer came, for the audit log: "key y", "dialog always-allow", "timeout", ...
+    review: Decision | None = None  # the decision that answered it instead of the first ask: the guard
+    #                                 agent's, or the rules' own when they were judged again
+    via: str = ""  # how the answer came, for the audit log: "key y", "dialog always-allow", "batch n", "timeout"
+
+
+@dataclass(frozen=True)
+class Rejudged:
+    """What judging the waiting calls again did."""
+
+    allowed: int = 0
+    denied: int = 0
+    refreshed: int = 0  # still waiting, with the new rules' reason
+
+    @property
+    def answered(self) -> int:
+        return self.allowed + self.denied
 
 
 @dataclass
@@ -88,7 +106,8 @@ def guard_agent_answer(decision: Decision) -> Resolution | None:
     return Resolution(outcome, DecidedBy.LLM, f"{word} by the guard agent", review=decision, via="guard agent")
 
 
-Listener = Callable[[str, PendingCall], None]  # ("added" | "reviewed" | "resolved", call)
+Listener = Callable[[str, PendingCall], None]  # ("added" | "reviewed" | "rejudged" | "resolved", call)
+Judge = Callable[[ToolCall], Awaitable[Decision]]  # the engine, off the loop (record nothing)
 Review = Callable[[PendingCall], Awaitable[Decision]]  # the guard agent; allow, deny or ask, never raises
 
 TIMEOUT_MARGIN_S = 5.0  # answer this long before the agent's own hook timeout fires
@@ -206,21 +225,57 @@ class PendingQueue:
             pending.future.set_result(resolution)
         self.record(pending.call, pending.decision, resolution, (self.clock() - pending.received) * 1000)
         self._notify("resolved", pending)
-        if resolution.approval is not None and resolution.outcome is Outcome.ALLOW:
-            if self.engine.approve(pending.call, pending.decision, resolution.approval):
-                self._apply_approval(pending)
         return True
 
     def allow(self, call_id: str, approval: Approval | None = None, via: str = "console") -> bool:
-        """The person allows a call (`via`: how the answer came, for the audit log)."""
+        if approval is not None:
+            return self.approve(call_id, approval, via) is not None
+        return self.resolve(call_id, Resolution(Outcome.ALLOW, DecidedBy.PERSON, "allowed by the person", via=via))
+
+    def approve(self, call_id: str, approval: Approval, via: str = "console") -> int | None:
+        """"Always allow": answer the call, remember the approval for its session, and answer the
+        other waiting calls it covers. Returns how many others it answered (None: already answered)."""
         pending = self._pending.get(call_id)
-        reason = "allowed by the person" if approval is None else f"always allowed by the person ({approval.label})"
-        return self.resolve(call_id, Resolution(Outcome.ALLOW, DecidedBy.PERSON, reason, approval=approval,
-                                                via=via)) if pending else False
+        reason = f"always allowed by the person ({approval.label})"
+        if pending is None or not self.resolve(call_id, Resolution(Outcome.ALLOW, DecidedBy.PERSON, reason,
+                                                                   approval=approval, via=via)):
+            return None
+        if not self.engine.approve(pending.call, pending.decision, approval):
+            return 0
+        return self._apply_approval(pending)
 
     def deny(self, call_id: str, message: str | None = None, via: str = "console") -> bool:
         reason = "denied by the person" + (f": {message}" if message else "")
         return self.resolve(call_id, Resolution(Outcome.DENY, DecidedBy.PERSON, reason, message=message, via=via))
+
+    async def rejudge(self, judge: Judge, why: str) -> Rejudged:
+        """Judge every waiting call again under the rules in force now (`why`: what changed). A call
+        they allow or deny is answered by them; another keeps waiting with the new reason. A call
+        answered meanwhile (the person, a timeout) is left alone: the first answer wins."""
+        allowed = denied = refreshed = 0
+        for pending in self.pending():
+            try:
+                decision = await judge(pending.call)
+            except Exception:  # the engine cannot judge it now: it keeps its ask
+                continue
+            if pending.done:
+                continue
+            if decision.verdict in (Verdict.ALLOW, Verdict.DENY):
+                by = DecidedBy(decision.metadata.get("decided_by", DecidedBy.RULE.value))
+                word = "allowed" if decision.verdict is Verdict.ALLOW else "denied"
+                outcome = Outcome.ALLOW if decision.verdict is Verdict.ALLOW else Outcome.DENY
+                pending.decision = decision
+                if self.resolve(pending.id, Resolution(outcome, by, f"{word} by the rules in force now ({why})",
+                                                       review=decision, via="rules changed")):
+                    allowed, denied = allowed + (outcome is Outcome.ALLOW), denied + (outcome is Outcome.DENY)
+                continue
+            if "llm" in pending.decision.metadata:  # what the guard agent said stays with the call
+                decision = decision.with_metadata(llm=pending.decision.metadata["llm"])
+            if _shown(decision) != _shown(pending.decision):
+                pending.decision = decision
+                refreshed += 1
+                self._notify("rejudged", pending)
+        return Rejudged(allowed, denied, refreshed)
 
     async def close(self, why: str = "the console quit", via: str = "quit") -> int:
         """Answer every pending call by the timeout policy; return how many there were."""
@@ -244,17 +299,19 @@ class PendingQueue:
         return final
 
     # -- internals -------------------------------------------------------------------
-    def _apply_approval(self, approved: PendingCall) -> None:
-        """An "always allow" also answers the other waiting calls it covers."""
+    def _apply_approval(self, approved: PendingCall) -> int:
+        """An "always allow" also answers the other waiting calls it covers; returns how many."""
         approval = approved.resolution.approval if approved.resolution else None
         if approval is None:
-            return
+            return 0
+        count = 0
         for other in self.pending():
             if (other.call.agent, other.call.session) != (approved.call.agent, approved.call.session):
                 continue
             if approval_matches(approval, other.call, other.decision, asking_segments(other.call, other.decision)):
-                self.resolve(other.id, Resolution(Outcome.ALLOW, DecidedBy.APPROVAL,
-                                                  f"previously approved ({approval.label})", via="approval"))
+                count += self.resolve(other.id, Resolution(Outcome.ALLOW, DecidedBy.APPROVAL,
+                                                           f"previously approved ({approval.label})", via="approval"))
+        return count
 
     def _policy_resolution(self, why: str, by: DecidedBy = DecidedBy.POLICY,
                            call: ToolCall | None = None, via: str = "") -> Resolution:
@@ -311,3 +368,8 @@ class PendingQueue:
                                          call.summary(120) if call else ""))
             except Exception:  # a broken view must not break answering
                 pass
+
+
+def _shown(decision: Decision) -> tuple:
+    """What the person sees of an ask: a re-judge that changes none of it changes nothing."""
+    return decision.verdict, decision.reason, decision.rule, decision.blast_radius, decision.category

@@ -19,6 +19,7 @@ person's — wins; headless, its verdict comes before the ask policy.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import socket
 import time
@@ -162,8 +163,8 @@ class Broker:
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         try:
-            verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
-            answer = HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+            verdict, reason, final, decided_by, told = await self._decide(call, decision, timeout)
+            answer = HookAnswer(adapter.render(call, verdict, reason, told), verdict=verdict)
         except Exception as exc:  # never a 500, never an allow
             return fail_safe(adapter, raw, event, f"the broker failed: {type(exc).__name__}: {exc}")
         for listener in list(self.listeners):
@@ -174,12 +175,13 @@ class Broker:
         return answer
 
     async def _decide(self, call: ToolCall, decision: Decision,
-                      timeout: float) -> tuple[Verdict, str, Decision, DecidedBy]:
+                      timeout: float) -> tuple[Verdict, str, Decision, DecidedBy, str]:
+        """(verdict, reason, final decision, decided by, the person's own words to the agent)."""
         decided_by = DecidedBy(decision.metadata.get("decided_by", DecidedBy.RULE.value))
         if decision.verdict is Verdict.ALLOW:
-            return Verdict.ALLOW, decision.reason, decision, decided_by
+            return Verdict.ALLOW, decision.reason, decision, decided_by, ""
         if decision.verdict is Verdict.DENY:
-            return Verdict.DENY, rule_reason(decision), decision, decided_by
+            return Verdict.DENY, rule_reason(decision), decision, decided_by, ""
         if self._take_recent(call):
             resolution = Resolution(Outcome.ALLOW, DecidedBy.APPROVAL, "the person allowed this same call just now",
                                     via="same call allowed just now")
@@ -199,9 +201,16 @@ class Broker:
             if resolution.outcome is Outcome.ALLOW and resolution.decided_by is DecidedBy.PERSON:
                 self._remember(call)
         if resolution.outcome is Outcome.ALLOW:
-            return Verdict.ALLOW, resolution.reason, final, resolution.decided_by
+            return Verdict.ALLOW, resolution.reason, final, resolution.decided_by, ""
         verdict = Verdict.DENY if resolution.outcome is Outcome.DENY else Verdict.ASK
-        return verdict, f"{resolution.reason} — {rule_reason(decision)}", final, resolution.decided_by
+        told = (resolution.message or "") if verdict is Verdict.DENY else ""
+        return verdict, f"{resolution.reason} — {rule_reason(decision)}", final, resolution.decided_by, told
+
+    async def judge_again(self, call: ToolCall) -> Decision:
+        """A waiting call judged under the rules in force now (in the engine's thread; nothing
+        recorded, no guard events): what `PendingQueue.rejudge` is handed."""
+        evaluate = functools.partial(self.engine.evaluate, call, record=False, quiet=True)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, evaluate)
 
     def _review(self, call: ToolCall, decision: Decision, timeout: float) -> Review | None:
         """The guard agent's review of an escalated call (None: not one it may judge, or no agent)."""

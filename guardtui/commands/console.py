@@ -11,7 +11,8 @@ def run(args, command: str) -> int:
     from ..tui.factory import make_console, make_demo
 
     settings = ConsoleSettings(bell=not getattr(args, "no_bell", False),
-                               desktop=bool(getattr(args, "notify", False)), catch_signals=True)
+                               desktop=bool(getattr(args, "notify", False)), catch_signals=True,
+                               terminal=getattr(args, "terminal_notify", "auto"))
     if command == "demo":
         with tempfile.TemporaryDirectory(prefix="guardtui-demo-") as root:
             app, _world = make_demo(Path(root), port=args.port if args.port is not None else 0, settings=settings)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -60,6 +61,7 @@ class Engine:
         self.on_event = on_event
         if audit is not None:  # a failing audit write is said once in the guard log; verdicts stand
             audit.on_problem = self._audit_problem
+        self._quiet = threading.local()  # an evaluation on this thread raises no guard events
 
     # -- rules -----------------------------------------------------------------------
     @property
@@ -71,8 +73,15 @@ class Engine:
         self._rules = tuple(rule if r.id == rule_id else r for r in self._rules)
 
     # -- evaluation ------------------------------------------------------------------
-    def evaluate(self, call: ToolCall, record: bool = True) -> Decision:
-        """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
+    def evaluate(self, call: ToolCall, record: bool = True, quiet: bool = False) -> Decision:
+        """Judge a call. Final verdicts (allow, deny) are audited when `record` is set; `quiet`: no
+        guard events (a call judged again when the rules change has had its flags raised once)."""
+        if quiet:
+            self._quiet.on = True
+            try:
+                return self.evaluate(call, record)
+            finally:
+                self._quiet.on = False
         start = time.perf_counter()
         session = self.sessions.get(call.agent, call.session)
         if call.session:  # calls without a session id share nothing worth a project root
@@ -254,7 +263,7 @@ class Engine:
         return None
 
     def _emit(self, kind: str, message: str, rule: str, call: ToolCall) -> None:
-        if self.on_event is not None:
+        if self.on_event is not None and not getattr(self._quiet, "on", False):
             try:
                 self.on_event(GuardEvent(time.time(), kind, message, rule, call.agent, call.summary(120)))
             except Exception:  # a broken listener must not break judging

@@ -71,6 +71,14 @@ class ToolCall:
     event: str = ""  # the agent's hook event, e.g. PreToolUse
     call_id: str = ""
     mode: str = ""  # the agent's own permission mode when it says (default, bypassPermissions, ...)
+    # the session transcript the hook names (`transcript_path`): shown on demand, never judged by
+    transcript: str = field(default="", compare=False)
+
+    @property
+    def description(self) -> str:
+        """What the agent says the call is for (Claude Code's, Gemini CLI's and Codex's `description`)."""
+        value = self.input.get("description", "")
+        return " ".join(value.split()) if isinstance(value, str) else ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.input, MappingProxyType):

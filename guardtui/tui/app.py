@@ -6,10 +6,13 @@ rules and no sockets. Background work runs in named worker groups on the App:
     demo          the built-in scenario (`guardtui demo`)
     notify        desktop notifications (notify-send), when enabled
     signal        the shutdown a SIGTERM, SIGHUP or SIGINT starts (as `q`)
+    rejudge       the waiting calls judged again after the rules changed (the newest change wins)
 """
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
 import shutil
 import signal
 import time
@@ -23,22 +26,23 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.signal import Signal
 
-from ..broker.queue import PendingCall, PendingQueue
+from ..broker.queue import PendingCall, PendingQueue, Rejudged
 from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent, asking_segments
 from ..core.model import BlastRadius, DecidedBy, Decision, ToolCall, Verdict
 from ..core.session import exact_approval, propose_pattern
-from .messages import BrokerStatus, CallAdded, CallResolved, CallReviewed, GuardEventPosted, PluginsChanged
-from .present import LogLine, answer_line, event_line, short_path
+from .messages import BrokerStatus, CallAdded, CallRejudged, CallResolved, CallReviewed, GuardEventPosted, PluginsChanged
+from .present import LogLine, ProjectNames, SessionLabels, answer_line, event_line, short_path
 from .screens.always_allow import AlwaysChoice, AlwaysOption
 from .screens.console import ConsoleScreen, empty_hint
 from .screens.editor import EditorScreen
 from .screens.help import HelpScreen
 from .screens.history import HistoryScreen
 from .screens.playground import PlaygroundScreen
-from .screens.quit_confirm import QuitScreen
+from .screens.quit_confirm import QuitScreen, fates, summary
 from .screens.rules import RulesScreen
 from .shipped import stylesheets
+from .terminal import notification, title_sequence
 from .theme import THEMES, VARIABLE_DEFAULTS
 from . import plugin_files
 
@@ -52,6 +56,7 @@ class ConsoleSettings:
     bell: bool = True  # ring the terminal bell when a call starts waiting
     popups: bool = True  # an in-app notification for a new call
     desktop: bool = False  # notify-send, where it exists
+    terminal: str = "auto"  # a terminal notification (works over SSH): auto | osc9 | osc777 | off
     watch_plugins: bool = True  # run the plugin hot-reload watcher
     theme: str = "guardtui"
     answer_pause_s: float = 0.6  # an answer key is ignored this long after the selected call appears or changes
@@ -83,6 +88,7 @@ class GuardApp(App[int]):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
     pending_count: reactive[int] = reactive(0)
+    agent_counts: reactive[tuple[tuple[str, int], ...]] = reactive(())
     broker_state: reactive[str] = reactive("off")
     broker_detail: reactive[str] = reactive("")
 
@@ -104,6 +110,10 @@ class GuardApp(App[int]):
         self.plugins_signal: Signal[None] = Signal(self, "plugins")
         self.decisions_signal: Signal[None] = Signal(self, "decisions")
         self.log_backlog: deque[LogLine] = deque(maxlen=500)
+        self._judged_by_caller: set[GuardEvent] = set()
+        self._per_agent: dict[str, int] = {}
+        self.session_labels = SessionLabels()  # `claude 1`, `codex 1`: one name per agent session
+        self.project_names = ProjectNames(self.display_home)
         self.quit_summary = ""
         self.last_reload: float | None = None
         self._edit_request: str | None = None
@@ -131,6 +141,9 @@ class GuardApp(App[int]):
         if isinstance(listeners, list):
             listeners.append(self._broker_decided)
         self.pending_count = len(self.queue)
+        for pending in self.queue.pending():
+            self._per_agent[pending.call.agent] = self._per_agent.get(pending.call.agent, 0) + 1
+        self.agent_counts = tuple(sorted(self._per_agent.items()))
         if self.broker is not None:
             self.broker_state = "starting"
             self.run_broker()
@@ -143,6 +156,12 @@ class GuardApp(App[int]):
         if self.settings.catch_signals:
             self.catch_signals()
         self.switch_mode("console")
+        # the flood of calls allocates many short-lived objects: collect the young ones less often,
+        # and leave what start-up built (modules, the taxonomy, the rules) out of every full collection
+        gc.collect()
+        gc.freeze()
+        self._gc_thresholds = gc.get_threshold()
+        gc.set_threshold(max(self._gc_thresholds[0], 20_000), 50, 100)
 
     def _event_sink(self, previous: Callable[[GuardEvent], None] | None) -> Callable[[GuardEvent], None]:
         def sink(event: GuardEvent) -> None:
@@ -155,7 +174,7 @@ class GuardApp(App[int]):
         return sink
 
     def _queue_listener(self, kind: str, pending: PendingCall) -> None:
-        message = {"added": CallAdded, "reviewed": CallReviewed}.get(kind, CallResolved)
+        message = {"added": CallAdded, "reviewed": CallReviewed, "rejudged": CallRejudged}.get(kind, CallResolved)
         self.post_message(message(pending))
 
     def _broker_decided(self, call: ToolCall, decision: Decision, decided_by: DecidedBy) -> None:
@@ -194,11 +213,32 @@ class GuardApp(App[int]):
         await self.feeder(self)
 
     # -- messages from the feeds -----------------------------------------------------
-    def on_call_added(self, message: CallAdded) -> None:
+    def _count(self, pending: PendingCall, change: int) -> None:
+        """The counts in the header, kept by adding and taking away (a flood must not recount)."""
         self.pending_count = len(self.queue)
+        agent = pending.call.agent
+        self._per_agent[agent] = self._per_agent.get(agent, 0) + change
+        if self._per_agent[agent] <= 0:
+            del self._per_agent[agent]
+        self.agent_counts = tuple(sorted(self._per_agent.items()))
+
+    def watch_pending_count(self, count: int) -> None:
+        """The terminal's title says how many wait (a tab in the background shows it)."""
+        self.write_terminal(title_sequence(f"guardtui · {count} waiting" if count else "guardtui"))
+
+    def write_terminal(self, sequence: str) -> None:
+        """Write an escape sequence to the terminal (a title, a notification): like the bell."""
+        if sequence and not self.is_headless and self._driver is not None:
+            self._driver.write(sequence)
+
+    def on_call_added(self, message: CallAdded) -> None:
+        self._count(message.pending, +1)
         self.calls_signal.publish(("added", message.pending))
         if not message.pending.reviewing:  # the guard agent may answer it in a moment: ring when it does not
             self._announce(message.pending)
+
+    def on_call_rejudged(self, message: CallRejudged) -> None:
+        self.calls_signal.publish(("rejudged", message.pending))
 
     def on_call_reviewed(self, message: CallReviewed) -> None:
         self.calls_signal.publish(("reviewed", message.pending))
@@ -206,7 +246,7 @@ class GuardApp(App[int]):
             self._announce(message.pending)
 
     def on_call_resolved(self, message: CallResolved) -> None:
-        self.pending_count = len(self.queue)
+        self._count(message.pending, -1)
         self.calls_signal.publish(("resolved", message.pending))
         line = answer_line(message.pending, self.clock(), self.display_home)
         if line is not None:
@@ -219,6 +259,10 @@ class GuardApp(App[int]):
         if event.kind in ("reload", "reload-error", "trust"):
             self.last_reload = event.ts
             self.plugins_signal.publish(None)
+            if event in self._judged_by_caller:  # the save that caused it judges the waiting calls itself
+                self._judged_by_caller.discard(event)
+            elif event.kind != "reload-error":
+                self.rejudge_waiting("the plugins changed" if event.kind == "reload" else "a plugin was trusted")
         if event.kind in ("decided", "allow", "deny", "allowed", "denied"):
             self.decisions_signal.publish(None)
 
@@ -265,6 +309,7 @@ class GuardApp(App[int]):
             f"{count} new calls waiting (latest: {call.agent} {call.summary(40)})"
         if self.settings.bell:
             self.bell()
+        self.write_terminal(notification(self.settings.terminal, title, body, os.environ))
         if self.settings.popups and not self._queue_in_view():
             self.notify(body, title=title, timeout=4)
         if self.settings.desktop:
@@ -292,20 +337,72 @@ class GuardApp(App[int]):
     def answer_deny(self, pending: PendingCall, message: str | None = None, via: str = "console") -> bool:
         return self._done_or_warn(self.queue.deny(pending.id, message, via=via))
 
+    def answer_batch(self, calls: list[PendingCall], *, allow: bool, message: str | None = None) -> tuple[int, int]:
+        """Answer several calls with one key (marked calls, an agent's calls): (answered, skipped).
+        A batch never allows a critical call: those stay for the person to allow one by one."""
+        answered = skipped = gone = 0
+        for pending in calls:
+            if allow and pending.decision.blast_radius is BlastRadius.CRITICAL:
+                skipped += 1
+                continue
+            ok = self.queue.allow(pending.id, via="batch y") if allow else \
+                self.queue.deny(pending.id, message, via="batch n" if message is None else "batch deny-message")
+            answered += ok
+            gone += not ok
+        word = "allowed" if allow else "denied"
+        bits = [f"{answered} {word}"]
+        if skipped:
+            bits.append(f"{skipped} critical left for you to allow one by one")
+        if gone:
+            bits.append(f"{gone} already answered")
+        self.notify(", ".join(bits) + ".", title=f"Batch {word}", timeout=4,
+                    severity="warning" if skipped or gone else "information")
+        return answered, skipped
+
     async def answer_always(self, pending: PendingCall, choice: AlwaysChoice) -> bool:
         if pending.decision.blast_radius is BlastRadius.CRITICAL:
             self.notify("A critical call can be allowed once, never always.", severity="error")
             return False
+        path = None
         if choice.kind == "rule":
             try:
                 path = plugin_files.save_allow_rule(self.locations, self.cwd, pending.call, choice.approval)
             except (plugin_files.PluginEditError, OSError) as exc:
                 self.notify(str(exc), title="Rule not saved", severity="error", timeout=8)
                 return False
-            await self.reload_plugins([str(path)])
-            self.notify(f"Saved to {short_path(str(path), self.display_home)}", title="Allow rule saved")
-        via = f"dialog always-allow ({choice.kind})"
-        return self._done_or_warn(self.queue.allow(pending.id, choice.approval, via=via))
+        covered = self.queue.approve(pending.id, choice.approval, via=f"dialog always-allow ({choice.kind})")
+        if not self._done_or_warn(covered is not None):
+            return False
+        rejudged = Rejudged()
+        if path is not None:  # in force before the next call is judged; it may answer other waiting calls
+            await self.reload_plugins([str(path)], rejudge=False)
+            rejudged = await self._rejudge("your new allow rule")
+        also = (covered or 0) + rejudged.answered
+        text = f"It also answered {also} more waiting call{'s' if also != 1 else ''}." if also else \
+            "No other waiting call matches it."
+        where = f" Saved to {short_path(str(path), self.display_home)}." if path is not None else ""
+        self.notify(text + where, title="Always allowed")
+        return True
+
+    # -- the rules changed: judge the waiting calls again ------------------------------
+    @work(group="rejudge", exclusive=True, exit_on_error=False)
+    async def rejudge_waiting(self, why: str) -> Rejudged:
+        return await self._rejudge(why)
+
+    async def _rejudge(self, why: str) -> Rejudged:
+        if not len(self.queue):
+            return Rejudged()
+        judge = getattr(self.broker, "judge_again", None) or self._judge_here
+        result = await self.queue.rejudge(judge, why)
+        if result.answered or result.refreshed:
+            bits = [f"{n} {word}" for n, word in ((result.allowed, "allowed"), (result.denied, "denied"),
+                                                  (result.refreshed, "with a new reason")) if n]
+            self._log(LogLine(self.clock(), "↻", "rejudged", "rules",
+                              f"waiting calls judged again ({why}): {', '.join(bits)}", "guard"))
+        return result
+
+    async def _judge_here(self, call: ToolCall) -> Decision:
+        return self.engine.evaluate(call, record=False, quiet=True)
 
     def _done_or_warn(self, ok: bool) -> bool:
         if not ok:
@@ -327,11 +424,16 @@ class GuardApp(App[int]):
                                         f"{target}: {pattern.value}", pattern, blocker))
         return options
 
-    async def reload_plugins(self, changed: list[str] | None = None) -> Any:
+    async def reload_plugins(self, changed: list[str] | None = None, rejudge: bool = True) -> Any:
         """Re-read the plugin files now (the watcher does it too; this is for our own saves, so
-        the change is in force before the next call is answered). Returns the PluginSet."""
-        loaded = await plugin_files.reload(self.engine, self.locations, self.cwd, self._event_sink(None),
-                                           changed or [])
+        the change is in force before the next call is answered). Returns the PluginSet.
+        `rejudge` False: the caller judges the waiting calls again itself."""
+        sink = self._event_sink(None)
+        if not rejudge:  # the reload is still logged, but its event starts no second re-judge
+            def sink(event: GuardEvent, post=sink) -> None:  # type: ignore[misc]
+                self._judged_by_caller.add(event)
+                post(event)
+        loaded = await plugin_files.reload(self.engine, self.locations, self.cwd, sink, changed or [])
         self.last_reload = self.clock()
         self.post_message(PluginsChanged())
         return loaded
@@ -358,23 +460,28 @@ class GuardApp(App[int]):
             self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
-        waiting = len(self.queue)
-        if waiting == 0:
+        if not len(self.queue):
             await self.shutdown()
+            return
+        if isinstance(self.screen, QuitScreen):  # ctrl+q in the dialog: the second ask is the answer
+            self.screen.action_answer(True)
             return
 
         async def answered(really: bool | None) -> None:
             if really:
                 await self.shutdown()
 
-        await self.push_screen(QuitScreen(waiting, self.queue.timeout_policy.value), answered)
+        await self.push_screen(QuitScreen(fates(self.queue.pending(), self.queue.timeout_policy,
+                                                self.session_labels)), answered)
 
     async def shutdown(self, why: str = "the console quit", via: str = "quit") -> None:
-        """Answer what is waiting by the policy, stop the broker, then exit saying so."""
+        """Answer what is waiting by the policy, stop the broker, then exit saying, per agent
+        session, what happened to its calls."""
+        items = fates(self.queue.pending(), self.queue.timeout_policy, self.session_labels)
         count = await self._stop_everything(why, via)
         if count:
-            fate = "denied" if self.queue.timeout_policy.value == "deny" else "handed back to the agents' own prompts"
-            self.quit_summary = f"guardtui: {count} waiting call(s) {fate}."
+            self.quit_summary = summary(items)
+        self.write_terminal(title_sequence(""))
         self.exit(0, message=self.quit_summary or None)
 
     # -- signals: SIGTERM, SIGHUP (the terminal closed) and SIGINT are `q` ---------------
@@ -416,6 +523,9 @@ class GuardApp(App[int]):
             self._unsubscribe()
         self.engine.on_event, self.queue.on_event = self._previous_sinks
         self._release_signals()
+        if getattr(self, "_gc_thresholds", None):
+            gc.set_threshold(*self._gc_thresholds)
+            gc.unfreeze()
         return count
 
     async def on_unmount(self) -> None:

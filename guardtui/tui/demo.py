@@ -1,5 +1,6 @@
-"""`guardtui demo`: the console fed by a built-in scenario — two agents (Claude Code and Codex)
-working on a small web shop, each sending its own hook payloads to the real broker over HTTP.
+"""`guardtui demo`: the console fed by a built-in scenario — two agents at once, Claude Code on a
+small web shop's API and Codex on its storefront, each sending its own hook payloads to the real
+broker over HTTP (Claude Code's with the transcript it keeps, so `w` has something to read).
 
 Everything lives in a throwaway world (a home with a project, a config with the shipped
 example plugins, an audit log): the demo never touches the person's own configuration.
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 CLAUDE_SESSION = "6b58e1c2-4c1d-4f0e-9a51-2f0c1e7b9d11"
 CODEX_SESSION = "019a7f3e-52b4-7c10-8e2d-5d9b41c0aa07"
 PROJECT = "shop-api"
+SECOND_PROJECT = "storefront"
 HOOK_TIMEOUT_S = 180  # what the demo agents tell the broker their hook timeout is
 REPEAT_AFTER_S = 45.0
 
@@ -37,6 +39,20 @@ PROJECT_FILES = {
     "migrations/001_init.sql": "CREATE TABLE orders (id serial primary key, total_cents integer not null);\n",
     "README.md": "# shop-api\n\nThe orders service.\n",
 }
+SECOND_FILES = {
+    "package.json": '{\n  "name": "storefront",\n  "scripts": {\n    "build": "vite build"\n  }\n}\n',
+    "src/main.ts": 'import { createApp } from "vue";\n',
+}
+# what Claude Code said before each of its calls (by step number), as its transcript records it
+CLAUDE_SAID = {
+    1: "Let me see what changed before I touch anything.",
+    3: "The change is in; running the test suite.",
+    4: "The lockfile and node_modules disagree after the merge, so I'll do a clean install.",
+    6: "The tests call Stripe; I'll switch .env to the test key and turn up logging.",
+    8: "The disk is nearly full. I'll free some space.",
+    10: "Everything passes. Publishing to main.",
+    12: "The new build is pushed; restarting production so it picks it up.",
+}
 
 
 @dataclass(frozen=True)
@@ -45,6 +61,11 @@ class DemoWorld:
     home: Path
     project: Path
     locations: Locations
+    second: Path  # the other agent's project
+
+    @property
+    def transcript(self) -> Path:
+        return self.home / ".claude" / "projects" / f"-{PROJECT}" / f"{CLAUDE_SESSION}.jsonl"
 
 
 def build_world(root: Path) -> DemoWorld:
@@ -53,17 +74,34 @@ def build_world(root: Path) -> DemoWorld:
     project = home / PROJECT
     locations = Locations(config_dir=home / ".config" / "guardtui", state_dir=root / "state",
                           runtime_dir=root / "run", home=home)
-    for name, text in PROJECT_FILES.items():
-        path = project / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    second = home / SECOND_PROJECT
+    for folder, files in ((project, PROJECT_FILES), (second, SECOND_FILES)):
+        for name, text in files.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
     guards = locations.user_plugins_dir
     guards.mkdir(parents=True, exist_ok=True)
     for plugin in example_plugins():
         shutil.copyfile(plugin, guards / plugin.name)
     for folder in (locations.state_dir, locations.runtime_dir):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return DemoWorld(root, home, project, locations)
+    world = DemoWorld(root, home, project, locations, second)
+    write_transcript(world.transcript)
+    return world
+
+
+def write_transcript(path: Path) -> None:
+    """Claude Code's session transcript (JSONL): what it said, then each tool call it made."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "user", "message": {"role": "user", "content": "Fix the orders total and ship it."}}]
+    for n, said in CLAUDE_SAID.items():
+        lines.append({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": said}, {"type": "tool_use", "id": f"toolu_demo_{n:04d}", "name": "Bash",
+                                             "input": {}}]}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -74,8 +112,9 @@ class Step:
 
 
 def _claude(tool: str, tool_input: dict[str, Any], project: Path, n: int) -> dict[str, Any]:
-    """A PreToolUse payload as Claude Code sends it."""
-    return {"session_id": CLAUDE_SESSION, "transcript_path": f"~/.claude/projects/{PROJECT}/{CLAUDE_SESSION}.jsonl",
+    """A PreToolUse payload as Claude Code sends it (its transcript beside the project's home)."""
+    transcript = project.parent / ".claude" / "projects" / f"-{PROJECT}" / f"{CLAUDE_SESSION}.jsonl"
+    return {"session_id": CLAUDE_SESSION, "transcript_path": str(transcript),
             "cwd": str(project), "prompt_id": f"demo-prompt-{n}", "permission_mode": "default",
             "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input,
             "tool_use_id": f"toolu_demo_{n:04d}"}
@@ -88,9 +127,9 @@ def _codex(tool: str, tool_input: dict[str, Any], project: Path, n: int) -> dict
             "tool_use_id": f"call_demo_{n:04d}"}
 
 
-def scenario(project: Path) -> list[Step]:
-    """Two agents at work: routine calls the rules allow, catastrophic ones they deny, and the
-    ones in between that wait for the person."""
+def scenario(project: Path, second: Path | None = None) -> list[Step]:
+    """Two agents at work (Codex in `second`, when given): routine calls the rules allow,
+    catastrophic ones they deny, and the ones in between that wait for the person."""
     env_edit = {"file_path": str(project / ".env"), "old_string": "STRIPE_KEY=sk_live_demo",
                 "new_string": "STRIPE_KEY=sk_test_demo\nLOG_LEVEL=debug"}
     steps = [
@@ -114,7 +153,7 @@ def scenario(project: Path) -> list[Step]:
     out = []
     for n, (at, agent, tool, tool_input) in enumerate(steps, 1):
         make = _claude if agent == "claude" else _codex
-        out.append(Step(at, agent, make(tool, tool_input, project, n)))
+        out.append(Step(at, agent, make(tool, tool_input, project if agent == "claude" else second or project, n)))
     return out
 
 

@@ -64,7 +64,7 @@ def make_demo(root: Path, *, port: int | None = 0, settings: ConsoleSettings = C
     """`guardtui demo`: a throwaway world under `root`, the broker on a free loopback port (no
     Unix socket, so it never meets a console that is running), the scenario feeding it."""
     world = build_world(root)
-    feeder = DemoFeeder(scenario(world.project), repeat_after_s=repeat_after_s, speed=speed) if feed else None
+    feeder = DemoFeeder(scenario(world.project, world.second), repeat_after_s=repeat_after_s, speed=speed) if feed else None
     app = make_app(demo_engine(world), locations=world.locations, cwd=str(world.project), port=port,
                    unix_socket=False, feeder=feeder, settings=settings, clock=clock,
                    display_home=str(world.home))

@@ -26,6 +26,13 @@ class CallReviewed(Message):
 
 
 @dataclass
+class CallRejudged(Message):
+    """The rules changed and a waiting call still asks, with a new reason (it is on the call)."""
+
+    pending: PendingCall
+
+
+@dataclass
 class CallResolved(Message):
     """A pending call was answered (by the person, a timeout, an approval or the policy)."""
 

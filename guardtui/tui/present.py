@@ -5,8 +5,10 @@ playground and the tests say the same thing.
 """
 from __future__ import annotations
 
+import os
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -31,9 +33,62 @@ def fmt_clock(ts: float) -> str:
 
 
 def agent_label(call: ToolCall) -> str:
-    """`claude·6b58`: the agent and the start of its session id."""
+    """`claude·6b58`: the agent and the start of its session id (dialogs; the queue numbers sessions)."""
     session = "".join(ch for ch in call.session if ch.isalnum())[:4]
     return f"{call.agent}·{session}" if session else call.agent
+
+
+class SessionLabels:
+    """A readable name for each agent session, in the order they first asked: `claude 1`,
+    `claude 2`, `codex 1`. The same session keeps its name for the console's life."""
+
+    def __init__(self) -> None:
+        self._labels: dict[tuple[str, str], str] = {}
+        self._counts: Counter[str] = Counter()
+
+    def __call__(self, call: ToolCall) -> str:
+        key = (call.agent, call.session)
+        label = self._labels.get(key)
+        if label is None:
+            self._counts[call.agent] += 1
+            label = self._labels[key] = f"{call.agent} {self._counts[call.agent]}"
+        return label
+
+
+PROJECT_MARKERS = (".git", ".hg", ".agents/guards", ".claude/guards", ".guardtui/guards", "pyproject.toml",
+                   "package.json", "go.mod", "Cargo.toml")
+
+
+class ProjectNames:
+    """The project a call works in, short: the name of the nearest directory from its cwd up that
+    looks like a project root (a repository, a manifest, a guards directory), else the cwd's own.
+    Looked up once per working directory."""
+
+    def __init__(self, home: str = "") -> None:
+        self.home = home.rstrip("/")
+        self._names: dict[str, str] = {}
+
+    def __call__(self, cwd: str) -> str:
+        name = self._names.get(cwd)
+        if name is None:
+            if len(self._names) > 4096:
+                self._names.clear()
+            name = self._names[cwd] = self._find(cwd)
+        return name
+
+    def _find(self, cwd: str) -> str:
+        if not cwd:
+            return "?"
+        path = os.path.normpath(cwd)
+        while path not in ("/", self.home, ""):
+            if any(os.path.exists(os.path.join(path, marker)) for marker in PROJECT_MARKERS):
+                return os.path.basename(path)
+            parent = os.path.dirname(path)
+            if parent == path:
+                break
+            path = parent
+        return short_path(os.path.normpath(cwd), self.home) if os.path.normpath(cwd) in ("/", self.home) \
+            else os.path.basename(os.path.normpath(cwd))
 
 
 def mcp_parts(tool: str) -> tuple[str, str] | None:
@@ -102,11 +157,25 @@ def short_path(path: str, home: str) -> str:
     return path
 
 
+# what a call does, by its decision's category: the warning block's heading
+EFFECT_HEADING = {
+    "package": "Installs packages", "deploy": "Deploys", "kubernetes": "Changes a cluster",
+    "infra-as-code": "Changes infrastructure", "cloud": "Changes cloud resources",
+    "service-cli": "Changes an external service", "network": "Network access", "email": "Network access",
+    "remote-exec": "Runs code from the network", "fs-delete": "Destructive command", "database": "Changes a database",
+    "disk": "Destructive command", "backup": "Destructive command", "git": "Rewrites git state",
+    "fs-write": "Writes files", "permissions": "Changes permissions", "privilege": "Runs as root",
+    "container": "Runs a container", "process": "Changes running services", "secrets": "Touches secrets",
+    "credentials": "Touches secrets", "sensitive-file": "Touches a sensitive file", "mcp-change": "Changes data",
+    "mcp-delete": "Destructive tool call", "shell-state": "Changes the shell", "system": "Changes the system",
+}
+
+
 @dataclass(frozen=True)
 class Warning:
     """The warning block above a call: a heading, the radius it names, the reason under it."""
 
-    kind: str  # "destructive" | "unrecognised" | "safe"
+    kind: str  # "destructive" (any call that asks, by what it does) | "unrecognised" | "safe"
     icon: str
     heading: str
     radius: BlastRadius | None  # named in the heading with its colour (destructive only)
@@ -143,8 +212,8 @@ def warning_for(call: ToolCall, decision: Decision, home: str = "") -> Warning:
             ("Read-only call — safe" if decision.category == "read-only" else
              f"Allowed {noun} — {RADIUS_LABEL[decision.blast_radius]} blast radius")
         return Warning("safe", "✓", heading, None, reason)
-    heading = {"command": "Destructive command", "file change": "Risky file change",
-               "tool call": "Risky tool call"}[noun]
+    heading = EFFECT_HEADING.get(decision.category) or {"command": "Risky command", "file change": "Risky file change",
+                                                        "tool call": "Risky tool call"}[noun]
     return Warning("destructive", "⚠", heading, decision.blast_radius, reason)
 
 

@@ -28,6 +28,28 @@ def fit(text: str, width: int) -> str:
     return text + " " * max(0, width - cell_len(text))
 
 
+def hanging(label: str, body: list[tuple[str, str]], indent: int, variables: dict[str, str]):
+    """`label` then `body` ((text, style) pairs; styles may name theme variables as `$name`),
+    every line of the body — its wrapped lines too — starting `indent` cells in: a hanging
+    indent, drawn by a two-column grid (a Rich renderable: an OptionList's prompt, a Static)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    def style(spec: str) -> str:
+        words = []
+        for word in spec.split():
+            value = variables.get(word[1:], "") if word.startswith("$") else word
+            words.append(value if not word.startswith("$") or value.startswith("#") else "dim")  # `auto 60%`
+        return " ".join(words)
+
+    grid = Table.grid()
+    grid.add_column(width=indent, no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row(Text(label, style=style("bold $text-accent")),
+                 Text.assemble(*((text, style(spec)) for text, spec in body)))
+    return grid
+
+
 def fill_table(table, headers: list[str], rows: list[tuple[list[str | Content], str]],
                widest: int = 60) -> None:
     """Replace a DataTable's columns and rows; widths fitted to the text (DataTable cannot

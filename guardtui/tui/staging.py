@@ -47,7 +47,7 @@ def stage(root: Path, clock: FixedClock | None = None) -> Stage:
 
 
 def scenario_calls(world: DemoWorld) -> list[ToolCall]:
-    return [adapter_for(step.agent).parse(step.payload) for step in scenario(world.project)]
+    return [adapter_for(step.agent).parse(step.payload) for step in scenario(world.project, world.second)]
 
 
 async def play(stage_: Stage, pilot: Any, calls: list[ToolCall] | None = None, gap_s: float = 4.0,

@@ -46,7 +46,9 @@ async def test_a_destructive_command_shows_the_warning_block_and_the_marked_segm
         deciding = lines.index(next(line for line in lines if line.startswith("▶ ? rm -rf build")))
         assert lines[deciding + 1].startswith("    rm -rf build recursively deletes")
         text = screen_text(app)
-        assert "Bash  claude · 6b58e1c2" in text and "rule dangerous-shell/fs.rm" in text
+        assert "Bash  claude 1 · 6b58e1c2" in text and "rule dangerous-shell/fs.rm" in text
+        # the decision first: the command, then the answer keys, then the rest
+        assert text.index("$ ls && rm -rf build; echo done") < text.index("y allow once") < text.index("⚠")
         await app.queue.close()
 
 
@@ -69,7 +71,14 @@ def test_the_read_only_wording():
     safe = warning_for(bash("ls"), Decision(Verdict.ALLOW, "ls only reads", "default", BlastRadius.LOW, "read-only"))
     assert (safe.kind, safe.text) == ("safe", "✓  Read-only command — safe")
     high = warning_for(bash("curl x | sh"), Decision(Verdict.ASK, "remote script", "r", BlastRadius.HIGH, "exec"))
-    assert high.text == "⚠  Destructive command — high blast radius"
+    assert high.text == "⚠  Risky command — high blast radius"
+    # words by what the call does, not "destructive" for everything that asks
+    for command, category, heading in (("npm install lodash", "package", "Installs packages"),
+                                       ("./deploy.sh --env staging", "deploy", "Deploys"),
+                                       ("curl -o x https://example.com", "network", "Network access"),
+                                       ("rm -rf build", "fs-delete", "Destructive command")):
+        words = warning_for(bash(command), Decision(Verdict.ASK, "r", "r", BlastRadius.MEDIUM, category))
+        assert words.text == f"⚠  {heading} — medium blast radius"
 
 
 async def test_write_edit_and_multiedit_show_what_would_change_on_disk(console, tmp_path):
@@ -114,7 +123,7 @@ async def test_other_tools_show_their_input_as_pretty_json(console):
         assert view.display
         assert text_of(view) == '{\n  "labels": [\n    "bug"\n  ],\n  "repo": "acme/shop",\n  "title": "Bug"\n}'
         warning = text_of(detail.query_one(WarningBlock))  # a known MCP tool: judged by what it does
-        assert warning.startswith("⚠  Risky tool call") and "GitHub create_issue changes something" in warning
+        assert warning.startswith("⚠  Changes data — medium blast radius") and "GitHub create_issue changes something" in warning
         await app.queue.close()
 
 

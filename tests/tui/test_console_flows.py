@@ -15,6 +15,7 @@ from guardtui.tui.widgets.call_detail import CallDetail
 from guardtui.tui.widgets.guard_log import GuardLog
 from guardtui.tui.widgets.pending_list import PendingList
 
+from ..conftest import PROJECT
 from .conftest import (QUIET, audit_rows, bash, claude_payload, decision_of, listening, live, screen_text, selected,
                        shown, submit_direct, wait_until)
 
@@ -102,7 +103,7 @@ async def test_a_critical_call_cannot_be_always_allowed(console):
         await pilot.press("a")
         await pilot.pause()
         assert not isinstance(app.screen, AlwaysAllowScreen)
-        assert "never be always allowed" in screen_text(app)
+        assert "never for a critical call" in screen_text(app)
         # and the app refuses it even when asked directly
         from guardtui.core.session import exact_approval
         from guardtui.tui.screens.always_allow import AlwaysChoice
@@ -231,19 +232,47 @@ async def test_quit_with_calls_waiting_asks_then_answers_them_by_policy(console)
         task = await agent.ask(pilot, "rm -rf build")
         await pilot.press("q")
         await shown(pilot, QuitScreen)
-        assert "1 call is waiting" in screen_text(app)
-        await pilot.press("n")  # stay
+        text = screen_text(app)
+        assert "1 call is waiting" in text and "claude 1: 1 call handed back to its own prompt" in text
+        await pilot.press("n", "y")  # the answer keys neither answer the call nor quit here
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen) and len(app.queue) == 1 and not task.done()
+        await pilot.press("escape")  # stay
         await pilot.pause()
         assert isinstance(app.screen, ConsoleScreen) and len(app.queue) == 1
         await pilot.press("q")
         await shown(pilot, QuitScreen)
-        await pilot.press("y")
+        await pilot.press("q")
         verdict, reason = decision_of(await agent.answer(task))
         assert verdict == "ask" and "the console quit" in reason
         await wait_until(pilot, lambda: app._exit)
-    assert app.quit_summary == "guardtui: 1 waiting call(s) handed back to the agents' own prompts."
+    assert app.quit_summary == "guardtui: claude 1: 1 call handed back to its own prompt."
     assert audit_rows(app)[-1].decided_by == "policy"
     assert app.broker_state == "stopped"
+
+
+async def test_quit_says_per_agent_what_happens_to_its_calls(console):
+    """Codex's PreToolUse calls cannot go back to Codex's prompt: quitting denies them, and says so."""
+    app = console()
+    async with live(app) as (pilot, agent):
+        claude = await agent.ask(pilot, "rm -rf build", n=1)
+        codex_payload = {"session_id": "019a-codex", "cwd": PROJECT, "hook_event_name": "PreToolUse",
+                         "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": "rm -rf dist"},
+                         "tool_use_id": "call_1"}
+        codex = agent.send(codex_payload, agent="codex")
+        await wait_until(pilot, lambda: len(app.queue) == 2)
+        await pilot.press("q")
+        await shown(pilot, QuitScreen)
+        text = screen_text(app)
+        assert "claude 1: 1 call handed back to its own prompt" in text
+        assert "codex 1: 1 call denied (Codex's PreToolUse hook cannot ask" in text
+        await pilot.press("ctrl+q")
+        assert decision_of(await agent.answer(claude))[0] == "ask"
+        codex_body = await agent.answer(codex)
+        assert codex_body["hookSpecificOutput"]["permissionDecision"] == "deny"
+        await wait_until(pilot, lambda: app._exit)
+    assert app.quit_summary.startswith("guardtui: claude 1: 1 call handed back to its own prompt; codex 1: 1 call "
+                                       "denied (Codex's PreToolUse hook cannot ask")
 
 
 async def test_quit_with_nothing_waiting_quits_at_once(console):

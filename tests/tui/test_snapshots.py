@@ -112,3 +112,33 @@ def test_history(snap_compare, staged):
         still(staged.app)
 
     assert snap_compare(staged.app, terminal_size=WIDE, run_before=run_before)
+
+
+# -- the console for several agents (80×24 and 160×48) ---------------------------------------
+def test_console_marked_80x24(snap_compare, staged):
+    assert snap_compare(staged.app, terminal_size=NARROW, run_before=playing(staged, "space", "space"))
+
+
+def test_console_filtered_by_agent_80x24(snap_compare, staged):
+    assert snap_compare(staged.app, terminal_size=NARROW,
+                        run_before=playing(staged, "slash", *"codex", "enter"))
+
+
+def test_console_grouped_by_project_large(snap_compare, staged):
+    assert snap_compare(staged.app, terminal_size=LARGE, run_before=playing(staged, "o", "o", "space"))
+
+
+def test_console_what_the_agent_was_doing_large(snap_compare, staged):
+    async def after(pilot) -> None:
+        await pilot.press("w")
+        await pilot.pause(0.3)  # the transcript is read off the loop
+
+    assert snap_compare(staged.app, terminal_size=LARGE, run_before=playing(staged, after=after))
+
+
+def test_deny_all_from_an_agent_80x24(snap_compare, staged):
+    assert snap_compare(staged.app, terminal_size=NARROW, run_before=playing(staged, "G", "D"))
+
+
+def test_quit_dialog_large(snap_compare, staged):
+    assert snap_compare(staged.app, terminal_size=LARGE, run_before=playing(staged, "q"))

@@ -1,5 +1,7 @@
-"""The real `guardtui demo` in a real terminal (tmux): it starts, the demo agents' calls arrive
-over HTTP, a key press answers one, and the screen says so. Skipped where tmux is missing."""
+"""The real `guardtui demo` in a real terminal (tmux): two agents (Claude Code in shop-api, Codex in
+storefront) send their calls over HTTP, the rows say which project and which agent session, the
+terminal's title counts what waits, keys answer one call and then a marked batch, and quitting
+says per agent what happens. Skipped where tmux is missing."""
 from __future__ import annotations
 
 import os
@@ -40,6 +42,10 @@ class Tmux:
         raise AssertionError(f"{text!r} never appeared; the screen:\n{self.screen()}")
 
 
+def title(tmux: Tmux) -> str:
+    return tmux("display-message", "-p", "-t", "demo", "#{pane_title}").strip()
+
+
 def guardtui_command() -> list[str]:
     script = Path(sys.executable).with_name("guardtui")
     return [str(script)] if script.exists() else [sys.executable, "-m", "guardtui"]
@@ -60,15 +66,41 @@ def test_the_demo_runs_in_a_real_terminal_and_answers_a_key(tmp_path):
         screen = tmux.wait_for("Waiting for you")
         assert "Guard events" in screen
         tmux.wait_for("rm -rf node_modules")  # the first call that asks, over the real broker
-        tmux.wait_for("Destructive command — medium blast radius")
-        tmux.wait_for("7 waiting")  # the whole scenario has arrived
+        tmux.wait_for("Destructive command — medium blast")  # the warning block (it may wrap at 120 columns)
+        screen = tmux.wait_for("claude 3 · codex 4 · 7 waiting")  # the whole scenario, counted per agent
+        rows = [line for line in screen.splitlines() if "│" in line]
+        assert any("shop-api" in row and "claude 1" in row and "rm -rf node_modules" in row for row in rows)
+        assert any("storefront" in row and "codex 1" in row and "docker run" in row for row in rows)
+        assert title(tmux) == "guardtui · 7 waiting"  # OSC 2: the pane's title
         tmux("send-keys", "-t", "demo", "y")
         screen = tmux.wait_for("allowed by you (once)")
-        assert "6 waiting" in screen
+        assert "6 waiting" in screen and title(tmux) == "guardtui · 6 waiting"
         assert "✗ denied" in screen and "[dangerous-shell/fs.rm]" in screen  # decided by rule, in amber
+        # two of codex's calls marked, then answered with one key
+        tmux("send-keys", "-t", "demo", "/")
+        tmux.wait_for("filter: project, agent")  # the field is there, with the focus
+        tmux("send-keys", "-t", "demo", "-l", "codex")
+        tmux("send-keys", "-t", "demo", "Enter")
+        tmux.wait_for("/codex")
+        tmux("send-keys", "-t", "demo", "Space", "Space")
+        tmux.wait_for("2 marked")
+        time.sleep(0.8)  # an answer key right after the selection moved is ignored (ConsoleSettings.answer_pause_s)
+        tmux("send-keys", "-t", "demo", "n")
+        screen = tmux.wait_for("Batch denied")
+        assert "4 waiting" in screen
+        tmux("send-keys", "-t", "demo", "Escape")  # clears the filter
+        deadline = time.monotonic() + 10
+        while "/codex" in tmux.screen() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "/codex" not in tmux.screen()
         tmux("send-keys", "-t", "demo", "q")
-        tmux.wait_for("6 calls are waiting")
-        tmux("send-keys", "-t", "demo", "y")
-        screen = tmux.wait_for("6 waiting call(s) handed back to the agents' own prompts")
+        screen = tmux.wait_for("4 calls are waiting")
+        assert "claude 1: 2 calls handed back to its own prompt" in screen
+        assert "codex 1: 2 calls handed back to its own prompt" in screen
+        tmux("send-keys", "-t", "demo", "y")  # an answer key does not quit
+        time.sleep(0.5)
+        assert "4 calls are waiting" in tmux.screen()
+        tmux("send-keys", "-t", "demo", "q")
+        tmux.wait_for("guardtui: claude 1: 2 calls handed back to its own prompt; codex 1: 2 calls handed back")
     finally:
         tmux("kill-server", check=False)

@@ -123,7 +123,7 @@ def test_a_signal_to_the_console_is_q_every_waiting_call_answered_audited_termin
         assert f"guardtui received {sig.name}" in answer["permissionDecisionReason"]
     wait_dead(tmux)
     assert tmux("display", "-p", "-t", "demo", "#{alternate_on}").strip() == "0"  # the terminal restored
-    assert "2 waiting call(s) handed back" in tmux.screen()
+    assert "claude 1: 2 calls handed back to its own prompt." in tmux.screen()  # said per agent session
     rows = [(r["summary"], r["decided_by"], r["via"]) for r in world.audit()]
     assert sorted(rows) == [(f"{ASKS}-{n}", "policy", f"signal {sig.name}") for n in range(2)]
 

@@ -17,7 +17,8 @@ from textual.widgets.option_list import Option
 
 from ...broker.queue import PendingCall
 from ...core.session import Approval, describe_approval
-from ..present import agent_label
+from ..present import agent_label, tilde
+from ..render import hanging
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,10 @@ class AlwaysAllowScreen(ModalScreen[AlwaysChoice | None]):
         Binding("e", "edit_pattern", "Edit pattern", show=False),
     ]
 
-    def __init__(self, pending: PendingCall, options: list[AlwaysOption]) -> None:
+    def __init__(self, pending: PendingCall, options: list[AlwaysOption], home: str = "") -> None:
         super().__init__()
         self.pending = pending
+        self.home = home
         self.options = {o.kind: o for o in options}
         pattern = self.options.get("pattern")
         self.pattern_value = pattern.approval.value if pattern and pattern.approval else ""
@@ -56,15 +58,16 @@ class AlwaysAllowScreen(ModalScreen[AlwaysChoice | None]):
         with Vertical(id="always-dialog", classes="dialog"):
             yield Static(Content.assemble(("Always allow", "bold"), ("  ", ""),
                                           (f"{agent_label(call)} · {call.tool}", "$text-muted")), classes="dialog-title")
-            yield Static(call.summary(200), classes="dialog-call")
+            yield Static(tilde(call.summary(200), self.home), classes="dialog-call")
             items = []
             for number, kind in enumerate(("exact", "pattern", "rule"), 1):
                 option = self.options.get(kind)
                 if option is None:
                     continue
-                body = Content.assemble((f"{number}  ", "bold $text-accent"), (option.title, "bold"), "\n   ",
-                                        (option.disabled_reason or option.detail, "$text-muted"))
-                items.append(Option(body, id=kind, disabled=bool(option.disabled_reason)))
+                body = [(option.title, "bold"), ("\n", ""),
+                        (tilde(option.disabled_reason or option.detail, self.home), "$text-muted")]
+                items.append(Option(hanging(str(number), body, 3, self.app.get_css_variables()), id=kind,
+                                    disabled=bool(option.disabled_reason)))
             yield OptionList(*items, id="always-options")
             yield Static(Content.assemble(("Pattern for 2 and 3", "bold"), (" — a glob; it must match every part "
                                           "of a command that asks (e to edit)", "$text-muted")), classes="dialog-label")

@@ -17,6 +17,7 @@ from .. import plugin_files
 from ..present import short_path
 from ..widgets.nav_bar import NavBar
 from ..widgets.test_results import TestResults
+from .keys import LEAVE_FIELD, MOVE_KEYS, SharedKeys
 
 TEMPLATE = """\
 # A guardtui plugin: patterns decide (the first that matches), tests prove it.
@@ -34,12 +35,13 @@ tests:
 """
 
 
-class EditorScreen(Screen[None]):
+class EditorScreen(SharedKeys, Screen[None]):
     AUTO_FOCUS = "#editor-files"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save + test", priority=True),
         Binding("ctrl+n", "new_file", "New plugin", priority=True),
-        Binding("escape", "leave_editor", "Leave editor", show=False),
+        LEAVE_FIELD,
+        *MOVE_KEYS,
     ]
 
     def __init__(self) -> None:
@@ -139,7 +141,7 @@ class EditorScreen(Screen[None]):
         self.query_one("#editor-status", Static).update(content)
 
     # -- actions ---------------------------------------------------------------------
-    def action_leave_editor(self) -> None:
+    def action_leave_field(self) -> None:
         self.query_one("#editor-files", OptionList).focus()
 
     def action_new_file(self) -> None:
@@ -173,7 +175,11 @@ class EditorScreen(Screen[None]):
         tests = self.query_one(TestResults)
         if errors:
             tests.show(None)
-            lines = [Content.styled("Saved, but it does not load — the last good version stays in force:",
+            in_force = plugin_files.plugin_for_file(self.path, loaded.plugins if loaded else ())
+            never_loaded = in_force is None or bool(in_force.broken)
+            lines = [Content.styled("Saved, but it does not load, and it never loaded: there is no good version "
+                                    "to keep, so every call asks until it is fixed:" if never_loaded else
+                                    "Saved, but it does not load — its last good version stays in force:",
                                     "bold $text-error")]
             lines += [Content.styled("  " + e, "$text-error") for e in errors]
             self._status(Content("\n").join(lines))

@@ -15,20 +15,22 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 from ...core.audit import AuditEntry
 from ..present import tilde
 from ..widgets.nav_bar import NavBar
+from .keys import LEAVE_FIELD, MOVE_KEYS, SharedKeys
 
 LIMIT = 500
 COLUMNS = (("when", 14), ("verdict", 7), ("by", 8), ("agent", 8), ("tool", 9), ("rule", 24))  # call: the rest
 VERDICTS = (("all verdicts", ""), ("allow", "allow"), ("deny", "deny"), ("ask", "ask"))
 VERDICT_STYLE = {"allow": "$text-success", "deny": "bold $text-error", "ask": "$text-warning"}
-BY_STYLE = {"person": "bold $guard", "approval": "$guard"}
+BY_STYLE = {"person": "bold $text-accent", "approval": "$text-accent"}
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(SharedKeys, Screen[None]):
     AUTO_FOCUS = "#history-table"
     BINDINGS = [
         Binding("slash", "focus_search", "Search", key_display="/"),
-        Binding("escape", "leave_field", "Leave field", show=False),
+        LEAVE_FIELD,
         Binding("r", "refresh", "Refresh"),
+        *MOVE_KEYS,
     ]
 
     def __init__(self) -> None:

@@ -21,6 +21,7 @@ from ..widgets.command_view import CommandView
 from ..widgets.file_diff import FileDiff
 from ..widgets.nav_bar import NavBar
 from ..widgets.warning_block import WarningBlock, radius_badge
+from .keys import LEAVE_FIELD, SharedKeys
 from .save_test import SaveTestScreen
 
 TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "Read", "Glob", "Grep", "WebFetch", "mcp__github__create_issue")
@@ -47,11 +48,11 @@ def sandbox_engine(engine: Engine) -> Engine:
     return sandbox
 
 
-class PlaygroundScreen(Screen[None]):
+class PlaygroundScreen(SharedKeys, Screen[None]):
     AUTO_FOCUS = "#play-command"
     BINDINGS = [
         Binding("ctrl+s", "save_test", "Save as test", priority=True),
-        Binding("escape", "leave_field", "Leave field", show=False),
+        LEAVE_FIELD,
     ]
 
     def __init__(self) -> None:

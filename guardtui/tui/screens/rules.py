@@ -18,9 +18,10 @@ from ..present import fmt_clock, project_path, short_path
 from ..render import fill_table
 from ..widgets.nav_bar import NavBar
 from ..widgets.test_results import TestResults
+from .keys import MOVE_KEYS, SharedKeys
 
 
-class RulesScreen(Screen[None]):
+class RulesScreen(SharedKeys, Screen[None]):
     AUTO_FOCUS = "#rules-table"
     BINDINGS = [
         Binding("t", "run_tests", "Run tests"),
@@ -28,6 +29,7 @@ class RulesScreen(Screen[None]):
         Binding("e", "edit", "Edit"),
         Binding("r", "reload", "Reload"),
         Binding("b", "builtin", "Built-in MCP knowledge", show=False),
+        *MOVE_KEYS,
     ]
 
     def __init__(self) -> None:
@@ -88,11 +90,14 @@ class RulesScreen(Screen[None]):
         box.display = bool(errors)
         if errors:
             home = self.app.display_home  # type: ignore[attr-defined]
-            lines = [Content.styled("Load errors (the last good version of each file stays in force):",
-                                    "bold $text-error")]
+            lines = [Content.styled("Load errors:", "bold $text-error")]
+            broken = {p.file for p in self.plugin_set.plugins if p.broken}
             for error in errors:
                 where = short_path(str(error.file), home) + (f":{error.line}" if error.line else "")
-                lines.append(Content.assemble(("  " + where, "bold"), (": " + error.message, "")))
+                fate = " — it never loaded: every call asks until it is fixed" if str(error.file) in broken else \
+                    " — its last good version stays in force"
+                lines.append(Content.assemble(("  " + where, "bold"), (": " + error.message, ""),
+                                              (fate, "$text-muted")))
             box.update(Content("\n").join(lines))
 
     def current(self) -> Any:

@@ -29,7 +29,7 @@ def marked_command(command: str, segments: list[Segment]) -> Content:
 
 def segment_head(s: Segment) -> Content:
     """A judged part's first line: pointer if it decided, mark, the part, how it was reached, radius."""
-    pointer = ("▶ ", "bold $guard") if s.deciding else ("  ", "")
+    pointer = ("▶ ", "bold $text-error") if s.deciding else ("  ", "")
     via = f"  (via {s.via})" if s.via else ""
     return Content.assemble(pointer, (VERDICT_MARK.get(s.verdict, "?") + " ", VERDICT_STYLE.get(s.verdict, "")),
                             (s.text, "bold" if s.deciding else ""), (via, "$text-muted"),
@@ -38,7 +38,7 @@ def segment_head(s: Segment) -> Content:
 
 def segment_reason(s: Segment) -> Content:
     rule = f"  [{s.rule}]" if s.rule else ""
-    return Content.assemble((s.reason, "" if s.deciding else "$text-muted"), (rule, "$text-muted"))
+    return Content.assemble((s.reason, "" if s.deciding else "$text-muted"), (rule, "dim $text-muted"))
 
 
 def shows_segments(command: str, segments: list[Segment]) -> bool:
@@ -65,15 +65,19 @@ class CommandView(Vertical):
             lines.append("    " + text if child.has_class("segment-reason") else text)
         return "\n".join(lines)
 
-    def show(self, command: str, segments: list[Segment]) -> None:
-        self.query_one(".command-line", Static).update(marked_command(command, segments))
+    def show(self, command: str, segments: list[Segment], with_command: bool = True) -> bool:
+        """Show the command (unless it is shown elsewhere) and its parts; False: nothing to show."""
+        line = self.query_one(".command-line", Static)
+        line.display = with_command
+        line.update(marked_command(command, segments))
         for child in list(self.query_children(Static)):
             if not child.has_class("command-line"):
                 child.remove()
         if not shows_segments(command, segments):
-            return
+            return with_command
         parts: list[Static] = [Static(Content.styled(SEGMENTS_HEADING, "$text-muted"), classes="segments-heading")]
         for s in segments:
             parts.append(Static(segment_head(s), classes="segment-head"))
             parts.append(Static(segment_reason(s), classes="segment-reason"))
         self.mount_all(parts)
+        return True

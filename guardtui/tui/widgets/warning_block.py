@@ -1,6 +1,6 @@
-"""The warning block above a call: `⚠  Destructive command — high blast radius`, the
-reason on the next line (indented under the heading, also when it wraps), the radius
-coloured by how bad it is."""
+"""The warning block above a call: `⚠  Installs packages — medium blast radius` (what the call
+does, and how bad), the reason on the next line (indented under the heading, also when it
+wraps), the radius and the bar coloured by how bad it is, as the queue's badge is."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -24,8 +24,12 @@ def radius_badge(radius: BlastRadius) -> Content:
     return Content.assemble((RADIUS_LABEL[radius], RADIUS_STYLE[radius]))
 
 
+KINDS = frozenset({"-destructive", "-unrecognised", "-safe", *(f"-radius-{r.value}" for r in BlastRadius)})
+
+
 class WarningBlock(Vertical):
-    """Shows a `Warning`; hidden when there is none."""
+    """Shows a `Warning`; hidden when there is none. Its classes: the kind, and the radius whose
+    colour the bar takes (as the queue's badge does)."""
 
     def compose(self) -> ComposeResult:
         yield Static(classes="warning-heading")
@@ -41,14 +45,17 @@ class WarningBlock(Vertical):
         return "\n".join(lines)
 
     def show(self, warning: Warning | None) -> None:
-        self.remove_class("-destructive", "-unrecognised", "-safe")
+        kept = {c for c in self.classes if c not in KINDS}
+        wanted = kept | ({f"-{warning.kind}"} | ({f"-radius-{warning.radius.value}"} if warning.radius else set())
+                         if warning is not None else set())
+        if wanted != set(self.classes):  # one style update, and none when the kind stays the same
+            self.set_classes(" ".join(sorted(wanted)))
         self.display = warning is not None
         heading, reason = self.query_one(".warning-heading", Static), self.query_one(".warning-reason", Static)
         if warning is None:
             heading.update("")
             reason.update("")
             return
-        self.add_class(f"-{warning.kind}")
         text = Content.assemble((f"{warning.icon}  {warning.heading}", "bold"))
         if warning.radius is not None:
             text = Content.assemble(text, (" — ", "bold"), radius_badge(warning.radius), (" blast radius", "bold"))
