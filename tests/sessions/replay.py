@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from guardtui.adapters import claude
+from guardtui.adapters import adapter_for
 from guardtui.core.config import Locations
 from guardtui.core.engine import Engine
 from guardtui.core.model import DecidedBy, Verdict
@@ -213,11 +214,13 @@ def engine_for(world: World, cwd: str) -> Engine:
 
 
 def payload(world: World, session: dict, row: dict, index: int) -> bytes:
-    """The PreToolUse payload Claude Code would post for this call."""
+    """The pre-tool payload the session's agent would post for this call (Claude Code's fields, which
+    every adapter reads, with the agent's own event name)."""
     cwd = world.map(row.get("cwd") or session["cwd"])
     sid = f"{session['id']}-{uuid.uuid5(uuid.NAMESPACE_URL, session['id']).hex[:8]}"
+    event = adapter_of(session).DEFAULT_EVENT
     body = {"session_id": sid, "transcript_path": f"{world.home}/.claude/projects/x/{sid}.jsonl", "cwd": cwd,
-            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": row["tool_name"],
+            "permission_mode": "default", "hook_event_name": event, "tool_name": row["tool_name"],
             "tool_use_id": f"toolu_{index:05d}"}
     if "tool_input" in row:
         body["tool_input"] = world.map(row["tool_input"])
@@ -246,7 +249,7 @@ def _replay(world: World, rows: list[dict]) -> Iterator[Result]:
             continue
         assert engine is not None
         session = sessions[row["session"]]
-        call = read_call(claude, payload(world, session, row, index), None)
+        call = read_call(adapter_of(session), payload(world, session, row, index), None)
         if isinstance(call, HookAnswer):  # the payload cannot be judged: the agent's fail-safe answer
             got, reason, rule = _answered(call), call.error, "adapter"
             summary = json.dumps(row.get("tool_input"))[:200]
@@ -268,11 +271,19 @@ def _replay(world: World, rows: list[dict]) -> Iterator[Result]:
                      row["family"], row["_line"])
 
 
+def adapter_of(session: dict):
+    """The adapter of the session's agent (Claude Code unless it says otherwise)."""
+    try:
+        return adapter_for(session.get("agent") or "claude")
+    except KeyError:
+        raise CorpusError(f"session {session['id']}: unknown agent {session.get('agent')!r}") from None
+
+
 def _answered(answer: HookAnswer) -> str:
-    """The verdict in Claude Code's answer JSON."""
-    body = answer.body or {}
-    decision = (body.get("hookSpecificOutput") or {}).get("permissionDecision")
-    return decision if decision in VERDICTS else "ask"
+    """The verdict in the agent's fail-safe answer (ask unless it says deny)."""
+    text = json.dumps(answer.body or {})
+    return "deny" if re.search(r'"(?:permissionDecision|permission|decision|permission_decision|behavior)": "deny"',
+                               text) else "ask"
 
 
 def metrics(results: list[Result]) -> dict[str, float]:
