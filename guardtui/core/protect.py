@@ -102,8 +102,8 @@ _SCHEMA = {
     "bypass": Field(dict, required=True, values=Field(list, items=_BYPASS)),
     "hook_entries": Field(dict, required=True, fields={"command": Field(str, required=True),
                                                        "url": Field(str, required=True)}),
-    "commands": Field(dict, required=True, fields={k: Field(list, required=True, items=str)
-                                                   for k in ("read", "console", "changes")}),
+    "commands": Field(dict, required=True, fields={k: Field(list, required=k != "broker", items=str)
+                                                   for k in ("read", "console", "broker", "changes")}),
     "packages": Field(list, required=True, items=str),
 }
 
@@ -144,7 +144,8 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
     return ProtectData(tuple(data["agents"]) + tuple(data["guards"]),
                        {agent: tuple(rules) for agent, rules in data["bypass"].items()},
                        re.compile(data["hook_entries"]["command"]), re.compile(data["hook_entries"]["url"]),
-                       {k: frozenset(v) for k, v in data["commands"].items()}, frozenset(data["packages"]))
+                       {"broker": frozenset(), **{k: frozenset(v) for k, v in data["commands"].items()}},
+                       frozenset(data["packages"]))
 
 
 def _label(entry: dict) -> str:

@@ -125,6 +125,10 @@ class World:
                     "GUARDTUI_STATE_DIR": str(self.home / ".local" / "state" / "guardtui"),
                     "GUARDTUI_RUNTIME_DIR": str(self.runtime / "guardtui")}
         self.locations = Locations.from_env(self.env)
+        # the console has run here (the corpora's sessions say it is running): it made its token
+        self.locations.token_file.parent.mkdir(parents=True, exist_ok=True)
+        self.locations.token_file.write_text(uuid.uuid4().hex + uuid.uuid4().hex + "\n", encoding="ascii")
+        os.chmod(self.locations.token_file, 0o600)
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

@@ -128,9 +128,9 @@ class ProtectRule:
         best: Decision | None = None
         links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at
         made: set[str] = set()  # paths written earlier in this command
-        # reading matters only for the token (itself, or inside an HTTP hook's settings): none, nothing to read
-        reads = analysis.reads if _token_exists(protected) else []
-        for effect in analysis.effects + reads:
+        # reading matters for the token (itself, or inside an HTTP hook's settings), even before the console
+        # has made it: a read judged now may run once it exists
+        for effect in analysis.effects + analysis.reads:
             if effect.remote:
                 continue
             for v in judge_effect(effect, protected, call.cwd, links, made):
@@ -151,8 +151,11 @@ class ProtectRule:
 
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
         path = call.file_path
-        if not path or not _token_exists(protected):
+        if not path:
             return None
+        searches = call.tool in ("Grep", "Glob", "LS")
+        if searches and not _token_exists(protected):
+            return None  # a search reads what is there: no token, nothing of it to find
         for m in protected.matches(path, call.cwd, contains="existing" if call.tool == "Grep" else ""):
             if m.contains and _hidden_between(m):
                 continue  # Grep skips hidden files and directories

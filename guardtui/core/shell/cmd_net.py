@@ -1,6 +1,7 @@
 """Network clients: what they upload (exfiltration), where they write, what they delete."""
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
@@ -174,10 +175,28 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
 
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
-    if _SECRET_TEXT.search(word.raw + " " + word.origin):
+    text = word.raw + " " + word.origin
+    if _SECRET_TEXT.search(text) or _names_a_secret(text, inv):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
+
+
+_PATH_IN_TEXT = re.compile(r"(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
+
+
+def _names_a_secret(text: str, inv: "Invocation") -> bool:
+    """`$(cat ~/.config/guardtui/token)`: a path in the substitution is a secret file (the one list)."""
+    home = inv.scope.home.rstrip("/")
+    for m in _PATH_IN_TEXT.finditer(text):
+        path = m.group(0)
+        for prefix in ("~", "${HOME}", "$HOME"):
+            if path.startswith(prefix + "/"):
+                path = home + path[len(prefix):]
+                break
+        if path.startswith("/") and is_secret(posixpath.normpath(path), inv.scope.home):
+            return True
+    return False
 
 
 def dns(run: "Run", inv: "Invocation") -> list[Finding]:
