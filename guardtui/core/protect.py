@@ -105,6 +105,9 @@ _SCHEMA = {
     "commands": Field(dict, required=True, fields={k: Field(list, required=k != "broker", items=str)
                                                    for k in ("read", "console", "broker", "changes")}),
     "packages": Field(list, required=True, items=str),
+    "processes": Field(dict, fields={"names": Field(list, required=True, items=str),
+                                     "command_lines": Field(list, required=True, items=str),
+                                     "ports": Field(list, required=True, items=int)}),
 }
 
 
@@ -116,6 +119,7 @@ class ProtectData:
     our_url: re.Pattern
     commands: Mapping[str, frozenset[str]]  # class -> subcommands
     packages: frozenset[str]
+    processes: Mapping[str, tuple] = field(default_factory=dict)  # names, command_lines, ports
 
 
 @lru_cache(maxsize=1)
@@ -145,7 +149,8 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        {agent: tuple(rules) for agent, rules in data["bypass"].items()},
                        re.compile(data["hook_entries"]["command"]), re.compile(data["hook_entries"]["url"]),
                        {"broker": frozenset(), **{k: frozenset(v) for k, v in data["commands"].items()}},
-                       frozenset(data["packages"]))
+                       frozenset(data["packages"]),
+                       {k: tuple(v) for k, v in (data.get("processes") or {}).items()})
 
 
 def _label(entry: dict) -> str:

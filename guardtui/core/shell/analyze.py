@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_term, selfcall
+from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_proc, cmd_term, selfcall
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
@@ -867,6 +867,7 @@ _HANDLERS = {
     "rg": cmd_fs.ripgrep,
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
     "patch": cmd_fs.patch,
+    "kill": cmd_proc.kill, **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
