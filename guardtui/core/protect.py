@@ -107,7 +107,8 @@ _SCHEMA = {
     "packages": Field(list, required=True, items=str),
     "processes": Field(dict, fields={"names": Field(list, required=True, items=str),
                                      "command_lines": Field(list, required=True, items=str),
-                                     "ports": Field(list, required=True, items=int)}),
+                                     "ports": Field(list, required=True, items=int),
+                                     "terminals": Field(list, items=str)}),
 }
 
 

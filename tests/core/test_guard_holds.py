@@ -523,6 +523,8 @@ def test_guardtuis_read_only_subcommands_allow_and_a_console_asks(world, command
     "osascript -e 'tell application \"System Events\" to keystroke \"y\"'",
     "echo y > /proc/4242/fd/0",
     "cliclick t:y",
+    "tmux pipe-pane -I -t con 'yes y'",
+    "echo y | wall",
 ])
 def test_typing_into_a_terminal_denies(world, command):
     d = world.run(command)
@@ -533,9 +535,25 @@ def test_typing_into_a_terminal_denies(world, command):
 @pytest.mark.parametrize("command", [
     "tmux ls", "tmux new -d -s dev 'npm run dev'", "tmux capture-pane -p -t dev", "tmux kill-session -t dev",
     "tmux list-windows", "tmux has-session -t dev", "screen -ls", "xdotool getactivewindow",
+    "xdotool getactivewindow getwindowname", "zellij list-sessions", "screen -dmS web python3 -m http.server 8000",
+    "tmux pipe-pane -o -t dev 'cat >> /tmp/dev.log'", "screen -S web -X quit", "tmux kill-pane -t dev:0.1",
 ])
 def test_terminal_controls_stay_quiet(world, command):
     assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    "tmux kill-server", "tmux kill-session -t guardtui", "tmux kill-pane -t guardtui:0.0", "tmux killw -t GUARD",
+    "tmux respawn-pane -k -t guardtui bash", "tmux respawnw -k -t guardtui:1 'true'", "screen -S guard -X quit",
+    "screen -X -S guardtui kill",
+])
+def test_ending_the_consoles_terminal_denies(world, command):
+    d = world.run(command)
+    assert d.verdict is Verdict.DENY and "stop it yourself" in d.reason, (command, d.reason)
+
+
+def test_a_console_terminal_known_only_at_run_time_asks(world):
+    assert world.run('tmux kill-session -t "$S"').verdict is Verdict.ASK
 
 
 def test_attaching_to_a_running_process_asks(world):
