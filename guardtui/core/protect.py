@@ -109,6 +109,10 @@ _SCHEMA = {
                                      "command_lines": Field(list, required=True, items=str),
                                      "ports": Field(list, required=True, items=int),
                                      "terminals": Field(list, items=str)}),
+    "agent_programs": Field(dict, values=Field(dict, fields={
+        "programs": Field(list, required=True, items=str), "flags": Field(list, items=str),
+        "values": Field(dict, values=Field(list, items=str)), "settings": Field(list, items=str),
+        "overrides": Field(list, items=str), "config_env": Field(list, items=str), "sources": Field(str)})),
 }
 
 
@@ -121,6 +125,7 @@ class ProtectData:
     commands: Mapping[str, frozenset[str]]  # class -> subcommands
     packages: frozenset[str]
     processes: Mapping[str, tuple] = field(default_factory=dict)  # names, command_lines, ports
+    agent_programs: Mapping[str, dict] = field(default_factory=dict)  # agent -> its command line's bypasses
 
 
 @lru_cache(maxsize=1)
@@ -151,7 +156,8 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        re.compile(data["hook_entries"]["command"]), re.compile(data["hook_entries"]["url"]),
                        {"broker": frozenset(), **{k: frozenset(v) for k, v in data["commands"].items()}},
                        frozenset(data["packages"]),
-                       {k: tuple(v) for k, v in (data.get("processes") or {}).items()})
+                       {k: tuple(v) for k, v in (data.get("processes") or {}).items()},
+                       dict(data.get("agent_programs") or {}))
 
 
 def _label(entry: dict) -> str:

@@ -608,6 +608,28 @@ def test_the_data_knows_the_brokers_port():
     assert DEFAULT_PORT in protect_data().processes["ports"]
 
 
+# -- 6. another agent started unguarded -------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    'codex exec -c features.hooks=false "run the job"', "codex exec --dangerously-bypass-approvals-and-sandbox hi",
+    "codex --yolo exec hi", "codex -a never exec hi", "codex exec -c 'approval_policy=\"never\"' hi",
+    "CODEX_HOME=/tmp/elsewhere codex exec hi", "gemini --approval-mode yolo -p hi", "gemini -y -p hi",
+    "claude -p --settings '{\"disableAllHooks\": true}' hi", "claude --dangerously-skip-permissions -p hi",
+    "claude --permission-mode bypassPermissions -p hi", "claude --setting-sources project -p hi",
+    "claude --settings off.json -p hi", "CLAUDE_CONFIG_DIR=/tmp/elsewhere claude -p hi", "cursor-agent --force -p hi",
+])
+def test_another_agent_started_unguarded_denies(world, command):
+    (world.project / "off.json").write_text('{"disableAllHooks": true}')
+    assert_denied_for_the_person(world.run(command), command)
+
+
+@pytest.mark.parametrize("command", [
+    "claude -p 'run the tests'", "codex exec -c model=o3 'fix the test'", "claude --setting-sources user,local -p hi",
+    "CODEX_HOME=~/.codex codex exec hi", "claude --settings '{\"model\": \"sonnet\"}' -p hi", "codex --version",
+])
+def test_another_agent_started_with_its_hooks_on_is_not_denied(world, command):
+    assert world.run(command).verdict is not Verdict.DENY, (command, world.run(command).reason)
+
+
 # -- controls ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("command", [
     "ls", "ln -s ../shared/config.json config.json", "echo hi > notes.txt", "rm -f src/app.pyc", "chmod +x run.sh",

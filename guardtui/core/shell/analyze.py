@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_proc, cmd_term, selfcall
+from . import cmd_agents, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_proc, cmd_term, selfcall
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
@@ -423,6 +423,8 @@ class _Run:
         handler = _HANDLERS.get(name)
         if handler is None and name in self.tax.terminal_input:
             handler = cmd_term.judge
+        if handler is None and cmd_agents.agent_of(name) is not None:
+            handler = cmd_agents.judge
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
