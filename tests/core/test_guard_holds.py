@@ -271,9 +271,19 @@ def test_archives_are_read_before_they_are_extracted(world):
         assert d.verdict is Verdict.DENY, (command, d.reason)
     assert world.run("tar xzf plugin.tgz").verdict is Verdict.ASK  # a project plugin: untrusted, may only tighten
     for command in ("tar xf plain.tar", "unzip -o plain.zip", "tar xzf evil.tgz -C /tmp/unpack",
-                    "tar xf evil.tar -C vendor", "tar xf missing.tar", "tar tf evil.tar", "unzip -l evil.zip",
+                    "tar xf evil.tar -C vendor", "tar xf missing.tar -C vendor", "tar tf evil.tar", "unzip -l evil.zip",
                     "curl -sL https://example.com/x.tgz | tar xz -C vendor"):
         assert verdict(world.run(command)) == "allow", command
+
+
+def test_an_archive_not_there_yet_is_judged_by_what_it_could_hold(world):
+    # a download still going, or a file a background job writes, is there when the command runs
+    for command in ("tar xf missing.tar", "tar -xf missing.tar .claude/settings.local.json",
+                    "tar xf missing.tar -C ~/.claude", "unzip -o missing.zip -d ~/.config/guardtui/guards"):
+        d = world.run(command)
+        assert d.verdict is Verdict.DENY, (command, d.reason)
+    assert "not there yet" in world.run("tar xf missing.tar").reason
+    assert verdict(world.run("curl -so new.tar https://example.com/new.tar && tar xf new.tar -C vendor")) != "deny"
 
 
 def test_patches_editors_containers_and_syncs_reach_the_files_they_name(world):

@@ -278,29 +278,33 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
     reach = protected.matches(path, cwd, contains="any")
     if not any(m.contains for m in reach):
         return out
-    if e.source and not os.path.lexists(e.source) and not any(p == e.source or p.startswith(e.source + "/")
-                                                               for p in made):
-        return out  # the source is not there and nothing here makes it: the copy or extraction fails
+    # a source not there now (nor made earlier in this command) may be there when the command runs (a download
+    # still going, a file a background job writes): its contents are unknown, not empty
+    missing = bool(e.source) and not os.path.lexists(e.source) and \
+        not any(p == e.source or p.startswith(e.source + "/") for p in made)
     if e.kind == "unpack":
         strip = int(e.detail.partition("=")[2]) if e.detail.startswith("strip=") else 0
-        entries = archive_members(e.source, strip) if e.source else None
+        entries = archive_members(e.source, strip) if e.source and not missing else None
         if entries is not None and e.members:
             entries = [x for x in entries if any(x.name == n.rstrip("/") or x.name.startswith(n.rstrip("/") + "/")
                                                  or fnmatch.fnmatchcase(x.name, n) for n in e.members)]
         what = f"the archive {e.source}" if e.source else "an archive read from a pipe"
     else:
-        entries = tree_entries(e.source) if e.source else None
+        entries = tree_entries(e.source) if e.source and not missing else None
         if entries is not None and e.members:
             entries = [x for x in entries if _member_of(x.name, e.members)]
         what = e.source or "a path known only at run time"
+    if missing:
+        what += " (not there yet)"
     if entries is None:
         if e.kind == "unpack" and e.members:  # the named members are all that can land
             entries_known = [(n.rstrip("/"), None) for n in e.members]
             return out + _landed(entries_known, path, protected, cwd, subject)
         # what it holds cannot be read: it could replace any file there that decides what the guard does,
-        # one that exists, or one the project could have (its hook settings, its plugins)
+        # one that exists, or one the project could have (its hook settings, its plugins); for a source that is
+        # not there, only what exists (the command is more likely to fail than to be raced)
         target = next((m for m in reach if m.contains and m.kind in _DECIDING and
-                       (m.target.tail or protected.exists(m.target.path))), None)
+                       ((m.target.tail and not missing) or protected.exists(m.target.path))), None)
         if target is None:
             return out
         reason = (f"{subject} unpacks {what} into {path}, where it could replace {target.target.label} "
