@@ -79,7 +79,11 @@ class Match:
     @property
     def contains(self) -> bool:
         """The path is a directory that holds the target (not the target or a file in it)."""
-        return self.how == "contains"
+        return self.how in ("contains", "glob")
+
+    def globbed(self, pattern: str) -> "Match":
+        """This match, reached through a glob (`~/.c*/guardtui/trusted.json`), to be told so."""
+        return Match(self.target, pattern, "glob", self.rel) if self.how == "contains" else self
 
     def describe(self) -> str:
         """`~/.claude/settings.json (Claude Code's hook settings), through a symbolic link`"""
@@ -87,6 +91,8 @@ class Match:
                "case": ", spelt in another case", "contains": ""}.get(self.how, "")
         if self.how == "contains":
             return f"{self.path}, which holds {self.target.label} ({self.target.path})"
+        if self.how == "glob":
+            return f"{self.target.label} ({self.target.path}), which the glob {self.path} reaches"
         where = self.target.path if not self.target.tree or self.how not in ("inside", "link") else self.path
         return f"{where} ({self.target.label}){via}"
 

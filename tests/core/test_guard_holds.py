@@ -372,6 +372,15 @@ def test_writes_that_loosen_the_guard_deny_not_ask(world):
                                             old_string="mine", new_string="x"))
 
 
+def test_globs_reach_what_they_match(world):
+    for command in ("printf '{}' > ~/.claude/setting?.json", "rm -f ~/.c*/guardtui/policy.yaml",
+                    "rm -f ~/.c*/guardtui/trusted.json", "chmod 000 ~/.cl*/settings.json"):
+        d = world.run(command)
+        assert d.verdict is Verdict.DENY and "glob" in d.reason, (command, d.reason)
+    for command in ("echo hi > src/*.txt", "rm -f ~/.cache/x*.tmp", "chmod 600 ~/.cl*/settings.json"):
+        assert world.run(command).verdict is not Verdict.DENY, command
+
+
 @pytest.mark.parametrize("command", [
     "mv ~/.config/guardtui /tmp/x",
     "rm -rf ~/.config/guardtui/guards",

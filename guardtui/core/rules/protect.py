@@ -190,12 +190,16 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
         if v is not None:
             out.append(v)
 
+    def act(m: Match, action: str, subject: str) -> Ruling | None:  # a glob's reach is told as such
+        globbed = e.members and m.contains and any(c in e.raw for c in "*?[")
+        return judge_action(m.globbed(e.raw) if globbed else m, action, subject)
+
     if e.kind == "read":
         for m in protected.matches(path, cwd):
             if m.kind == HOOKS and _holds_token(m, protected):
                 add(_ask(f"{subject} reads {m.describe()}, which holds guardtui's hook token", HOOKS,
                          BlastRadius.MEDIUM))
-            add(judge_action(m, "read", subject))
+            add(act(m, "read", subject))
         return out
     if e.kind in ("delete", "move"):
         wide = e.recursive or bool(e.members) or e.kind == "move"
@@ -204,7 +208,7 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
                 continue
             if not m.contains and e.only and not _git_hits(m, e):
                 continue
-            add(judge_action(m, "remove", subject))
+            add(act(m, "remove", subject))
         return out
     if e.kind == "chmod":
         for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
@@ -212,17 +216,17 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
                 continue
             if keeps_access(e.detail, secret=m.kind == TOKEN):
                 continue  # chmod 600, go-w, +x: the owner still reads and writes it, nobody else may write
-            add(judge_action(m, "chmod", subject))
+            add(act(m, "chmod", subject))
         return out
     if e.kind == "link":
         # a link where a target is, or where one would be found (`ln -s /tmp/fake .claude`: the agent's settings
         # are then read from a place of the agent's choosing)
         for m in protected.matches(path, cwd, follow=False, contains="any"):
-            add(judge_action(m, "onto", subject))
+            add(act(m, "onto", subject))
         if e.source:
             source = _through_links(e.source, links or {})
             for m in protected.matches(source, cwd):
-                add(judge_action(m, "link", subject))
+                add(act(m, "link", subject))
         return out
     if e.kind == "write":
         for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
@@ -231,7 +235,7 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
             if m.kind == HOOKS and not m.contains:
                 add(_hooks_shell_write(e, m, subject, protected))
             else:
-                add(judge_action(m, "write", subject))
+                add(act(m, "write", subject))
         return out
     if e.kind in ("copy", "unpack"):
         return _landing(e, path, protected, cwd, subject, made or set())
@@ -371,6 +375,8 @@ def _members_hit(m: Match, members: tuple[str, ...], recursive: bool) -> bool:
         if len(pp) <= len(parts) and all(_glob_component(a, b) for a, b in zip(parts, pp)) and \
                 (len(pp) == len(parts) or recursive):
             return True
+        if m.target.tree and len(pp) > len(parts) and all(_glob_component(a, b) for a, b in zip(parts, pp)):
+            return True  # `rm ~/.c*/guardtui/trusted.json`: the glob reaches inside the protected tree
     return False
 
 

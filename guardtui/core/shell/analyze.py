@@ -253,6 +253,8 @@ class _Run:
                 self.add(ask(f"{r.op} {r.target.display()} empties the file before "
                              f"{posixpath.basename(cmd.argv[0].value)} reads it: its content is lost",
                              "fs-write", BlastRadius.MEDIUM, "shell.truncate-input"))
+            if info.glob or info.contents:  # `> ~/.claude/setting?.json`: bash writes the one file it matches
+                content["members"] = glob_members(r.target)
             self.effect(info.path, r.target.display(), "write", cmd, info.remote, **content)
             finding = write_finding(info, f"redirect {r.op}")
             if finding is not None:
