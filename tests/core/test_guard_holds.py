@@ -354,6 +354,11 @@ def test_git_against_the_guards_files_judged_on_disk(world):
     assert world.run("git clean -fd").verdict is not Verdict.DENY
     assert world.run("git checkout .").verdict is not Verdict.DENY
     assert world.run("git stash").verdict is not Verdict.DENY
+    # from another tree, every named file becomes that tree's version, changed here or not
+    assert_denied_for_the_person(world.run("git restore --source=origin/main --worktree .claude/"))
+    assert_denied_for_the_person(world.run("git restore -s HEAD~3 .claude/settings.json"))
+    assert_denied_for_the_person(world.run("git checkout HEAD~5 -- .claude/settings.json"))
+    assert world.run("git restore --source HEAD~1 src/").verdict is not Verdict.DENY
     # once the person changed the committed settings (their hooks there), resetting them is denied
     (world.project / ".claude" / "settings.json").write_text('{"hooks": {}, "permissions": {}}')
     assert_denied_for_the_person(world.run("git checkout ."))

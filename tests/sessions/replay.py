@@ -117,6 +117,9 @@ class World:
         self.runtime = self.root / "run" / "user" / "1000"
         for d in (self.home / ".config", self.home / ".local" / "state", self.runtime):
             d.mkdir(parents=True, exist_ok=True)
+        # the world is no part of the checkout's repository: a `.git` file that names no git dir ends git's
+        # (and guardtui's) search for a repository here, as on a machine where /home is not in one
+        (self.root / ".git").write_text("not a repository: a session replay's world\n", encoding="utf-8")
         os.chmod(self.runtime, 0o700)
         self.env = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                     "XDG_STATE_HOME": str(self.home / ".local" / "state"), "XDG_RUNTIME_DIR": str(self.runtime),
