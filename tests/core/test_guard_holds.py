@@ -462,6 +462,43 @@ def test_the_token_sent_back_to_the_console_asks(world):
     assert d.verdict is Verdict.ASK, d.reason
 
 
+# -- guardtui's code and launcher ---------------------------------------------------------------------------
+def _installed(world) -> Path:
+    """guardtui installed as pipx does (its code in a venv's site-packages, its launcher in ~/.local/bin)."""
+    from guardtui.core.protect import Protection
+
+    code = world.home / ".local/share/pipx/venvs/guardtui/lib/python3.12/site-packages/guardtui"
+    (code / "core" / "shell").mkdir(parents=True)
+    (code / "hook.py").write_text("import sys\n")
+    (code / "core" / "shell" / "taxonomy.yaml").write_text("version: 1\n")
+    launcher = world.home / ".local" / "bin" / "guardtui"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text("#!/usr/bin/python3\nfrom guardtui.cli import main\n")
+    world.engine.protection = Protection(world.locations, homes=(str(world.home),), code_dir=str(code))
+    return code
+
+
+def test_the_installed_guard_code_and_launcher_cannot_be_changed(world):
+    code = _installed(world)
+    for command in ("rm ~/.local/bin/guardtui", "cp /bin/true ~/.local/bin/guardtui", "echo 'exit 0' > ~/.local/bin/guardtui",
+                    f": > {code}/core/shell/taxonomy.yaml", "rm -rf ~/.local/share/pipx/venvs/guardtui",
+                    ": > \"$(python3 -c 'import guardtui,os;print(os.path.dirname(guardtui.__file__))')"
+                    "/core/shell/taxonomy.yaml\"", "sed -i 's/deny/allow/' \"$GUARDTUI_DIR/core/shell/taxonomy.yaml\""):
+        assert_denied_for_the_person(world.run(command), command)
+    assert_denied_for_the_person(world.tool("Write", file_path=str(code / "hook.py"), content="import sys\nsys.exit(0)\n"))
+    for command in ("cat ~/.local/bin/guardtui", "pipx list", "cp \"$(python3 -c 'import guardtui, os; "
+                    "print(os.path.dirname(guardtui.__file__))')/core/shell/taxonomy.yaml\" examples/"):
+        assert verdict(world.run(command)) == "allow", command
+
+
+def test_a_checkout_of_guardtui_installed_editable_is_a_project_its_writes_ask(world):
+    # the tests run guardtui from its source checkout: the person develops it there
+    code = Path(__file__).resolve().parents[2] / "guardtui"
+    d = world.tool("Edit", file_path=str(code / "core" / "engine.py"), old_string="a", new_string="b")
+    assert d.verdict is Verdict.ASK and "hooks run this code" in d.reason, d.reason
+    assert_denied_for_the_person(world.run(f"rm -rf {code}"))
+
+
 # -- 3. guardtui invoked by any path --------------------------------------------------------------------
 @pytest.mark.parametrize("command", [
     "guardtui trust .guardtui/guards/evil.yaml",

@@ -30,6 +30,7 @@ from guardtui.adapters import adapter_for
 from guardtui.core.config import Locations
 from guardtui.core.engine import Engine
 from guardtui.core.model import DecidedBy, Verdict
+from guardtui.core.protect import Protection
 from guardtui.core.shell.analyze import Analyzer
 from guardtui.judge import HookAnswer, read_call
 from guardtui.wiring import cli_engine
@@ -128,10 +129,24 @@ class World:
                     "GUARDTUI_STATE_DIR": str(self.home / ".local" / "state" / "guardtui"),
                     "GUARDTUI_RUNTIME_DIR": str(self.runtime / "guardtui")}
         self.locations = Locations.from_env(self.env)
+        self.code_dir = self._install_guardtui()
         # the console has run here (the corpora's sessions say it is running): it made its token
         self.locations.token_file.parent.mkdir(parents=True, exist_ok=True)
         self.locations.token_file.write_text(uuid.uuid4().hex + uuid.uuid4().hex + "\n", encoding="ascii")
         os.chmod(self.locations.token_file, 0o600)
+
+    def _install_guardtui(self) -> Path:
+        """guardtui installed here as FORMAT.md says (pipx: the launcher in ~/.local/bin, the code in its
+        venv): a copy of this checkout's package, so the world's guard code is the world's own."""
+        venv = self.home / ".local" / "share" / "pipx" / "venvs" / "guardtui"
+        code = venv / "lib" / "python3.12" / "site-packages" / "guardtui"
+        shutil.copytree(ROOT / "guardtui", code, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        launcher = self.home / ".local" / "bin" / "guardtui"
+        launcher.parent.mkdir(parents=True, exist_ok=True)
+        launcher.write_text(f"#!{venv}/bin/python\nimport sys\nfrom guardtui.cli import main\nsys.exit(main())\n",
+                            encoding="utf-8")
+        launcher.chmod(0o755)
+        return code
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -217,6 +232,8 @@ def engine_for(world: World, cwd: str) -> Engine:
     engine = cli_engine(cwd, record=False, locations=world.locations, path_env="")
     engine.analyzer = Analyzer(command_exists=lambda _name: True)
     engine.home = str(world.home)
+    engine.protection = Protection(world.locations, homes=(str(world.home),), code_dir=str(world.code_dir),
+                                   env={**world.env, "PATH": f"{world.home}/.local/bin:/usr/bin:/bin"})
     return engine
 
 

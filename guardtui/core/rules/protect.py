@@ -82,8 +82,10 @@ def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
                         kind, BlastRadius.MEDIUM)
         return None
     if kind == GUARD_CODE:
-        if action in ("write", "onto"):
+        if action in ("write", "onto") and m.target.editable:  # a checkout of guardtui the person works on
             return _ask(f"{what}: the agents' hooks run this code", kind)
+        if action in ("write", "onto"):
+            return _deny(f"{what}: the agents' hooks run this code", kind)
         return _deny(what, kind) if action in ("remove", "chmod") else None
     if kind == PERMISSIONS:
         return _ask(f"{what}: it changes what the agent may do without asking", kind)
@@ -177,12 +179,16 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     subject = e.segment.strip() or e.raw
     subject = subject if len(subject) <= 80 else subject[:79] + "…"
     if e.path is None:
-        m = protected.match_text(e.raw)
-        if m is None:
-            return []
-        action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
-        v = judge_action(m, action, subject)
-        return [v] if v is not None else []
+        return _partly_known(e, protected, subject)
+    out = _judge_path(e, protected, cwd, links, made, subject)
+    if not out and any(c in e.raw for c in "$`"):  # `rm -rf "/run/user/$(id -u)/guardtui"`: what the whole could be
+        out = _partly_known(e, protected, subject)
+    return out
+
+
+def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, str] | None,
+                made: set[str] | None, subject: str) -> list[Ruling]:
+    assert e.path is not None
     path = _through_links(e.path, links or {})
     out: list[Ruling] = []
 
@@ -240,6 +246,16 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     if e.kind in ("copy", "unpack"):
         return _landing(e, path, protected, cwd, subject, made or set())
     return out
+
+
+def _partly_known(e: FileEffect, protected: Protected, subject: str) -> list[Ruling]:
+    """A path with parts known only at run time (`/run/user/$(id -u)/guardtui`): placed by what is known."""
+    m = protected.match_text(e.raw)
+    if m is None:
+        return []
+    action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
+    v = judge_action(m, action, subject)
+    return [v] if v is not None else []
 
 
 def keeps_access(detail: str, secret: bool = False) -> bool:

@@ -372,6 +372,7 @@ def _terminal_input(inv: "Invocation", code: str, language: str) -> list[Finding
 
 
 _GUARDTUI_IMPORT = re.compile(r"\b(?:from\s+guardtui\b|import\s+guardtui\b|require\(['\"]guardtui)")
+_GUARDTUI_METADATA = frozenset({"__file__", "__path__", "__version__", "__name__", "__spec__"})
 _GUARDTUI_CHANGES = re.compile(r"\b(?:trust|store_trust|vouch|install|uninstall|remove_ours|write_text|dump)\b")
 
 
@@ -379,6 +380,9 @@ def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
     """Code that imports guardtui can do what its commands do, without them."""
     if not _GUARDTUI_IMPORT.search(code):
         return []
+    uses = set(re.findall(r"\bguardtui\s*\.\s*(\w+)", code))
+    if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
+        return []  # print(os.path.dirname(guardtui.__file__)): where it is installed, or its version
     if _GUARDTUI_CHANGES.search(code):
         return [deny(f"{inv.name} runs guardtui's own code to change the guard (trust, install, its files): an "
                      "agent may not; if you mean it, run it yourself in a terminal", "guard-self", "code.guardtui")]
