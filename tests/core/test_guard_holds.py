@@ -311,6 +311,13 @@ def test_patches_editors_containers_and_syncs_reach_the_files_they_name(world):
     "import os; os.chmod(os.path.expanduser('~/.claude/settings.json'), 0)",
     "import os; os.symlink(os.path.expanduser('~/.claude/settings.json'), 's.json')",
     "import shutil; shutil.copy('/tmp/x', '.claude/settings.local.json')",
+    # paths built from pieces and the environment
+    "import os;p=os.path.join(os.environ['HOME'],'.'+'clau'+'de','set'+'tings.json');open(p,'w').write('{}')",
+    "import os; p = os.getenv('XDG_CONFIG_HOME', '') + '/guardtui/policy.yaml'; open(p, mode='w').write('')",
+    "import os,socket; p=os.environ['XDG_RUNTIME_DIR']+'/guardtui/broker.sock'; os.unlink(p); "
+    "s=socket.socket(socket.AF_UNIX); s.bind(p)",
+    "import sqlite3,os; c=sqlite3.connect(os.path.expanduser('~/.config/guardtui/../../.local/state/guardtui/audit.db'));"
+    " c.execute(\"UPDATE decisions SET verdict='allow'\"); c.commit()",
 ])
 def test_python_changing_protected_files_denies(world, code):
     assert_denied_for_the_person(world.run(f"python3 -c {shlex.quote(code)}"), code)
@@ -322,6 +329,8 @@ def test_python_changing_protected_files_denies(world, code):
     "perl -e 'unlink \".claude/settings.local.json\"'",
     "ruby -e 'File.write(\".claude/settings.local.json\", \"{}\")'",
     "python3 - <<'EOF'\nimport os\nos.remove('.claude/settings.local.json')\nEOF",
+    "awk 'BEGIN { printf \"{}\" > (ENVIRON[\"HOME\"] \"/.claude/settings.json\") }'",
+    "awk 'BEGIN { print \"\" > (ENVIRON[\"XDG_CONFIG_HOME\"] \"/guardtui/policy.yaml\") }'",
 ])
 def test_other_interpreters_changing_protected_files_deny(world, command):
     assert_denied_for_the_person(world.run(command), command)
@@ -329,7 +338,9 @@ def test_other_interpreters_changing_protected_files_deny(world, command):
 
 def test_interpreter_controls_stay_quiet(world):
     for command in ("python -c \"open('out.txt','w')\"", "python3 -c \"import json, os; print(json.load(open("
-                    "os.path.expanduser('~/.claude/settings.json'))).keys())\"", "node -e \"console.log(require('fs').readdirSync('.'))\""):
+                    "os.path.expanduser('~/.claude/settings.json'))).keys())\"", "node -e \"console.log(require('fs').readdirSync('.'))\"",
+                    "python3 -c \"import os; p = os.path.join('build', 'out' + '.txt'); open(p, 'w').write('x')\"",
+                    "awk -F, 'NR>1 {print $1 > (\"out/\" $2 \".csv\")}' data.csv"):
         assert verdict(world.run(command)) == "allow", command
 
 

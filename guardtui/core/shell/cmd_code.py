@@ -69,7 +69,7 @@ _ORM_WRITE = re.compile(r"\.(?:update_all|delete_all|destroy_all|update|delete|b
 # a socket connected out, then a shell or the descriptors handed to it: a reverse shell
 _REVERSE_SHELL = re.compile(r"(socket|Socket|TCPSocket|net\.connect|fsockopen|/dev/tcp).*?(dup2|pty\.spawn|spawn\(|"
                             r"exec[lv]?p?\(|/bin/(ba|z)?sh|\bsh\b|\bcmd\.exe\b|subprocess)", re.S)
-_WRITES = [r"\bopen(?=\s*\(\s*(?:[rbuRBU]{0,2})(?:'[^']*'|\"[^\"]*\")\s*,\s*['\"][wax])",
+_WRITES = [r"\bopen(?=\s*\((?:[^,()]|\([^()]*\))*,\s*(?:mode\s*=\s*)?[rbuRBU]{0,2}['\"][^'\"]*[wax])",
            r"\b(?:fs\.)?(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)",
            r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.writeTextFile"]
 _PERL_OPEN_WRITE = re.compile(r"""\bopen\s*\(?\s*[\w$]+\s*,\s*(?:['"]>>?['"]\s*,\s*""" + _STR + r"|['\"]>>?\s*(?P<p>[^'\"]+)['\"])")
@@ -249,7 +249,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     recorded_from = len(run.result.effects)  # the effects this code's own calls record (for _mentioned_paths)
     scope = inv.scope.copy()
     # `d = tempfile.mkdtemp()`, `home = os.path.expanduser("~")`: names whose values we can know
-    for m in re.finditer(r"(?m)^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=\s*([^\n;]+)", code):
+    for m in re.finditer(r"(?m)(?:^|;)\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=(?!=)\s*([^\n;]+)", code):
         value = evaluate_expression(m.group(2).strip(), scope)
         if value is not None:
             scope.variables["py:" + m.group(1)] = value
@@ -402,6 +402,8 @@ _WRITING_API = re.compile(
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)
+_DB_OPEN = re.compile(r"\b(?:sqlite3\.connect|dbm\.open|shelve\.open|SQLite3::Database\.new|new\s+(?:sqlite3\.)?Database)"
+                      r"\s*\(")
 _HOME_IN_CODE = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|Dir\.home|~")
 _MAX_LITERALS = 200
 
@@ -413,10 +415,15 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
     literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
     literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    # and the paths the code computes from them (`p = os.path.join(home, '.' + 'clau' + 'de', …)`)
+    literals += [v for k, v in inv.scope.variables.items() if k.startswith("py:") and v.startswith(("~", "/"))
+                 and DYN not in v and "${" not in v][:16]
     if not literals:
         return
     removing = bool(_REMOVING_API.search(code))
-    writing = removing or bool(_WRITING_API.search(code))
+    # a database opened from code and a statement that changes it: the file it opens is written
+    database_write = bool(_DB_OPEN.search(code)) and any(classify_sql(lit) for lit in literals)
+    writing = removing or database_write or bool(_WRITING_API.search(code))
     bases = [inv.scope.cwd] if inv.scope.cwd else []
     if _HOME_IN_CODE.search(code):
         bases.append(inv.scope.home)
@@ -594,6 +601,10 @@ _HOME_EXPRESSIONS = re.compile(
     r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
     r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\]|"
     r"getenv\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
+_ENV_READ = re.compile(r"os\.environ\[\s*['\"](\w+)['\"]\s*\]|os\.environ\.get\(\s*['\"](\w+)['\"][^)]*\)|"
+                       r"os\.getenv\(\s*['\"](\w+)['\"][^)]*\)|process\.env\.(\w+)|process\.env\[['\"](\w+)['\"]\]|"
+                       r"ENV\[['\"](\w+)['\"]\]|ENV\.fetch\(\s*['\"](\w+)['\"][^)]*\)|\$ENV\{\s*['\"]?(\w+)['\"]?\s*\}|"
+                       r"getenv\(\s*['\"](\w+)['\"]\s*\)|Deno\.env\.get\(\s*['\"](\w+)['\"]\s*\)")
 _TEMP_EXPRESSIONS = re.compile(r"^(?:tempfile\.(?:mkdtemp|gettempdir|mkstemp)\([^)]*\)|(?:fs\.)?mkdtempSync\([^)]*\)|"
                                r"os\.tmpdir\(\)|Dir\.mktmpdir(?:\([^)]*\))?|tempdir\(\)|sys_get_temp_dir\(\)|tempdir\(\))$")
 _CWD_EXPRESSIONS = re.compile(r"^(?:os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|(?:pathlib\.)?Path\.cwd\(\)|"
@@ -631,6 +642,8 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
             out.append(_unescape(m.group("s")))
         elif _HOME_EXPRESSIONS.match(piece):
             out.append("~")
+        elif (env := _ENV_READ.fullmatch(piece)) is not None:  # os.environ['XDG_RUNTIME_DIR']: a run-time part
+            out.append("${" + next(g for g in env.groups() if g) + "}")
         elif _CWD_EXPRESSIONS.match(piece):
             out.append(scope.cwd if scope is not None and scope.cwd else ".")
         elif _TEMP_EXPRESSIONS.match(piece):
@@ -710,6 +723,8 @@ def _path_word(target: str | None, home: str) -> Word:
     if target is None:
         return Word(DYN, "<a path computed at run time>")
     value = home + target[1:] if target == "~" or target.startswith("~/") else target
+    if "${" in value:  # os.environ['XDG_RUNTIME_DIR'] + '/guardtui/broker.sock': placed by what is known
+        return Word(re.sub(r"\$\{\w+\}", DYN, value), target)
     return Word(value, target, quoted=False, glob=any(c in target for c in "*?["))
 
 

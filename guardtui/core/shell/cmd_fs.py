@@ -798,13 +798,34 @@ def awk(run: "Run", inv: "Invocation") -> list[Finding]:
                                     BlastRadius.HIGH, "fs.awk"))
         for m in re.finditer(r"""\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline""", program):
             run.nested((m.group(1) or m.group(2) or ""), inv, "awk pipe")
-        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b""", program):
-            if m.group(1):
-                f = run.write(Word.literal(m.group(1)), inv, "awk print >")
+        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b|>>?\s*\(([^()]*)\)""", program):
+            target = Word.literal(m.group(1)) if m.group(1) else _awk_target(m.group(3), inv.scope) \
+                if m.group(3) is not None else None
+            if target is not None:  # print > "f", printf … > (ENVIRON["HOME"] "/x")
+                f = run.write(target, inv, "awk print >")
                 if f is not None:
                     findings.append(f)
     return [with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
+
+
+def _awk_target(expr: str, scope) -> Word | None:
+    """The file an awk output redirection names (`> (ENVIRON["HOME"] "/.claude/settings.json")`), as a word:
+    a variable not known here stays `$X`, a part known only at run time."""
+    value, raw = [], []
+    for m in re.finditer(r'\s*(?:"((?:[^"\\]|\\.)*)"|ENVIRON\[\s*"(\w+)"\s*\]|(\S+))', expr):
+        if m.group(3):
+            value.append(DYN)
+            raw.append("$" + re.sub(r"\W", "", m.group(3)))
+        elif m.group(2):
+            known = scope.lookup(m.group(2))
+            value.append(known if DYN not in known else DYN)
+            raw.append(known if DYN not in known else "$" + m.group(2))
+        else:
+            text = m.group(1).encode().decode("unicode_escape", "replace")
+            value.append(text)
+            raw.append(text)
+    return Word("".join(value), "".join(raw)) if value else None
 
 
 def _awk_string(expr: str, scope) -> str | None:
