@@ -118,6 +118,8 @@ _SCHEMA = {
                                      "command_lines": Field(list, required=True, items=str),
                                      "ports": Field(list, required=True, items=int),
                                      "terminals": Field(list, items=str)}),
+    "settings_changes": Field(dict, values=Field(dict, fields={"neutral": Field(list, items=str),
+                                                               "tighten": Field(list, items=str)})),
     "agent_programs": Field(dict, values=Field(dict, fields={
         "programs": Field(list, required=True, items=str), "flags": Field(list, items=str),
         "values": Field(dict, values=Field(list, items=str)), "settings": Field(list, items=str),
@@ -135,6 +137,7 @@ class ProtectData:
     packages: frozenset[str]
     processes: Mapping[str, tuple] = field(default_factory=dict)  # names, command_lines, ports
     agent_programs: Mapping[str, dict] = field(default_factory=dict)  # agent -> its command line's bypasses
+    settings_changes: Mapping[str, dict] = field(default_factory=dict)  # agent -> neutral keys, tightening lists
 
 
 @lru_cache(maxsize=1)
@@ -166,7 +169,7 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        {"broker": frozenset(), **{k: frozenset(v) for k, v in data["commands"].items()}},
                        frozenset(data["packages"]),
                        {k: tuple(v) for k, v in (data.get("processes") or {}).items()},
-                       dict(data.get("agent_programs") or {}))
+                       dict(data.get("agent_programs") or {}), dict(data.get("settings_changes") or {}))
 
 
 def _label(entry: dict) -> str:
