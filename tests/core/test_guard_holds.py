@@ -433,13 +433,37 @@ def test_the_broker_socket_cannot_be_removed_or_planted(world):
     assert_denied_for_the_person(world.run(f"python3 -c {shlex.quote(code)}"))
 
 
+_TIGHT = "id: t\npatterns:\n  - match: 'terraform destroy'\n    verdict: deny\n    reason: never\n"
+
+
 def test_the_project_plugins(world):
-    d = world.tool("Write", file_path=".guardtui/guards/tighter.yaml", content="id: t\n")
+    d = world.tool("Write", file_path=".guardtui/guards/tighter.yaml", content=_TIGHT)
     assert d.verdict is Verdict.ASK and "trust" in d.reason
-    assert world.run("echo 'id: t' > .guardtui/guards/t.yaml").verdict is Verdict.ASK
+    assert world.run(f"printf %s {shlex.quote(_TIGHT)} > .guardtui/guards/t.yaml").verdict is Verdict.ASK
+    assert world.run("echo 'id: t' >> .guardtui/guards/t.yaml").verdict is Verdict.DENY  # does not load: unchecked
     for command in ("rm .guardtui/guards/team.yaml", "mv .guardtui /tmp/x", "rm -rf .guardtui",
                     "chmod 000 .guardtui/guards", "python3 -c \"import shutil; shutil.rmtree('.guardtui')\""):
         assert_denied_for_the_person(world.run(command), command)
+
+
+def test_a_project_plugin_change_that_loosens_the_rules_denies(world):
+    plugin = world.project / ".guardtui" / "guards" / "team.yaml"
+    plugin.write_text(_TIGHT)
+    allow_all = "id: all\npatterns:\n  - match: '.*'\n    verdict: allow\n"
+    for d in (world.tool("Write", file_path=".guardtui/guards/zz.yaml", content=allow_all),
+              world.tool("Write", file_path=".claude/guards/zz.yaml", content=allow_all),
+              world.tool("Edit", file_path=str(plugin), old_string="verdict: deny", new_string="verdict: flag"),
+              world.tool("Edit", file_path=str(plugin), old_string="'terraform destroy'",
+                         new_string="'terraform destroy -auto-approve now'"),
+              world.tool("Write", file_path=".guardtui/guards/x.yaml", content="rules:\n  - verdict: allow\n"),
+              world.run(f"printf %s {shlex.quote(allow_all)} > .guardtui/guards/zz.yaml")):
+        assert_denied_for_the_person(d)
+    (world.project / "allow.yaml").write_text(allow_all)
+    assert_denied_for_the_person(world.run("cp allow.yaml .guardtui/guards/"))
+    # a rule added beside the old ones, or a deny made of an ask: tighter
+    d = world.tool("Edit", file_path=str(plugin), old_string="patterns:\n",
+                   new_string="patterns:\n  - match: 'kubectl delete'\n    verdict: ask\n")
+    assert d.verdict is Verdict.ASK, d.reason
 
 
 def test_reading_the_token_asks_and_other_config_reads_stay_quiet(world):

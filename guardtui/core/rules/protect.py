@@ -240,6 +240,10 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
                 continue
             if m.kind == HOOKS and not m.contains:
                 add(_hooks_shell_write(e, m, subject, protected))
+            elif _is_project_plugin(m) and e.content is not None:
+                exists, old = _current(m, protected)
+                add(_plugin_content(m, protected, (old or "") + e.content if e.detail == "append" else e.content,
+                                    subject))
             else:
                 add(act(m, "write", subject))
         return out
@@ -291,6 +295,9 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
     for m in protected.matches(path, cwd):  # the landing place itself is protected (or inside a protected tree)
         if m.kind == HOOKS and e.kind == "copy" and e.source and not e.members:
             out.append(_hooks_copy(e, m, subject, protected) or judge_action(m, "onto", subject))
+        elif _is_project_plugin(m) and e.kind == "copy" and e.source and os.path.isfile(e.source) and \
+                (text := _read(e.source)) is not None:
+            out.append(_plugin_content(m, protected, text, subject))
         else:
             v = judge_action(m, "onto", subject)
             if v is not None:
@@ -471,6 +478,8 @@ def judge_file_change(protected: Protected, path: str, cwd: str, new_content: st
     for m in protected.matches(path, cwd):
         if m.kind == HOOKS:
             v = _hooks_content(m, protected, new_content, subject)
+        elif _is_project_plugin(m) and new_content is not None:
+            v = _plugin_content(m, protected, new_content, subject)
         else:
             v = judge_action(m, "write", subject)
         if v is not None:
@@ -533,6 +542,29 @@ def _hooks_copy(e: FileEffect, m: Match, subject: str, protected: Protected) -> 
     if exists and old is None:
         return None
     return _settled(judge_change(m.target, old, new), subject, m)
+
+
+def _is_project_plugin(m: Match) -> bool:
+    """A plugin file in a project's guard dir (its skills are Markdown the rules cannot read: they ask)."""
+    from ..plugins.parse import is_plugin_name  # the plugins package imports the engine, which imports the rules
+
+    name = posixpath.basename(m.path)
+    return m.kind == PROJECT_GUARDS and not m.contains and "guard-skills" not in m.path and \
+        is_plugin_name(name) and name.lower().endswith((".yaml", ".yml", ".md"))
+
+
+def _plugin_content(m: Match, protected: Protected, new: str, subject: str) -> Ruling:
+    """A project plugin rewritten: adding an allow rule, or taking away or weakening a deny or ask rule,
+    loosens the guard (deny); a change that only tightens asks (untrusted, it may only tighten)."""
+    from ..plugins.change import loosened
+
+    exists, old = _current(m, protected)
+    why = loosened(old, new, m.path)
+    if why:
+        return _deny(f"{subject} changes {m.describe()}: {why}", PROJECT_GUARDS)
+    v = judge_action(m, "write", subject)
+    assert v is not None
+    return v
 
 
 def _token_exists(protected: Protected) -> bool:
