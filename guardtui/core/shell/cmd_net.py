@@ -168,6 +168,8 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
         info = run.path(Word(path_text, value.raw), inv)
         if info.path and is_secret(info.path, inv.scope.home, run.tax):
             return deny(f"{inv.name} sends {path_text} (a secret) to a remote host", "secrets", "net.exfiltration")
+        if _only_local_destinations(inv.words) and not (info.path and is_secret_area(info.path, inv.scope.home)):
+            return None  # to a server on this machine (a dev server's upload form): the file does not leave it
         return ask(f"{inv.name} uploads the local file {path_text}", "network", BlastRadius.MEDIUM, "net.upload")
     if value.dynamic:
         return _sends_output(value, inv)
