@@ -62,14 +62,15 @@ def test_workdir_follows_links_to_where_a_write_lands(tmp_path):
     (project / "notes.md").write_text("x")
     linked_project = tmp_path / "linked"
     linked_project.symlink_to(project)
-    context = EvalContext(SessionState("a", "s"), str(tmp_path), lambda c, cwd: ANALYZER.analyze(c, cwd, str(tmp_path)),
-                          temp_dirs=())  # the world is in a temp dir: here it stands for a home
+    def context() -> EvalContext:  # the world is in a temp dir: here it stands for a home
+        return EvalContext(SessionState("a", "s"), str(tmp_path),
+                           lambda c, cwd: ANALYZER.analyze(c, cwd, str(tmp_path)), temp_dirs=())
 
     def judged(tool: str, cwd, **tool_input):
-        d = WorkingDirRule().evaluate(ToolCall(tool, tool_input, str(cwd)), context)
+        d = WorkingDirRule().evaluate(ToolCall(tool, tool_input, str(cwd)), context())
         return d.verdict if d else None
 
-    d = WorkingDirRule().evaluate(ToolCall("Edit", {"file_path": str(project / "config.json")}, str(project)), context)
+    d = WorkingDirRule().evaluate(ToolCall("Edit", {"file_path": str(project / "config.json")}, str(project)), context())
     assert d is not None and d.verdict is Verdict.ASK and "through a link" in d.reason
     assert judged("Bash", project, command="echo '{}' > config.json") is Verdict.ASK
     assert judged("Bash", project, command="ln -sf ../shared/other.json config.json") is None  # replaces the link itself
