@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
-from .inputs import input_problem
+from .inputs import input_problem, was_cut
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
 from .protect import Protection
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
@@ -76,6 +76,9 @@ class Engine:
         ctx = EvalContext(session, self.home, self._analyze, self.temp_dirs,
                           self.protection.for_call(call.cwd, self.home), judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
+        if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and was_cut(call.input):
+            decision = decision.with_(verdict=Verdict.ASK, reason=f"part of this call was nested too deep to read "
+                                                                  f"and was cut, so it cannot be allowed — {decision.reason}")
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
             decision = decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"})
