@@ -737,6 +737,19 @@ def test_another_agent_started_with_its_hooks_on_is_not_denied(world, command):
     assert world.run(command).verdict is not Verdict.DENY, (command, world.run(command).reason)
 
 
+def test_stow_links_are_judged_where_they_land(world):
+    dotfiles = world.home / "dotfiles"
+    (dotfiles / "claude" / ".claude").mkdir(parents=True)
+    (dotfiles / "claude" / ".claude" / "settings.json").write_text("{}")
+    (dotfiles / "zsh").mkdir()
+    (dotfiles / "zsh" / ".zshrc").write_text("export EDITOR=vim\n")
+    assert_denied_for_the_person(world.run("stow -t ~ claude", cwd=dotfiles))
+    assert_denied_for_the_person(world.run("stow -d ~/dotfiles -t ~ claude zsh"))
+    assert world.run("stow -t ~ zsh", cwd=dotfiles).verdict is Verdict.ASK  # a link in the home: outside the project
+    assert verdict(world.run("stow -n -v -t ~ claude", cwd=dotfiles)) == "allow"
+    assert world.run("stow -D -t ~ claude", cwd=dotfiles).verdict is not Verdict.DENY  # removes only its own links
+
+
 # -- controls ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("command", [
     "ls", "ln -s ../shared/config.json config.json", "echo hi > notes.txt", "rm -f src/app.pyc", "chmod +x run.sh",

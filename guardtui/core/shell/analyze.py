@@ -870,7 +870,7 @@ _HANDLERS = {
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
-    "patch": cmd_fs.patch,
+    "patch": cmd_fs.patch, "stow": cmd_fs.stow,
     "kill": cmd_proc.kill, **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
 

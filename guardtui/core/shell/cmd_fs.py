@@ -1157,3 +1157,65 @@ def _what(info) -> str:
 
 __all__ = ["rm", "unlink", "rmdir", "shred", "mv", "cp", "ln", "write_operands", "chmod", "dd", "find", "sed",
            "awk", "tar", "unzip", "rsync", "ripgrep", "read_secret", "parse_gnu", "Verdict"]
+
+
+# -- stow ---------------------------------------------------------------------------------------------
+_STOW_VALUES = frozenset({"-d", "--dir", "-t", "--target", "--ignore", "--defer", "--override", "-S", "--stow",
+                          "-D", "--delete", "-R", "--restow"})
+_STOW_MAX = 2000  # files of a package looked at
+
+
+def stow(run: "Run", inv: "Invocation") -> list[Finding]:
+    """GNU stow links every file of each package into the target directory (its parent by default):
+    each link is an effect, so one put where an agent's hook settings are is judged as such."""
+    words = [w.value for w in inv.words]
+    if any(v in ("-n", "--no", "--simulate") or (v.startswith("-") and not v.startswith("--") and "n" in v[1:])
+           for v in words):
+        return [allow("stow -n only says what it would link", "read-only", rule="fs.stow")]
+    stow_dir, target, packages, removing = inv.scope.cwd or "", "", [], False
+    i = 0
+    while i < len(words):
+        v = words[i]
+        option, eq, value = v.partition("=")
+        if option in ("-D", "--delete", "-R", "--restow", "-S", "--stow"):
+            removing = option in ("-D", "--delete")
+            i += 1
+            continue
+        if option in _STOW_VALUES:
+            value = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if option in ("-d", "--dir"):
+                stow_dir = value
+            elif option in ("-t", "--target"):
+                target = value
+            i += 1 if eq else 2
+            continue
+        if v.startswith("-"):
+            i += 1
+            continue
+        packages.append(v)
+        i += 1
+    base = run.path(Word.literal(stow_dir or "."), inv).path
+    dest = run.path(Word.literal(target), inv).path if target else (posixpath.dirname(base) if base else None)
+    if not base or not dest or any(DYN in p for p in packages):
+        return [ask("stow links files to a place known only at run time", "fs-write", BlastRadius.MEDIUM, "fs.stow")]
+    for package in packages:
+        root = posixpath.join(base, package)
+        count = 0
+        for folder, _, files in os.walk(root):
+            for name in files:
+                source = posixpath.join(folder, name)
+                rel = posixpath.relpath(source, root)
+                where = posixpath.normpath(posixpath.join(dest, rel))
+                if removing:  # stow removes only its own links (into the package)
+                    if os.path.islink(where) and os.path.realpath(where) == os.path.realpath(source):
+                        run.effect(where, where, "delete", inv.cmd)
+                else:
+                    run.effect(where, where, "link", inv.cmd, source=source, detail="symbolic")
+                count += 1
+                if count >= _STOW_MAX:
+                    break
+            if count >= _STOW_MAX:
+                break
+    verb = "unlinks" if removing else "links"
+    return [ask(f"stow {verb} the files of {', '.join(packages) or 'nothing'} in {dest}", "fs-write",
+                BlastRadius.LOW, "fs.stow")]
