@@ -118,6 +118,8 @@ _SCHEMA = {
                                      "command_lines": Field(list, required=True, items=str),
                                      "ports": Field(list, required=True, items=int),
                                      "terminals": Field(list, items=str)}),
+    "delegation": Field(dict, fields={k: Field(list, items=str) for k in ("tools", "fields", "change_verbs",
+                                                                          "negations", "typing", "terminals")}),
     "settings_changes": Field(dict, values=Field(dict, fields={"neutral": Field(list, items=str),
                                                                "tighten": Field(list, items=str)})),
     "agent_programs": Field(dict, values=Field(dict, fields={
@@ -138,6 +140,7 @@ class ProtectData:
     processes: Mapping[str, tuple] = field(default_factory=dict)  # names, command_lines, ports
     agent_programs: Mapping[str, dict] = field(default_factory=dict)  # agent -> its command line's bypasses
     settings_changes: Mapping[str, dict] = field(default_factory=dict)  # agent -> neutral keys, tightening lists
+    delegation: Mapping[str, tuple] = field(default_factory=dict)  # a sub-agent's task: its tools and words
 
 
 @lru_cache(maxsize=1)
@@ -169,7 +172,8 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        {"broker": frozenset(), **{k: frozenset(v) for k, v in data["commands"].items()}},
                        frozenset(data["packages"]),
                        {k: tuple(v) for k, v in (data.get("processes") or {}).items()},
-                       dict(data.get("agent_programs") or {}), dict(data.get("settings_changes") or {}))
+                       dict(data.get("agent_programs") or {}), dict(data.get("settings_changes") or {}),
+                       {k: tuple(v) for k, v in (data.get("delegation") or {}).items()})
 
 
 def _label(entry: dict) -> str:

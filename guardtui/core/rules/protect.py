@@ -23,13 +23,14 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 from .. import gitindex
 from ..hook_settings import MAX_TEXT, apply_edits, judge_change
 from ..listing import archive_members, tree_entries
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_restrictive
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN,
-                       USER_GUARDS, Match, Protected)
+                       USER_GUARDS, Match, Protected, protect_data)
 from ..shell.findings import FileEffect
 from .base import EvalContext
 from .dangerous import shell_decision
@@ -112,6 +113,8 @@ class ProtectRule:
             found = self._file_tool(call, protected)
         elif call.tool in ("Read", "NotebookRead", "Grep", "Glob", "LS"):
             found = self._read_tool(call, protected)
+        elif call.tool in protect_data().delegation.get("tools", ()):
+            found = self._delegation(call, ctx, protected)
         else:
             found = None
         if found is None:
@@ -151,6 +154,27 @@ class ProtectRule:
             return None
         return judge_file_change(protected, path, call.cwd, _new_content(call, protected, path), call.tool, self.id)
 
+    # -- a sub-agent's task -------------------------------------------------------------------------
+    def _delegation(self, call: ToolCall, ctx: EvalContext, protected: Protected) -> Decision | None:
+        """A sub-agent's own calls are judged one by one, so its prompt is words: a command quoted in it that
+        the guard denies denies the task; a sentence that tells it to change the guard, or to type into a
+        terminal, asks (the person should know it was asked)."""
+        words = protect_data().delegation
+        text = "\n".join(v for k in words.get("fields", ()) if isinstance(v := call.input.get(k), str))
+        if not text.strip():
+            return None
+        for span in _code_spans(text):
+            d = ctx.judge(ToolCall("Bash", {"command": span}, call.cwd, agent=call.agent, session=call.session))
+            if d is not None and d.verdict is Verdict.DENY:
+                return Decision(Verdict.DENY, f"the task tells a sub-agent to run `{span}`, which the guard denies: "
+                                              f"{d.reason}", f"{self.id}/delegation", BlastRadius.CRITICAL, CATEGORY)
+        asked = _asks_to_change_the_guard(text, call.cwd, protected, words)
+        if asked:
+            return Decision(Verdict.ASK, f"the task asks a sub-agent {asked}: its calls are judged one by one too, "
+                                         "but you should know it was asked", f"{self.id}/delegation",
+                            BlastRadius.HIGH, CATEGORY)
+        return None
+
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
         path = call.file_path
         if not path:
@@ -168,6 +192,47 @@ class ProtectRule:
             if v is not None:
                 return v.decision(self.id)
         return None
+
+
+_CODE_SPAN = re.compile(r"```[\w+-]*\n?(.*?)```|`([^`\n]+)`", re.S)
+_PATH_WORD = re.compile(r"(?:~|\$\{?\w+\}?|\.{1,2})?/[\w.@+-][\w.@+/-]*|[\w.-]+/[\w.@+/-]+|\.[\w-]+(?:/[\w.@+-]+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _code_spans(text: str) -> list[str]:
+    """Commands quoted in a prompt (`…`, ``` blocks), at most a few, each at most one screen."""
+    out = []
+    for m in _CODE_SPAN.finditer(text):
+        span = (m.group(1) or m.group(2) or "").strip()
+        if span and len(span) <= 2000:
+            out.append(span)
+    return out[:8]
+
+
+def _asks_to_change_the_guard(text: str, cwd: str, protected: Protected, words: Mapping[str, tuple]) -> str:
+    """What a prompt asks that changes the guard ("to change ~/.claude/settings.json"), or ""."""
+    lower = text.lower()
+    if any(t in lower for t in words.get("typing", ())) and any(re.search(rf"\b{re.escape(t)}\b", lower)
+                                                                  for t in words.get("terminals", ())):
+        return "to type into a terminal (the console answers what is typed there)"
+    verbs = words.get("change_verbs", ())
+    negations = words.get("negations", ())
+    for sentence in _SENTENCE.split(text):
+        low = sentence.lower()
+        verb = next((v for v in verbs if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", low)), None)
+        if verb is None:
+            continue
+        before = low[:re.search(rf"(?<![\w-]){re.escape(verb)}(?![\w-])", low).start()]
+        if any(n in before[-40:] for n in negations):
+            continue
+        for m in _PATH_WORD.finditer(sentence):
+            hit = protected.match(m.group(0).rstrip(".,:;)'\""), cwd) or protected.match_text(m.group(0))
+            if hit is not None and hit.kind != GUARD_CODE:
+                return f"to {verb} {m.group(0).rstrip('.,:;')} ({hit.target.label})"
+        if re.search(r"\bguardtui\b", low) and verb in ("trust", "uninstall", "install", "kill", "stop", "disable",
+                                                        "remove", "bypass", "turn off", "switch off"):
+            return f"to {verb} guardtui"
+    return ""
 
 
 # -- effects ---------------------------------------------------------------------------------------
