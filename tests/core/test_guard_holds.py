@@ -479,6 +479,14 @@ def test_reading_the_token_asks_and_other_config_reads_stay_quiet(world):
         assert d.verdict is Verdict.ALLOW, d.reason
 
 
+def test_a_directory_read_whole_reads_the_token_it_holds(world):
+    (world.config / "token").write_text("t" * 43 + "\n")
+    for command in ("cp -r ~/.config/guardtui backup/", "tar czf /tmp/c.tgz ~/.config", "grep -r secret ~/.config"):
+        assert world.run(command).verdict is Verdict.ASK, command
+    for command in ("ls -la ~/.config/guardtui", "cat ~/.config/guardtui/policy.yaml", "du -sh ~/.config"):
+        assert verdict(world.run(command)) == "allow", command
+
+
 def test_the_token_read_before_the_console_made_it_still_asks(world):
     token = world.config / "token"
     if token.exists():

@@ -266,7 +266,12 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
         return judge_action(m.globbed(e.raw) if globbed else m, action, subject)
 
     if e.kind == "read":
-        for m in protected.matches(path, cwd):
+        for m in protected.matches(path, cwd, contains="existing"):
+            if m.contains:  # a directory read whole (cp -r, tar c, grep -r) reads the token it holds; from above a
+                # hidden directory (~, /) an operand is more often a name than a read (`guardtui check -- rm -rf /`)
+                if m.kind == TOKEN and os.path.isdir(protected.resolve(path)) and not _hidden_between(m):
+                    add(act(m, "read", subject))
+                continue
             if m.kind == HOOKS and _holds_token(m, protected):
                 add(_ask(f"{subject} reads {m.describe()}, which holds guardtui's hook token", HOOKS,
                          BlastRadius.MEDIUM))
