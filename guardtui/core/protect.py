@@ -176,6 +176,15 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        {k: tuple(v) for k, v in (data.get("delegation") or {}).items()})
 
 
+def agent_of_program(name: str) -> str | None:
+    """The agent a program (or its npm package: @openai/codex) starts, by protect.yaml agent_programs."""
+    base = posixpath.basename(name)
+    for agent, spec in protect_data().agent_programs.items():
+        if base in spec.get("programs", ()):
+            return agent
+    return None
+
+
 def _label(entry: dict) -> str:
     agent = _AGENT_NAMES.get(entry.get("agent", ""), "")
     return {HOOKS: f"{agent}'s hook settings", PERMISSIONS: f"{agent}'s permission rules",

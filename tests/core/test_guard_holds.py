@@ -492,7 +492,7 @@ def test_the_token_read_before_the_console_made_it_still_asks(world):
     if token.exists():
         token.unlink()
     for d in (world.run("cat ~/.config/guardtui/token"), world.tool("Read", file_path=str(token)),
-              world.run("cp ~/.config/guardtui/token /tmp/t && cat /tmp/t")):
+              world.run("cp ~/.config/guardtui/token /tmp/t && cat /tmp/t"), world.run("dd if=$HOME/.config/guardtui/token")):
         assert d.verdict is Verdict.ASK, d.reason
     assert verdict(world.tool("Grep", pattern=".", path=str(world.config))) == "allow"  # nothing of it to find
 
@@ -639,7 +639,7 @@ def test_guardtuis_read_only_subcommands_allow_and_a_console_asks(world, command
     "echo y > /proc/4242/fd/0",
     "cliclick t:y",
     "tmux pipe-pane -I -t con 'yes y'",
-    "echo y | wall",
+    "echo y | wall", "write dev pts/3 <<< y",
 ])
 def test_typing_into_a_terminal_denies(world, command):
     d = world.run(command)
@@ -660,7 +660,7 @@ def test_terminal_controls_stay_quiet(world, command):
 @pytest.mark.parametrize("command", [
     "tmux kill-server", "tmux kill-session -t guardtui", "tmux kill-pane -t guardtui:0.0", "tmux killw -t GUARD",
     "tmux respawn-pane -k -t guardtui bash", "tmux respawnw -k -t guardtui:1 'true'", "screen -S guard -X quit",
-    "screen -X -S guardtui kill",
+    "screen -X -S guardtui kill", "tmux kill-session -a -t dev",
 ])
 def test_ending_the_consoles_terminal_denies(world, command):
     d = world.run(command)
@@ -727,7 +727,9 @@ def test_the_data_knows_the_brokers_port():
 @pytest.mark.parametrize("command", [
     'codex exec -c features.hooks=false "run the job"', "codex exec --dangerously-bypass-approvals-and-sandbox hi",
     "codex --yolo exec hi", "codex -a never exec hi", "codex exec -c 'approval_policy=\"never\"' hi",
-    "CODEX_HOME=/tmp/elsewhere codex exec hi", "gemini --approval-mode yolo -p hi", "gemini -y -p hi",
+    "CODEX_HOME=/tmp/elsewhere codex exec hi", "env CODEX_HOME=/tmp/x codex exec hi",
+    "npx @anthropic-ai/claude-code --dangerously-skip-permissions -p hi", "npx -y @openai/codex@latest --yolo exec hi",
+    "gemini --approval-mode yolo -p hi", "gemini -y -p hi",
     "claude -p --settings '{\"disableAllHooks\": true}' hi", "claude --dangerously-skip-permissions -p hi",
     "claude --permission-mode bypassPermissions -p hi", "claude --setting-sources project -p hi",
     "claude --settings off.json -p hi", "CLAUDE_CONFIG_DIR=/tmp/elsewhere claude -p hi", "cursor-agent --force -p hi",

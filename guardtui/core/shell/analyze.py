@@ -375,6 +375,8 @@ class _Run:
             while remaining and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", remaining[0].value, re.S):
                 var, _, value = remaining[0].value.partition("=")
                 self.environment(var, Word(value, remaining[0].raw), cmd, prefix=True)
+                scope = scope.copy()  # `env CODEX_HOME=/tmp/x codex`: the wrapped command sees it
+                scope.variables[var] = value
                 remaining = remaining[1:]
         if spec.get("user_positional") and remaining and not remaining[0].value.startswith("-"):
             more, remaining = _wrapper_options(name, spec, remaining[1:])  # su USER [-c CMD]

@@ -18,7 +18,7 @@ import tomllib
 from typing import TYPE_CHECKING, Any
 
 from ..hook_settings import MAX_TEXT, Unreadable, bypasses, our_entries, parse
-from ..protect import protect_data
+from ..protect import agent_of_program, protect_data
 from .findings import Finding, deny
 from .words import DYN
 
@@ -36,11 +36,7 @@ _CLAUDE_LEVELS = {"user": "{config}/settings.json", "project": "{project}/.claud
 
 def agent_of(name: str) -> str | None:
     """The agent a program name starts (`claude`, `codex` …), or None."""
-    base = posixpath.basename(name)
-    for agent, spec in protect_data().agent_programs.items():
-        if base in spec.get("programs", ()):
-            return agent
-    return None
+    return agent_of_program(name)
 
 
 def judge(run: "Run", inv: "Invocation") -> list[Finding]:

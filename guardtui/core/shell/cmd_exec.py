@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import posixpath
 
 from ..model import BlastRadius, Verdict
+from ..protect import agent_of_program, protect_data
 from .deletes import DELETERS, find_delete, find_listing
 from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
@@ -531,6 +532,13 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     name = package.rsplit("/", 1)[-1].split("@")[0] if not package.startswith("@") else \
         package.split("/", 1)[-1].split("@")[0]
     versioned = "@" in package.lstrip("@")
+    agent = agent_of_program(package.rsplit("@", 1)[0] if versioned else package)
+    if agent is not None:  # npx @openai/codex --yolo: the agent, however it is fetched
+        agent_program = protect_data().agent_programs[agent]["programs"][0]
+        findings = run.judge_invocation(Invocation(agent_program, words[i + 1:], inv.cmd, inv.scope, inv.privileged,
+                                                   agent_program))
+        if any(f.verdict is Verdict.DENY for f in findings):
+            return findings
     if name in _KNOWN_PACKAGE_TOOLS and not versioned and not fetches:
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \

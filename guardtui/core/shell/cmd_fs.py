@@ -501,6 +501,8 @@ def dd(run: "Run", inv: "Invocation") -> list[Finding]:
             f = run.write(target, inv, "dd of=")
             if f is not None:
                 findings.append(with_rule(f, "fs.dd"))
+        elif key == "if" and eq:  # what it reads (the token, a secret): the protection rule judges it
+            run.read(Word(value, w.raw, w.quoted, w.glob), inv)
     return [worst(findings)] if findings else [allow("dd copies data", "fs-write", rule="fs.dd")]
 
 

@@ -47,8 +47,9 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         return _screen(run, inv, verbs)
     words = _after_options(inv.words, set(spec.get("value_options", ())))
     values = [w.value for w in words]
-    if inv.name == "wall":
-        return [deny(f"wall writes to every terminal, the console's among them (a terminal can be made to answer "
+    if inv.name in ("wall", "write"):
+        whom = "every terminal" if inv.name == "wall" else "another user's terminal"
+        return [deny(f"{inv.name} writes to {whom}, the console's among them (a terminal can be made to answer "
                      f"back into its input): {_WHY}", "terminal-input", "term.typing")]
     if "*" in verbs:
         return [deny(f"{inv.name} types keystrokes into the focused window: {_WHY}", "terminal-input",
@@ -187,6 +188,9 @@ def _tmux_ends(name: str, full: str, args: list[Word], ends: set[str]) -> Findin
     values = [w.value for w in args]
     if full.startswith("respawn") and not any(v.startswith("-") and "k" in v[1:] for v in values):
         return None  # without -k, respawn fails on a pane whose command still runs
+    if full.startswith("kill-") and any(v.startswith("-") and "a" in v[1:] for v in values):
+        return deny(f"tmux {name} -a ends every other {full.split('-')[-1]}, the console's if it runs in one: "
+                    f"{_ENDS_WHY}", "guard-self", "term.ends-console")
     target = next((values[i + 1] for i, v in enumerate(values[:-1]) if v in ("-t", "-s")), None)
     if target is None:
         target = next((v[2:] for v in values if v.startswith(("-t", "-s")) and len(v) > 2), None)
