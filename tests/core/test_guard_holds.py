@@ -716,6 +716,20 @@ def test_a_pid_that_runs_guardtui_now_is_read_from_proc(world):
             p.wait()
 
 
+@pytest.mark.parametrize("command", [
+    "python3 -m http.server 8765", "nc -lk 8765", "ncat -l -p 8765", "socat TCP-LISTEN:8765,fork SYSTEM:cat",
+    "node -e \"require('http').createServer((q,r)=>r.end('{}')).listen(8765)\"",
+    "python3 -c \"import socket; s=socket.socket(); s.bind(('127.0.0.1', 8765)); s.listen()\"",
+])
+def test_a_server_on_the_brokers_port_denies(world, command):
+    assert_denied_for_the_person(world.run(command), command)
+
+
+def test_servers_elsewhere_and_clients_of_the_broker_stay_quiet(world):
+    for command in ("python3 -m http.server 8000", "nc -lk 3000", "curl -s http://127.0.0.1:8765/health"):
+        assert world.run(command).verdict is not Verdict.DENY, command
+
+
 def test_the_data_knows_the_brokers_port():
     from guardtui.broker.server import DEFAULT_PORT
     from guardtui.core.protect import protect_data

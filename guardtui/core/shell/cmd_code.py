@@ -18,6 +18,7 @@ from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
 from .invocation import Invocation
+from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
 from .secrets import is_secret, is_secret_area
 from ..web import metadata_in_text
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
@@ -218,6 +219,10 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
         return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
                                                inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
+        port = next((int(w.value) for w in rest if w.value.isdigit()), None)
+        if port is not None and port in broker_ports():
+            return [deny(f"{inv.name} -m {module} {port} listens on guardtui's broker port: {LISTEN_WHY}", "guard-self",
+                         "code.fake-broker")]
         served = Word.literal(".")
         for i, w in enumerate(rest):
             if w.value in ("-d", "--directory") and i + 1 < len(rest):
@@ -331,6 +336,10 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     findings.extend(_data_flow(run, inv, code))
     findings.extend(_terminal_input(inv, code, language))
     findings.extend(_guardtui_code(inv, code))
+    port = code_listens_on_broker_port(code)
+    if port is not None:
+        findings.append(deny(f"{inv.name} code listens on {port}, guardtui's broker port: {LISTEN_WHY}", "guard-self",
+                             "code.fake-broker"))
     _mentioned_paths(run, inv, code, recorded_from=recorded_from)
     decoded = _decoded_code(code)
     dynamic = _DYNAMIC_CODE.get(language)

@@ -6,7 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
+from . import listeners
 from .findings import Finding, ask, deny, worst
+from .listeners import listens_on_broker_port
 from .secrets import is_secret, is_secret_area
 from .words import Word
 from ..web import host_of, metadata_service, serves_its_own_tokens
@@ -231,6 +233,10 @@ def socket_client(run: "Run", inv: "Invocation") -> list[Finding]:
     if run.stdin_source(inv.cmd).kind == "secret":
         return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
                      "net.exfiltration")]
+    port = listens_on_broker_port(inv.name, inv.args)
+    if port is not None:
+        return [deny(f"{inv.name} listens on {port}, guardtui's broker port: {listeners.WHY}", "guard-self",
+                     "net.fake-broker")]
     return []
 
 
