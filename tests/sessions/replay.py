@@ -10,6 +10,11 @@ says (an ask labelled deny is denied by the person, any other is allowed: the en
 through `settle`, as from the console), and applies Write / Edit / MultiEdit calls to disk, so
 scripts written during the session exist when they are run.
 
+The world is a machine where guardtui is installed and its console has run, as FORMAT.md says:
+guardtui's code in a pipx venv (a copy of this checkout's package, which the world's engine
+protects), its launcher in ~/.local/bin, the token the console made; it is no part of any git
+repository. Each session's calls go through its own agent's adapter.
+
 The world must not sit under a temp directory (guardtui treats paths there as scratch space), so
 it is made under GUARDTUI_REPLAY_DIR, else under the checkout (`.replay/`, ignored by git) when
 that is not a temp dir, else under the user's cache dir.

@@ -6,12 +6,20 @@ interpreter code, a nested script); a file tool by the file it writes or reads. 
 
     target             write / link-to         delete, move, chmod       read
     agent hooks        ask if guardtui's       deny                      allow (ask when the file
-                       entries stay, else deny                           holds the token)
+                       entries stay and only                             holds the token)
+                       what loosens nothing
+                       changes, else deny
     agent permissions  ask                     ask                       allow
-    project plugins    ask (untrusted)         deny                      allow
+    project plugins    ask if it only          deny                      allow
+                       tightens, else deny
     guard config, user plugins, token, audit log, broker socket
-                       deny                    deny                      allow (the token: ask)
-    guardtui's code    ask                     deny                      allow
+                       deny                    deny                      allow (the token: ask,
+                                                                         also a directory read whole)
+    guardtui's code    deny (a source          deny                      allow
+                       checkout: ask)
+
+A sub-agent's task (Task, Agent) is judged here too: its prompt's quoted commands and its requests
+to change the guard.
 
 Removing, loosening or bypassing the guard denies, and the reason says the person must do it
 themselves. An ask here never hides a deny the shell analysis found in the same command.
