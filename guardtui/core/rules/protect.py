@@ -274,16 +274,14 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
         return judge_action(m.globbed(e.raw) if globbed else m, action, subject)
 
     if e.kind == "read":
-        for m in protected.matches(path, cwd, contains="existing"):
-            if m.contains:  # a directory read whole (cp -r, tar c, grep -r) reads the token it holds; from above a
-                # hidden directory (~, /) an operand is more often a name than a read (`guardtui check -- rm -rf /`)
-                if m.kind == TOKEN and os.path.isdir(protected.resolve(path)) and not _hidden_between(m):
-                    add(act(m, "read", subject))
-                continue
+        for m in protected.matches(path, cwd):
             if m.kind == HOOKS and _holds_token(m, protected):
                 add(_ask(f"{subject} reads {m.describe()}, which holds guardtui's hook token", HOOKS,
                          BlastRadius.MEDIUM))
             add(act(m, "read", subject))
+        held = _token_under(path, protected, cwd)
+        if held is not None:
+            add(act(held, "read", subject))
         return out
     if e.kind in ("delete", "move"):
         wide = e.recursive or bool(e.members) or e.kind == "move"
@@ -643,6 +641,23 @@ def _plugin_content(m: Match, protected: Protected, new: str, subject: str) -> R
     v = judge_action(m, "write", subject)
     assert v is not None
     return v
+
+
+def _token_under(path: str, protected: Protected, cwd: str) -> Match | None:
+    """A directory read whole (cp -r, tar c, grep -r) reads the token it holds. From above a hidden
+    directory (~, /) an operand is more often a name than a read (`guardtui check -- rm -rf /`)."""
+    lexical = protected.absolute(path, cwd)
+    if lexical is None:
+        return None
+    base = protected.resolve(lexical).rstrip("/") + "/"
+    for target in protected.targets:
+        if target.kind != TOKEN:
+            continue
+        real = protected.resolve(target.path)
+        if real.startswith(base) and not any(p.startswith(".") for p in real[len(base):].split("/")[:-1]) and \
+                os.path.isdir(base) and protected.exists(target.path):
+            return Match(target, base.rstrip("/") or "/", "contains", real[len(base):])
+    return None
 
 
 def _token_exists(protected: Protected) -> bool:
