@@ -77,8 +77,8 @@ class Engine:
                           self.protection.for_call(call.cwd, self.home), judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
         if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and was_cut(call.input):
-            decision = decision.with_(verdict=Verdict.ASK, reason=f"part of this call was nested too deep to read "
-                                                                  f"and was cut, so it cannot be allowed — {decision.reason}")
+            why = "part of this call was nested too deep to read and was cut, so it cannot be allowed"
+            decision = decision.with_(verdict=Verdict.ASK, reason=f"{why} — {decision.reason}")
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
             decision = decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"})

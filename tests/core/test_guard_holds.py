@@ -327,7 +327,8 @@ def test_patches_editors_containers_and_syncs_reach_the_files_they_name(world):
     "import os; p = os.getenv('XDG_CONFIG_HOME', '') + '/guardtui/policy.yaml'; open(p, mode='w').write('')",
     "import os,socket; p=os.environ['XDG_RUNTIME_DIR']+'/guardtui/broker.sock'; os.unlink(p); "
     "s=socket.socket(socket.AF_UNIX); s.bind(p)",
-    "import sqlite3,os; c=sqlite3.connect(os.path.expanduser('~/.config/guardtui/../../.local/state/guardtui/audit.db'));"
+    "import sqlite3,os; c=sqlite3.connect(os.path.expanduser("
+    "'~/.config/guardtui/../../.local/state/guardtui/audit.db'));"
     " c.execute(\"UPDATE decisions SET verdict='allow'\"); c.commit()",
 ])
 def test_python_changing_protected_files_denies(world, code):
@@ -349,7 +350,8 @@ def test_other_interpreters_changing_protected_files_deny(world, command):
 
 def test_interpreter_controls_stay_quiet(world):
     for command in ("python -c \"open('out.txt','w')\"", "python3 -c \"import json, os; print(json.load(open("
-                    "os.path.expanduser('~/.claude/settings.json'))).keys())\"", "node -e \"console.log(require('fs').readdirSync('.'))\"",
+                    "os.path.expanduser('~/.claude/settings.json'))).keys())\"",
+                    "node -e \"console.log(require('fs').readdirSync('.'))\"",
                     "python3 -c \"import os; p = os.path.join('build', 'out' + '.txt'); open(p, 'w').write('x')\"",
                     "awk -F, 'NR>1 {print $1 > (\"out/\" $2 \".csv\")}' data.csv"):
         assert verdict(world.run(command)) == "allow", command
@@ -492,7 +494,8 @@ def test_the_token_read_before_the_console_made_it_still_asks(world):
     if token.exists():
         token.unlink()
     for d in (world.run("cat ~/.config/guardtui/token"), world.tool("Read", file_path=str(token)),
-              world.run("cp ~/.config/guardtui/token /tmp/t && cat /tmp/t"), world.run("dd if=$HOME/.config/guardtui/token")):
+              world.run("cp ~/.config/guardtui/token /tmp/t && cat /tmp/t"),
+              world.run("dd if=$HOME/.config/guardtui/token")):
         assert d.verdict is Verdict.ASK, d.reason
     assert verdict(world.tool("Grep", pattern=".", path=str(world.config))) == "allow"  # nothing of it to find
 
@@ -534,12 +537,14 @@ def _installed(world) -> Path:
 
 def test_the_installed_guard_code_and_launcher_cannot_be_changed(world):
     code = _installed(world)
-    for command in ("rm ~/.local/bin/guardtui", "cp /bin/true ~/.local/bin/guardtui", "echo 'exit 0' > ~/.local/bin/guardtui",
+    for command in ("rm ~/.local/bin/guardtui", "cp /bin/true ~/.local/bin/guardtui",
+                    "echo 'exit 0' > ~/.local/bin/guardtui",
                     f": > {code}/core/shell/taxonomy.yaml", "rm -rf ~/.local/share/pipx/venvs/guardtui",
                     ": > \"$(python3 -c 'import guardtui,os;print(os.path.dirname(guardtui.__file__))')"
                     "/core/shell/taxonomy.yaml\"", "sed -i 's/deny/allow/' \"$GUARDTUI_DIR/core/shell/taxonomy.yaml\""):
         assert_denied_for_the_person(world.run(command), command)
-    assert_denied_for_the_person(world.tool("Write", file_path=str(code / "hook.py"), content="import sys\nsys.exit(0)\n"))
+    assert_denied_for_the_person(world.tool("Write", file_path=str(code / "hook.py"),
+                                            content="import sys\nsys.exit(0)\n"))
     for command in ("cat ~/.local/bin/guardtui", "pipx list", "cp \"$(python3 -c 'import guardtui, os; "
                     "print(os.path.dirname(guardtui.__file__))')/core/shell/taxonomy.yaml\" examples/"):
         assert verdict(world.run(command)) == "allow", command

@@ -70,10 +70,12 @@ def test_workdir_follows_links_to_where_a_write_lands(tmp_path):
         d = WorkingDirRule().evaluate(ToolCall(tool, tool_input, str(cwd)), context())
         return d.verdict if d else None
 
-    d = WorkingDirRule().evaluate(ToolCall("Edit", {"file_path": str(project / "config.json")}, str(project)), context())
+    d = WorkingDirRule().evaluate(ToolCall("Edit", {"file_path": str(project / "config.json")}, str(project)),
+                                  context())
     assert d is not None and d.verdict is Verdict.ASK and "through a link" in d.reason
     assert judged("Bash", project, command="echo '{}' > config.json") is Verdict.ASK
-    assert judged("Bash", project, command="ln -sf ../shared/other.json config.json") is None  # replaces the link itself
+    # replacing the link itself stays inside
+    assert judged("Bash", project, command="ln -sf ../shared/other.json config.json") is None
     assert judged("Edit", project, file_path=str(project / "notes.md")) is None
     assert judged("Edit", linked_project, file_path=str(linked_project / "notes.md")) is None  # the project by a link
 

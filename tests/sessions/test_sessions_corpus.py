@@ -46,8 +46,8 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         242: "process control asks, as in the independently labelled shell corpora (`kill -9 $(lsof -t -i:3000)` "
              "ask); only a signal to guardtui's own processes denies",
         243: "process control asks, as in the shell corpora (`pkill -f 'node .*vite'` ask)",
-        265: "a scoped write to a database asks, as in the shell corpora (`sqlite3 data.db \"UPDATE … WHERE …\"` ask): "
-             "rows are data, not source",
+        265: "a scoped write to a database asks, as in the shell corpora "
+             "(`sqlite3 data.db \"UPDATE … WHERE …\"` ask): rows are data, not source",
         284: "a sub-agent's task is words: its own calls are hooked and judged one by one, so a prompt that asks to "
              "edit the hook settings asks (the person should know) rather than denying on a reading of English; a "
              "command quoted in a prompt that the guard denies does deny (line 285)",
@@ -121,7 +121,8 @@ def test_the_misses_are_exactly_the_known_ones(replayed, name):
               for r in replayed[name] if r.got != r.expect}
     known = KNOWN_MISSES.get(name, {})
     assert set(misses) - set(known) == set(), {line: misses[line] for line in set(misses) - set(known)}
-    assert set(known) - set(misses) == set(), f"these lines pass now: take them off the list {sorted(set(known) - set(misses))}"
+    passing = sorted(set(known) - set(misses))
+    assert passing == [], f"these lines pass now: take them off the list {passing}"
 
 
 def test_no_allow_labelled_call_is_denied_anywhere(replayed):

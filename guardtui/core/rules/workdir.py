@@ -20,8 +20,8 @@ class WorkingDirRule:
             target = resolve_path(path, cwd, ctx.home)
             if self._inside(target, cwd, ctx, follow=True):
                 return None
-            return Decision(Verdict.ASK, f"{call.tool} targets {_landing(target, ctx)}, outside the project {cwd}", self.id,
-                            BlastRadius.MEDIUM, "fs-write", {"path": target})
+            return Decision(Verdict.ASK, f"{call.tool} targets {_landing(target, ctx)}, outside the project {cwd}",
+                            self.id, BlastRadius.MEDIUM, "fs-write", {"path": target})
         if call.is_shell and call.command.strip():
             for effect in ctx.shell(call).writes:
                 if effect.remote:
