@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .adapters import why_not_handed_back
 from .adapters.base import PayloadError, UnsupportedEvent, guess_event
 from .core.engine import Engine
-from .core.inputs import input_problem
+from .core.inputs import CUT, input_problem
 from .core.model import Decision, DecidedBy, ToolCall, Verdict
 
 MAX_BODY = 8 * 1024 * 1024  # a Write of a big file is legal; more than this is not judged (fail-safe)
@@ -126,26 +126,37 @@ def load_payload(raw: bytes, what: str = "the hook payload") -> Any:
         raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels") from None
     except (ValueError, MemoryError) as exc:  # e.g. an integer with more digits than Python converts
         raise PayloadError(f"{what} cannot be read: {one_line(str(exc), 120)}") from None
-    _check_shape(data, what)
+    if not isinstance(data, (dict, list)):
+        return data
+    if _check_shape(data, what) and not isinstance(data, dict):
+        raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels")
     return data
 
 
-def _check_shape(data: Any, what: str) -> None:
-    """Depth and text, walked without recursion (the payload may be built to exhaust the stack)."""
+def _check_shape(data: Any, what: str) -> bool:
+    """Depth and text, walked without recursion (the payload may be built to exhaust the stack). What
+    lies deeper than MAX_DEPTH is cut (core.inputs.CUT stands in its place): the rest is still judged,
+    and a call with a part cut is never allowed. True when something was cut."""
+    cut = False
     stack = [(data, 1)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, str):
-            _check_text(value, what)
-        elif isinstance(value, (dict, list)):
-            if depth > MAX_DEPTH:
-                raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels")
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    _check_text(key, what)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_text(key, what)
+                if isinstance(item, (dict, list)) and depth + 1 > MAX_DEPTH:
+                    value[key], cut = CUT, True
+                else:
                     stack.append((item, depth + 1))
-            else:
-                stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, (dict, list)) and depth + 1 > MAX_DEPTH:
+                    value[i], cut = CUT, True
+                else:
+                    stack.append((item, depth + 1))
+        elif isinstance(value, str):
+            _check_text(value, what)
+    return cut
 
 
 def _check_text(text: str, what: str) -> None:

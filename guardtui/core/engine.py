@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
-from .inputs import input_problem
+from .inputs import input_problem, was_cut
 from .effects import call_effects, describe
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
 from .protect import Protection
@@ -92,6 +92,9 @@ class Engine:
                           judge_call=self._judge_equivalent)
         decision, flags = self._run_rules(call, ctx)
         decision = self._remembered(call, decision, ctx)
+        if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and was_cut(call.input):
+            why = "part of this call was nested too deep to read and was cut, so it cannot be allowed"
+            decision = decision.with_(verdict=Verdict.ASK, reason=f"{why} — {decision.reason}")
         decided_by = DecidedBy.RULE
         if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
             decision = decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"})

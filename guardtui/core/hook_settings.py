@@ -1,9 +1,12 @@
 """An agent's hook settings before and after a change: does guardtui still guard?
 
 A change keeps the guard when every hook entry of guardtui's in the old file is still there,
-unchanged and in the same place (event, matcher), and it adds no setting that switches hooks
-or approvals off (data/protect.yaml `bypass`). Anything that cannot be read (bad syntax, too
-big, too deep, a YAML alias bomb) cannot be shown to keep the guard.
+unchanged and in the same place (event, matcher), it adds no setting that switches hooks
+or approvals off (data/protect.yaml `bypass`), and it changes nothing else but what loosens
+nothing (`settings_changes`: the model, the theme; deny and ask rules added): a new hook, a
+status line or key helper (programs the guard never judges), wider permissions, the sandbox,
+env variables or a hook's recorded trust all loosen it. Anything that cannot be read (bad
+syntax, too big, too deep, a YAML alias bomb) cannot be shown to keep the guard.
 
     verdict = judge_change(target, old_text, new_text)   # Kept(...) or Broken(why)
 """
@@ -147,8 +150,50 @@ def judge_change(target: Target, old_text: str | None, new_text: str) -> Outcome
         return Outcome(False, f"it sets {', '.join(added)}, which switches the guard's hooks or the agent's "
                               "approvals off", sum(before.values()))
     kept = sum(before.values())
+    loosened = loosening(old, new, target.agent)
+    if loosened:
+        return Outcome(False, f"it changes {loosened}, which can let more through than the person chose (a new hook "
+                              "or helper runs a program the guard never judges; wider permissions, another sandbox or "
+                              "env let the agent do more)", kept)
     return Outcome(True, f"guardtui's {kept} hook entr{'ies stay' if kept != 1 else 'y stays'} as they are"
                    if kept else "it adds no setting that switches hooks off", kept)
+
+
+def loosening(old: Any, new: Any, agent: str) -> str:
+    """The first setting the change touches that is not known to loosen nothing, or ""."""
+    rules = protect_data().settings_changes.get(agent, {})
+    neutral = tuple(rules.get("neutral", ()))
+    tighten = set(rules.get("tighten", ()))
+    for key, before, after in _changes(old, new, ()):
+        dotted = ".".join(key)
+        if any(dotted == n or dotted.startswith(n + ".") for n in neutral):
+            continue
+        if dotted in tighten and isinstance(after, list) and \
+                all(item in after for item in (before if isinstance(before, list) else [])):
+            continue  # a deny or ask rule added: tighter
+        return dotted or "the whole file"
+    return ""
+
+
+def _changes(old: Any, new: Any, key: tuple) -> list[tuple[tuple, Any, Any]]:
+    """(key path, before, after) of every value that differs; lists compared as what they hold."""
+    if isinstance(old, dict) and new is None or old is None and isinstance(new, dict):
+        old, new = old or {}, new or {}  # a section added or taken away: what it holds is what changes
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in list(old) + [k for k in new if k not in old]:
+            if len(key) > _MAX_DEPTH:
+                return [(key, old, new)]
+            out += _changes(old.get(k), new.get(k), key + (str(k),))
+        return out
+    if isinstance(old, list) or isinstance(new, list):
+        before = old if isinstance(old, list) else []
+        after = new if isinstance(new, list) else []
+        if (old is None or isinstance(old, list)) and (new is None or isinstance(new, list)) and \
+                sorted(map(_canonical, before)) == sorted(map(_canonical, after)):
+            return []  # the same items (an empty list added or taken away changes nothing)
+        return [(key, old, new)]
+    return [] if _canonical(old) == _canonical(new) else [(key, old, new)]
 
 
 def _canonical(value: Any) -> str:

@@ -14,6 +14,10 @@ from .catalog import tool_classes
 from .model import ToolCall
 
 PATH_KEYS = ("file_path", "notebook_path", "path")  # what ToolCall.file_path reads, in order
+# stands where an entry point cut a part of the input it could not read (nested too deep): the rest is
+# judged, and the call is never allowed (`was_cut`)
+CUT = "<cut by guardtui: nested too deep to read>"
+_CUT_WALK = 100_000  # values looked at, at most
 TEXT_KEYS = PATH_KEYS + ("url",)  # what the rules read by name from the built-in tools' input
 
 
@@ -55,3 +59,19 @@ def kind_of(value: Any) -> str:
     if isinstance(value, Mapping):
         return "an object"
     return type(value).__name__
+
+
+def was_cut(value: Any) -> bool:
+    """Does the input hold a part an entry point cut (CUT)? Walked without recursion, bounded."""
+    stack, seen = [value], 0
+    while stack and seen < _CUT_WALK:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, str):
+            if item == CUT:
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return bool(stack)  # too big to walk: take it that it was

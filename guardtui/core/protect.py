@@ -19,9 +19,11 @@ path known only in part (`$XDG_CONFIG_HOME/guardtui/token`) by its known tail.
 """
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
+import shutil
 import stat
 import sys
 import time
@@ -63,6 +65,7 @@ class Target:
     format: str = ""  # hooks files: json, toml or yaml
     tail: str = ""  # project-level entries: the relative path, also matched in any directory
     by_link: bool = True  # also matched where its links lead (not for a venv's python: a link to the system's)
+    editable: bool = False  # guardtui's code as a source checkout (an editable install): a project the person works on
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,11 @@ class Match:
     @property
     def contains(self) -> bool:
         """The path is a directory that holds the target (not the target or a file in it)."""
-        return self.how == "contains"
+        return self.how in ("contains", "glob")
+
+    def globbed(self, pattern: str) -> "Match":
+        """This match, reached through a glob (`~/.c*/guardtui/trusted.json`), to be told so."""
+        return Match(self.target, pattern, "glob", self.rel) if self.how == "contains" else self
 
     def describe(self) -> str:
         """`~/.claude/settings.json (Claude Code's hook settings), through a symbolic link`"""
@@ -87,7 +94,9 @@ class Match:
                "case": ", spelt in another case", "contains": ""}.get(self.how, "")
         if self.how == "contains":
             return f"{self.path}, which holds {self.target.label} ({self.target.path})"
-        where = self.target.path if not self.target.tree or self.how not in ("inside", "link") else self.path
+        if self.how == "glob":
+            return f"{self.target.label} ({self.target.path}), which the glob {self.path} reaches"
+        where = self.target.path if not self.target.tree or self.how not in ("inside", "link", "tail") else self.path
         return f"{where} ({self.target.label}){via}"
 
 
@@ -102,9 +111,21 @@ _SCHEMA = {
     "bypass": Field(dict, required=True, values=Field(list, items=_BYPASS)),
     "hook_entries": Field(dict, required=True, fields={"command": Field(str, required=True),
                                                        "url": Field(str, required=True)}),
-    "commands": Field(dict, required=True, fields={k: Field(list, required=True, items=str)
-                                                   for k in ("read", "console", "changes")}),
+    "commands": Field(dict, required=True, fields={k: Field(list, required=k != "broker", items=str)
+                                                   for k in ("read", "console", "broker", "changes")}),
     "packages": Field(list, required=True, items=str),
+    "processes": Field(dict, fields={"names": Field(list, required=True, items=str),
+                                     "command_lines": Field(list, required=True, items=str),
+                                     "ports": Field(list, required=True, items=int),
+                                     "terminals": Field(list, items=str)}),
+    "delegation": Field(dict, fields={k: Field(list, items=str) for k in ("tools", "fields", "change_verbs",
+                                                                          "negations", "typing", "terminals")}),
+    "settings_changes": Field(dict, values=Field(dict, fields={"neutral": Field(list, items=str),
+                                                               "tighten": Field(list, items=str)})),
+    "agent_programs": Field(dict, values=Field(dict, fields={
+        "programs": Field(list, required=True, items=str), "flags": Field(list, items=str),
+        "values": Field(dict, values=Field(list, items=str)), "settings": Field(list, items=str),
+        "overrides": Field(list, items=str), "config_env": Field(list, items=str), "sources": Field(str)})),
 }
 
 
@@ -116,6 +137,10 @@ class ProtectData:
     our_url: re.Pattern
     commands: Mapping[str, frozenset[str]]  # class -> subcommands
     packages: frozenset[str]
+    processes: Mapping[str, tuple] = field(default_factory=dict)  # names, command_lines, ports
+    agent_programs: Mapping[str, dict] = field(default_factory=dict)  # agent -> its command line's bypasses
+    settings_changes: Mapping[str, dict] = field(default_factory=dict)  # agent -> neutral keys, tightening lists
+    delegation: Mapping[str, tuple] = field(default_factory=dict)  # a sub-agent's task: its tools and words
 
 
 @lru_cache(maxsize=1)
@@ -144,13 +169,27 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
     return ProtectData(tuple(data["agents"]) + tuple(data["guards"]),
                        {agent: tuple(rules) for agent, rules in data["bypass"].items()},
                        re.compile(data["hook_entries"]["command"]), re.compile(data["hook_entries"]["url"]),
-                       {k: frozenset(v) for k, v in data["commands"].items()}, frozenset(data["packages"]))
+                       {"broker": frozenset(), **{k: frozenset(v) for k, v in data["commands"].items()}},
+                       frozenset(data["packages"]),
+                       {k: tuple(v) for k, v in (data.get("processes") or {}).items()},
+                       dict(data.get("agent_programs") or {}), dict(data.get("settings_changes") or {}),
+                       {k: tuple(v) for k, v in (data.get("delegation") or {}).items()})
+
+
+def agent_of_program(name: str) -> str | None:
+    """The agent a program (or its npm package: @openai/codex) starts, by protect.yaml agent_programs."""
+    base = posixpath.basename(name)
+    for agent, spec in protect_data().agent_programs.items():
+        if base in spec.get("programs", ()):
+            return agent
+    return None
 
 
 def _label(entry: dict) -> str:
     agent = _AGENT_NAMES.get(entry.get("agent", ""), "")
     return {HOOKS: f"{agent}'s hook settings", PERMISSIONS: f"{agent}'s permission rules",
-            USER_GUARDS: "your guard plugins (trusted)", PROJECT_GUARDS: "the project's guard plugins"}[entry["kind"]]
+            USER_GUARDS: "your guard plugins (trusted)", PROJECT_GUARDS: "the project's guard plugins",
+            GUARD_CODE: "guardtui's installed code (the hooks run it)"}[entry["kind"]]
 
 
 # -- the targets --------------------------------------------------------------------------------
@@ -221,11 +260,17 @@ class Protection:
                     Target(_norm(loc.runtime_dir), RUNTIME, "guardtui's runtime directory (the broker socket)",
                            tree=True)]
         if self.code_dir:
-            out.append(Target(_norm(self.code_dir), GUARD_CODE, "guardtui's own code (the hooks run it)", tree=True))
+            # installed (site-packages: pip, pipx, uv tool) or a source checkout installed editable (its writes ask)
+            editable = not any(p in ("site-packages", "dist-packages") for p in Path(self.code_dir).parts)
+            out.append(Target(_norm(self.code_dir), GUARD_CODE, "guardtui's own code (the hooks run it)", tree=True,
+                              editable=editable))
             # the interpreter the installed hooks run (`<python> -S …/guardtui/hook.py`): a venv's own bin/python
             if sys.executable and sys.prefix != sys.base_prefix:
                 out.append(Target(_norm(sys.executable), GUARD_CODE, "the Python the hooks run guardtui with",
-                                  by_link=False))
+                                  by_link=False, editable=editable))
+        launcher = shutil.which("guardtui", path=self.env.get("PATH", "")) if self.env.get("PATH") else None
+        if launcher and launcher.startswith("/"):  # the program the person starts the console with
+            out.append(Target(_norm(launcher), GUARD_CODE, "guardtui's launcher"))
         for entry in protect_data().entries:
             for spec in entry["paths"]:
                 if spec.startswith("<project>/"):
@@ -333,22 +378,39 @@ class Protected:
         return sorted(found, key=_specificity)
 
     def match_text(self, text: str) -> Match | None:
-        """A path known only in part (`$DIR/guardtui/token`, `…/.claude/settings.json`): its known
-        tail, of two components or more, names a target."""
-        tail = re.sub(r"\$\{[^}]*\}|\$\([^)]*\)|\$\w+|`[^`]*`|…", "\0", text).split("\0")[-1].strip("'\"")
-        parts = [p for p in tail.split("/") if p and p != "."]
-        if len(parts) < 2 or ".." in parts:
+        """A path known only in part (`$DIR/guardtui/token`, `/run/user/$(id -u)/guardtui`,
+        `$(python3 -c …)/core/shell/taxonomy.yaml`): each part known only at run time stands for one
+        component (a leading one for any number), and at least two known components must name a
+        target, as its path's tail or, for a protected tree, a file that is in it now."""
+        marked = re.sub(r"\$\{[^}]*\}|\$\w+|`[^`]*`|…", "\0", _unsubstituted(text)).strip("'\"")
+        parts = [p for p in marked.split("/") if p and p != "."]
+        if ".." in parts:
             return None
+        while parts and parts[0] == "\0":
+            parts = parts[1:]  # `$DIR/…`: the unknown start may be any number of components
+        known = [p for p in parts if "\0" not in p]
+        if len(known) < 2:
+            return None
+        pattern = [p.replace("\0", "*") for p in parts]
         best: Match | None = None
         for target in self.targets:
             names = target.path.strip("/").split("/")
-            for cut in range(len(parts), 1, -1):  # parts[:cut] ends the target's path; the rest lies inside
-                head, rest = parts[:cut], parts[cut:]
-                if names[-len(head):] == head and (not rest or target.tree):
-                    m = Match(target, "/" + "/".join(parts), "tail")
+            for cut in range(len(pattern), 0, -1):  # pattern[:cut] ends the target's path; the rest lies inside
+                head, rest = pattern[:cut], pattern[cut:]
+                if len(head) > len(names) or len([h for h in head if "*" not in h]) < min(2, len(known)):
+                    continue
+                if all(fnmatch.fnmatchcase(n, h) for n, h in zip(names[-len(head):], head)) and \
+                        (not rest or target.tree):
+                    m = Match(target, "/" + "/".join(parts).replace("\0", "…"), "tail")
                     if best is None or _specificity(m) < _specificity(best):
                         best = m
                     break
+            if target.tree and marked.lstrip("'\"").startswith("\0") and "*" not in "".join(pattern) and \
+                    os.path.lexists(target.path.rstrip("/") + "/" + "/".join(pattern)):
+                # `$(…)/core/shell/taxonomy.yaml`: that file is in the protected tree now
+                m = Match(target, target.path.rstrip("/") + "/" + "/".join(pattern), "tail")
+                if best is None or _specificity(m) < _specificity(best):
+                    best = m
         return best
 
     # -- resolution ----------------------------------------------------------------------------
@@ -543,6 +605,33 @@ class Protected:
                 rest = directory + "/" + "/".join(parts[i:])
                 return contains == "any" or self.exists(rest)
         return self.exists(directory.rstrip("/") + "/" + tail)
+
+
+def _unsubstituted(text: str) -> str:
+    """`$(…)` (nested parentheses and quotes included) replaced by a NUL: a part known only at run time."""
+    out, i = [], 0
+    while i < len(text):
+        if text.startswith("$(", i):
+            depth, j, quote = 0, i + 1, ""
+            while j < len(text):
+                c = text[j]
+                if quote:
+                    quote = "" if c == quote else quote
+                elif c in "'\"":
+                    quote = c
+                elif c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.append("\0")
+            i = j + 1
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
 
 
 def _tail_below(directory: str, tail: str) -> str:

@@ -124,6 +124,29 @@ def test_check_tool_refuses_an_input_it_cannot_judge(isolated_env):
     assert done.stderr.strip() == "guardtui check: --input: the Bash call's command must be a string, not an array"
 
 
+def _nested(depth: int) -> dict:
+    value: dict = {}
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("command,expected", [("guardtui uninstall claude --user", "deny"), ("ls", "ask")])
+def test_a_payload_nested_too_deep_is_judged_by_what_can_be_read_and_never_allowed(make_engine, command, expected):
+    from guardtui.adapters import claude
+    from guardtui.core.model import Verdict
+    from guardtui.judge import HookAnswer, read_call
+
+    payload = {"session_id": "s", "cwd": PROJECT, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": command, "metadata": _nested(120)}}
+    call = read_call(claude, json.dumps(payload).encode(), None)
+    assert not isinstance(call, HookAnswer)
+    decision = make_engine().evaluate(call, record=False)
+    assert decision.verdict is Verdict(expected), decision.reason
+    if expected == "ask":
+        assert "nested too deep" in decision.reason
+
+
 HOSTILE_JSON = {
     "nested 1,000 deep": b'{"tool_name": "Bash", "tool_input": {"command": "ls", "x": ' + b"[" * 1000 + b"]" * 1000
                          + b'}, "hook_event_name": "PreToolUse"}',

@@ -153,6 +153,13 @@ def test_yaml_alias_bombs_and_deep_json_cannot_be_read():
         parse("[" * 100_000 + "]" * 100_000, "json")
 
 
+def test_codexs_recorded_trust_in_a_hook_is_part_of_the_guard():
+    target = protect.Target("/h/.codex/config.toml", HOOKS, "Codex's hook settings", agent="codex", format="toml")
+    old = 'model = "gpt-5"\n[hooks.state."/h/.codex/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "sha256:abc"\n'
+    assert not judge_change(target, old, old.replace("sha256:abc", "sha256:0")).keeps_guard
+    assert judge_change(target, old, old.replace("gpt-5", "o3")).keeps_guard
+
+
 def test_a_change_keeps_the_guard_only_with_its_entries_in_place():
     target = protect.Target("/h/.claude/settings.json", HOOKS, "Claude Code's hook settings", agent="claude",
                             format="json")
@@ -160,8 +167,12 @@ def test_a_change_keeps_the_guard_only_with_its_entries_in_place():
     old = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [ours]}]}}
     import json
 
-    keep = {**old, "permissions": {"allow": ["Bash(npm test)"]}}
+    keep = {**old, "model": "sonnet", "permissions": {"deny": ["Bash(curl *)"]}}
     assert judge_change(target, json.dumps(old), json.dumps(keep)).keeps_guard
+    wider = {**old, "permissions": {"allow": ["Bash(npm test)"]}}
+    assert not judge_change(target, json.dumps(old), json.dumps(wider)).keeps_guard
+    fewer_denies = {**keep, "permissions": {"deny": []}}
+    assert not judge_change(target, json.dumps(keep), json.dumps(fewer_denies)).keeps_guard
     narrowed = {"hooks": {"PreToolUse": [{"matcher": "Nothing", "hooks": [ours]}]}}
     assert not judge_change(target, json.dumps(old), json.dumps(narrowed)).keeps_guard
     assert not judge_change(target, json.dumps(old), json.dumps({**old, "disableAllHooks": True})).keeps_guard

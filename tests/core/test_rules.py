@@ -53,6 +53,33 @@ def test_workdir_shell_writes(command, verdict):
     assert (decision.verdict if decision else None) is verdict
 
 
+def test_workdir_follows_links_to_where_a_write_lands(tmp_path):
+    project, shared = tmp_path / "work" / "dash", tmp_path / "work" / "shared"
+    project.mkdir(parents=True)
+    shared.mkdir()
+    (shared / "config.json").write_text("{}")
+    (project / "config.json").symlink_to("../shared/config.json")
+    (project / "notes.md").write_text("x")
+    linked_project = tmp_path / "linked"
+    linked_project.symlink_to(project)
+    def context() -> EvalContext:  # the world is in a temp dir: here it stands for a home
+        return EvalContext(SessionState("a", "s"), str(tmp_path),
+                           lambda c, cwd: ANALYZER.analyze(c, cwd, str(tmp_path)), temp_dirs=())
+
+    def judged(tool: str, cwd, **tool_input):
+        d = WorkingDirRule().evaluate(ToolCall(tool, tool_input, str(cwd)), context())
+        return d.verdict if d else None
+
+    d = WorkingDirRule().evaluate(ToolCall("Edit", {"file_path": str(project / "config.json")}, str(project)),
+                                  context())
+    assert d is not None and d.verdict is Verdict.ASK and "through a link" in d.reason
+    assert judged("Bash", project, command="echo '{}' > config.json") is Verdict.ASK
+    # replacing the link itself stays inside
+    assert judged("Bash", project, command="ln -sf ../shared/other.json config.json") is None
+    assert judged("Edit", project, file_path=str(project / "notes.md")) is None
+    assert judged("Edit", linked_project, file_path=str(linked_project / "notes.md")) is None  # the project by a link
+
+
 # -- sensitive files -----------------------------------------------------------------------------
 @pytest.mark.parametrize("path,why", [
     (f"{PROJECT}/.env", "environment"), (f"{PROJECT}/.env.production", "environment"),

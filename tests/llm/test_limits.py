@@ -77,7 +77,8 @@ async def test_a_call_naming_the_guards_own_configuration_is_never_allowed_by_th
     home = str(locations.home)
     spellings = [f"cat {config}/settings.yaml | frobnicate",
                  "cat " + config.replace(home, "~") + "/trusted.json | frobnicate",
-                 "frobnicate --upload $HOME/" + config[len(home) + 1:] + "/token",
+                 "frobnicate --upload $HOME/" + config[len(home) + 1:] + "/policy.yaml",  # (reading the token asks
+                 # by rule: the model is never asked)
                  "cd ~/.config && frobnicate guardtui/guards"]
     for command in spellings:
         model.script(say("ALLOW"))

@@ -10,6 +10,11 @@ says (an ask labelled deny is denied by the person, any other is allowed: the en
 through `settle`, as from the console), and applies Write / Edit / MultiEdit calls to disk, so
 scripts written during the session exist when they are run.
 
+The world is a machine where guardtui is installed and its console has run, as FORMAT.md says:
+guardtui's code in a pipx venv (a copy of this checkout's package, which the world's engine
+protects), its launcher in ~/.local/bin, the token the console made; it is no part of any git
+repository. Each session's calls go through its own agent's adapter.
+
 The world must not sit under a temp directory (guardtui treats paths there as scratch space), so
 it is made under GUARDTUI_REPLAY_DIR, else under the checkout (`.replay/`, ignored by git) when
 that is not a temp dir, else under the user's cache dir.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -25,10 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from guardtui.adapters import claude
+from guardtui.adapters import adapter_for
 from guardtui.core.config import Locations
 from guardtui.core.engine import Engine
 from guardtui.core.model import DecidedBy, Verdict
+from guardtui.core.protect import Protection
 from guardtui.core.shell.analyze import Analyzer
 from guardtui.judge import HookAnswer, read_call
 from guardtui.wiring import cli_engine
@@ -116,6 +123,9 @@ class World:
         self.runtime = self.root / "run" / "user" / "1000"
         for d in (self.home / ".config", self.home / ".local" / "state", self.runtime):
             d.mkdir(parents=True, exist_ok=True)
+        # the world is no part of the checkout's repository: a `.git` file that names no git dir ends git's
+        # (and guardtui's) search for a repository here, as on a machine where /home is not in one
+        (self.root / ".git").write_text("not a repository: a session replay's world\n", encoding="utf-8")
         os.chmod(self.runtime, 0o700)
         self.env = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                     "XDG_STATE_HOME": str(self.home / ".local" / "state"), "XDG_RUNTIME_DIR": str(self.runtime),
@@ -124,6 +134,24 @@ class World:
                     "GUARDTUI_STATE_DIR": str(self.home / ".local" / "state" / "guardtui"),
                     "GUARDTUI_RUNTIME_DIR": str(self.runtime / "guardtui")}
         self.locations = Locations.from_env(self.env)
+        self.code_dir = self._install_guardtui()
+        # the console has run here (the corpora's sessions say it is running): it made its token
+        self.locations.token_file.parent.mkdir(parents=True, exist_ok=True)
+        self.locations.token_file.write_text(uuid.uuid4().hex + uuid.uuid4().hex + "\n", encoding="ascii")
+        os.chmod(self.locations.token_file, 0o600)
+
+    def _install_guardtui(self) -> Path:
+        """guardtui installed here as FORMAT.md says (pipx: the launcher in ~/.local/bin, the code in its
+        venv): a copy of this checkout's package, so the world's guard code is the world's own."""
+        venv = self.home / ".local" / "share" / "pipx" / "venvs" / "guardtui"
+        code = venv / "lib" / "python3.12" / "site-packages" / "guardtui"
+        shutil.copytree(ROOT / "guardtui", code, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        launcher = self.home / ".local" / "bin" / "guardtui"
+        launcher.parent.mkdir(parents=True, exist_ok=True)
+        launcher.write_text(f"#!{venv}/bin/python\nimport sys\nfrom guardtui.cli import main\nsys.exit(main())\n",
+                            encoding="utf-8")
+        launcher.chmod(0o755)
+        return code
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -209,15 +237,19 @@ def engine_for(world: World, cwd: str) -> Engine:
     engine = cli_engine(cwd, record=False, locations=world.locations, path_env="")
     engine.analyzer = Analyzer(command_exists=lambda _name: True)
     engine.home = str(world.home)
+    engine.protection = Protection(world.locations, homes=(str(world.home),), code_dir=str(world.code_dir),
+                                   env={**world.env, "PATH": f"{world.home}/.local/bin:/usr/bin:/bin"})
     return engine
 
 
 def payload(world: World, session: dict, row: dict, index: int) -> bytes:
-    """The PreToolUse payload Claude Code would post for this call."""
+    """The pre-tool payload the session's agent would post for this call (Claude Code's fields, which
+    every adapter reads, with the agent's own event name)."""
     cwd = world.map(row.get("cwd") or session["cwd"])
     sid = f"{session['id']}-{uuid.uuid5(uuid.NAMESPACE_URL, session['id']).hex[:8]}"
+    event = adapter_of(session).DEFAULT_EVENT
     body = {"session_id": sid, "transcript_path": f"{world.home}/.claude/projects/x/{sid}.jsonl", "cwd": cwd,
-            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": row["tool_name"],
+            "permission_mode": "default", "hook_event_name": event, "tool_name": row["tool_name"],
             "tool_use_id": f"toolu_{index:05d}"}
     if "tool_input" in row:
         body["tool_input"] = world.map(row["tool_input"])
@@ -246,7 +278,7 @@ def _replay(world: World, rows: list[dict]) -> Iterator[Result]:
             continue
         assert engine is not None
         session = sessions[row["session"]]
-        call = read_call(claude, payload(world, session, row, index), None)
+        call = read_call(adapter_of(session), payload(world, session, row, index), None)
         if isinstance(call, HookAnswer):  # the payload cannot be judged: the agent's fail-safe answer
             got, reason, rule = _answered(call), call.error, "adapter"
             summary = json.dumps(row.get("tool_input"))[:200]
@@ -268,11 +300,19 @@ def _replay(world: World, rows: list[dict]) -> Iterator[Result]:
                      row["family"], row["_line"])
 
 
+def adapter_of(session: dict):
+    """The adapter of the session's agent (Claude Code unless it says otherwise)."""
+    try:
+        return adapter_for(session.get("agent") or "claude")
+    except KeyError:
+        raise CorpusError(f"session {session['id']}: unknown agent {session.get('agent')!r}") from None
+
+
 def _answered(answer: HookAnswer) -> str:
-    """The verdict in Claude Code's answer JSON."""
-    body = answer.body or {}
-    decision = (body.get("hookSpecificOutput") or {}).get("permissionDecision")
-    return decision if decision in VERDICTS else "ask"
+    """The verdict in the agent's fail-safe answer (ask unless it says deny)."""
+    text = json.dumps(answer.body or {})
+    return "deny" if re.search(r'"(?:permissionDecision|permission|decision|permission_decision|behavior)": "deny"',
+                               text) else "ask"
 
 
 def metrics(results: list[Result]) -> dict[str, float]:

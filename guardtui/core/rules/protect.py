@@ -6,12 +6,20 @@ interpreter code, a nested script); a file tool by the file it writes or reads. 
 
     target             write / link-to         delete, move, chmod       read
     agent hooks        ask if guardtui's       deny                      allow (ask when the file
-                       entries stay, else deny                           holds the token)
+                       entries stay and only                             holds the token)
+                       what loosens nothing
+                       changes, else deny
     agent permissions  ask                     ask                       allow
-    project plugins    ask (untrusted)         deny                      allow
+    project plugins    ask if it only          deny                      allow
+                       tightens, else deny
     guard config, user plugins, token, audit log, broker socket
-                       deny                    deny                      allow (the token: ask)
-    guardtui's code    ask                     deny                      allow
+                       deny                    deny                      allow (the token: ask,
+                                                                         also a directory read whole)
+    guardtui's code    deny (a source          deny                      allow
+                       checkout: ask)
+
+A sub-agent's task (Task, Agent) is judged here too: its prompt's quoted commands and its requests
+to change the guard.
 
 Removing, loosening or bypassing the guard denies, and the reason says the person must do it
 themselves. An ask here never hides a deny the shell analysis found in the same command.
@@ -23,13 +31,14 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 from .. import gitindex
 from ..hook_settings import MAX_TEXT, apply_edits, judge_change
 from ..listing import archive_members, tree_entries
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_restrictive
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN,
-                       USER_GUARDS, Match, Protected)
+                       USER_GUARDS, Match, Protected, protect_data)
 from ..shell.findings import FileEffect
 from .base import EvalContext
 from .dangerous import shell_decision
@@ -82,8 +91,10 @@ def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
                         kind, BlastRadius.MEDIUM)
         return None
     if kind == GUARD_CODE:
-        if action in ("write", "onto"):
+        if action in ("write", "onto") and m.target.editable:  # a checkout of guardtui the person works on
             return _ask(f"{what}: the agents' hooks run this code", kind)
+        if action in ("write", "onto"):
+            return _deny(f"{what}: the agents' hooks run this code", kind)
         return _deny(what, kind) if action in ("remove", "chmod") else None
     if kind == PERMISSIONS:
         return _ask(f"{what}: it changes what the agent may do without asking", kind)
@@ -110,6 +121,8 @@ class ProtectRule:
             found = self._file_tool(call, protected)
         elif call.tool in ("Read", "NotebookRead", "Grep", "Glob", "LS"):
             found = self._read_tool(call, protected)
+        elif call.tool in protect_data().delegation.get("tools", ()):
+            found = self._delegation(call, ctx, protected)
         else:
             found = None
         if found is None:
@@ -128,9 +141,9 @@ class ProtectRule:
         best: Decision | None = None
         links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at
         made: set[str] = set()  # paths written earlier in this command
-        # reading matters only for the token (itself, or inside an HTTP hook's settings): none, nothing to read
-        reads = analysis.reads if _token_exists(protected) else []
-        for effect in analysis.effects + reads:
+        # reading matters for the token (itself, or inside an HTTP hook's settings), even before the console
+        # has made it: a read judged now may run once it exists
+        for effect in analysis.effects + analysis.reads:
             if effect.remote:
                 continue
             for v in judge_effect(effect, protected, call.cwd, links, made):
@@ -149,10 +162,34 @@ class ProtectRule:
             return None
         return judge_file_change(protected, path, call.cwd, _new_content(call, protected, path), call.tool, self.id)
 
+    # -- a sub-agent's task -------------------------------------------------------------------------
+    def _delegation(self, call: ToolCall, ctx: EvalContext, protected: Protected) -> Decision | None:
+        """A sub-agent's own calls are judged one by one, so its prompt is words: a command quoted in it that
+        the guard denies denies the task; a sentence that tells it to change the guard, or to type into a
+        terminal, asks (the person should know it was asked)."""
+        words = protect_data().delegation
+        text = "\n".join(v for k in words.get("fields", ()) if isinstance(v := call.input.get(k), str))
+        if not text.strip():
+            return None
+        for span in _code_spans(text):
+            d = ctx.judge(ToolCall("Bash", {"command": span}, call.cwd, agent=call.agent, session=call.session))
+            if d is not None and d.verdict is Verdict.DENY:
+                return Decision(Verdict.DENY, f"the task tells a sub-agent to run `{span}`, which the guard denies: "
+                                              f"{d.reason}", f"{self.id}/delegation", BlastRadius.CRITICAL, CATEGORY)
+        asked = _asks_to_change_the_guard(text, call.cwd, protected, words)
+        if asked:
+            return Decision(Verdict.ASK, f"the task asks a sub-agent {asked}: its calls are judged one by one too, "
+                                         "but you should know it was asked", f"{self.id}/delegation",
+                            BlastRadius.HIGH, CATEGORY)
+        return None
+
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
         path = call.file_path
-        if not path or not _token_exists(protected):
+        if not path:
             return None
+        searches = call.tool in ("Grep", "Glob", "LS")
+        if searches and not _token_exists(protected):
+            return None  # a search reads what is there: no token, nothing of it to find
         for m in protected.matches(path, call.cwd, contains="existing" if call.tool == "Grep" else ""):
             if m.contains and _hidden_between(m):
                 continue  # Grep skips hidden files and directories
@@ -163,6 +200,47 @@ class ProtectRule:
             if v is not None:
                 return v.decision(self.id)
         return None
+
+
+_CODE_SPAN = re.compile(r"```[\w+-]*\n?(.*?)```|`([^`\n]+)`", re.S)
+_PATH_WORD = re.compile(r"(?:~|\$\{?\w+\}?|\.{1,2})?/[\w.@+-][\w.@+/-]*|[\w.-]+/[\w.@+/-]+|\.[\w-]+(?:/[\w.@+-]+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _code_spans(text: str) -> list[str]:
+    """Commands quoted in a prompt (`…`, ``` blocks), at most a few, each at most one screen."""
+    out = []
+    for m in _CODE_SPAN.finditer(text):
+        span = (m.group(1) or m.group(2) or "").strip()
+        if span and len(span) <= 2000:
+            out.append(span)
+    return out[:8]
+
+
+def _asks_to_change_the_guard(text: str, cwd: str, protected: Protected, words: Mapping[str, tuple]) -> str:
+    """What a prompt asks that changes the guard ("to change ~/.claude/settings.json"), or ""."""
+    lower = text.lower()
+    if any(t in lower for t in words.get("typing", ())) and any(re.search(rf"\b{re.escape(t)}\b", lower)
+                                                                  for t in words.get("terminals", ())):
+        return "to type into a terminal (the console answers what is typed there)"
+    verbs = words.get("change_verbs", ())
+    negations = words.get("negations", ())
+    for sentence in _SENTENCE.split(text):
+        low = sentence.lower()
+        verb = next((v for v in verbs if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", low)), None)
+        if verb is None:
+            continue
+        before = low[:re.search(rf"(?<![\w-]){re.escape(verb)}(?![\w-])", low).start()]
+        if any(n in before[-40:] for n in negations):
+            continue
+        for m in _PATH_WORD.finditer(sentence):
+            hit = protected.match(m.group(0).rstrip(".,:;)'\""), cwd) or protected.match_text(m.group(0))
+            if hit is not None and hit.kind != GUARD_CODE:
+                return f"to {verb} {m.group(0).rstrip('.,:;')} ({hit.target.label})"
+        if re.search(r"\bguardtui\b", low) and verb in ("trust", "uninstall", "install", "kill", "stop", "disable",
+                                                        "remove", "bypass", "turn off", "switch off"):
+            return f"to {verb} guardtui"
+    return ""
 
 
 # -- effects ---------------------------------------------------------------------------------------
@@ -176,12 +254,16 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     if e.origin:  # a project file the command runs does it: say where (`build.py:8`)
         subject = f"{subject} ({e.origin})"
     if e.path is None:
-        m = protected.match_text(e.raw)
-        if m is None:
-            return []
-        action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
-        v = judge_action(m, action, subject)
-        return [v] if v is not None else []
+        return _partly_known(e, protected, subject)
+    out = _judge_path(e, protected, cwd, links, made, subject)
+    if not out and any(c in e.raw for c in "$`"):  # `rm -rf "/run/user/$(id -u)/guardtui"`: what the whole could be
+        out = _partly_known(e, protected, subject)
+    return out
+
+
+def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, str] | None,
+                made: set[str] | None, subject: str) -> list[Ruling]:
+    assert e.path is not None
     path = _through_links(e.path, links or {})
     out: list[Ruling] = []
 
@@ -189,12 +271,19 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
         if v is not None:
             out.append(v)
 
+    def act(m: Match, action: str, subject: str) -> Ruling | None:  # a glob's reach is told as such
+        globbed = e.members and m.contains and any(c in e.raw for c in "*?[")
+        return judge_action(m.globbed(e.raw) if globbed else m, action, subject)
+
     if e.kind == "read":
         for m in protected.matches(path, cwd):
             if m.kind == HOOKS and _holds_token(m, protected):
                 add(_ask(f"{subject} reads {m.describe()}, which holds guardtui's hook token", HOOKS,
                          BlastRadius.MEDIUM))
-            add(judge_action(m, "read", subject))
+            add(act(m, "read", subject))
+        held = _token_under(path, protected, cwd)
+        if held is not None:
+            add(act(held, "read", subject))
         return out
     if e.kind in ("delete", "move"):
         wide = e.recursive or bool(e.members) or e.kind == "move"
@@ -203,7 +292,7 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
                 continue
             if not m.contains and e.only and not _git_hits(m, e):
                 continue
-            add(judge_action(m, "remove", subject))
+            add(act(m, "remove", subject))
         return out
     if e.kind == "chmod":
         for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
@@ -211,17 +300,17 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
                 continue
             if keeps_access(e.detail, secret=m.kind == TOKEN):
                 continue  # chmod 600, go-w, +x: the owner still reads and writes it, nobody else may write
-            add(judge_action(m, "chmod", subject))
+            add(act(m, "chmod", subject))
         return out
     if e.kind == "link":
         # a link where a target is, or where one would be found (`ln -s /tmp/fake .claude`: the agent's settings
         # are then read from a place of the agent's choosing)
         for m in protected.matches(path, cwd, follow=False, contains="any"):
-            add(judge_action(m, "onto", subject))
+            add(act(m, "onto", subject))
         if e.source:
             source = _through_links(e.source, links or {})
             for m in protected.matches(source, cwd):
-                add(judge_action(m, "link", subject))
+                add(act(m, "link", subject))
         return out
     if e.kind == "write":
         for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
@@ -229,12 +318,26 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
                 continue
             if m.kind == HOOKS and not m.contains:
                 add(_hooks_shell_write(e, m, subject, protected))
+            elif _is_project_plugin(m) and e.content is not None:
+                exists, old = _current(m, protected)
+                add(_plugin_content(m, protected, (old or "") + e.content if e.detail == "append" else e.content,
+                                    subject))
             else:
-                add(judge_action(m, "write", subject))
+                add(act(m, "write", subject))
         return out
     if e.kind in ("copy", "unpack"):
         return _landing(e, path, protected, cwd, subject, made or set())
     return out
+
+
+def _partly_known(e: FileEffect, protected: Protected, subject: str) -> list[Ruling]:
+    """A path with parts known only at run time (`/run/user/$(id -u)/guardtui`): placed by what is known."""
+    m = protected.match_text(e.raw)
+    if m is None:
+        return []
+    action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
+    v = judge_action(m, action, subject)
+    return [v] if v is not None else []
 
 
 def keeps_access(detail: str, secret: bool = False) -> bool:
@@ -270,6 +373,9 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
     for m in protected.matches(path, cwd):  # the landing place itself is protected (or inside a protected tree)
         if m.kind == HOOKS and e.kind == "copy" and e.source and not e.members:
             out.append(_hooks_copy(e, m, subject, protected) or judge_action(m, "onto", subject))
+        elif _is_project_plugin(m) and e.kind == "copy" and e.source and os.path.isfile(e.source) and \
+                (text := _read(e.source)) is not None:
+            out.append(_plugin_content(m, protected, text, subject))
         else:
             v = judge_action(m, "onto", subject)
             if v is not None:
@@ -277,29 +383,33 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
     reach = protected.matches(path, cwd, contains="any")
     if not any(m.contains for m in reach):
         return out
-    if e.source and not os.path.lexists(e.source) and not any(p == e.source or p.startswith(e.source + "/")
-                                                               for p in made):
-        return out  # the source is not there and nothing here makes it: the copy or extraction fails
+    # a source not there now (nor made earlier in this command) may be there when the command runs (a download
+    # still going, a file a background job writes): its contents are unknown, not empty
+    missing = bool(e.source) and not os.path.lexists(e.source) and \
+        not any(p == e.source or p.startswith(e.source + "/") for p in made)
     if e.kind == "unpack":
         strip = int(e.detail.partition("=")[2]) if e.detail.startswith("strip=") else 0
-        entries = archive_members(e.source, strip) if e.source else None
+        entries = archive_members(e.source, strip) if e.source and not missing else None
         if entries is not None and e.members:
             entries = [x for x in entries if any(x.name == n.rstrip("/") or x.name.startswith(n.rstrip("/") + "/")
                                                  or fnmatch.fnmatchcase(x.name, n) for n in e.members)]
         what = f"the archive {e.source}" if e.source else "an archive read from a pipe"
     else:
-        entries = tree_entries(e.source) if e.source else None
+        entries = tree_entries(e.source) if e.source and not missing else None
         if entries is not None and e.members:
             entries = [x for x in entries if _member_of(x.name, e.members)]
         what = e.source or "a path known only at run time"
+    if missing:
+        what += " (not there yet)"
     if entries is None:
         if e.kind == "unpack" and e.members:  # the named members are all that can land
             entries_known = [(n.rstrip("/"), None) for n in e.members]
             return out + _landed(entries_known, path, protected, cwd, subject)
         # what it holds cannot be read: it could replace any file there that decides what the guard does,
-        # one that exists, or one the project could have (its hook settings, its plugins)
+        # one that exists, or one the project could have (its hook settings, its plugins); for a source that is
+        # not there, only what exists (the command is more likely to fail than to be raced)
         target = next((m for m in reach if m.contains and m.kind in _DECIDING and
-                       (m.target.tail or protected.exists(m.target.path))), None)
+                       ((m.target.tail and not missing) or protected.exists(m.target.path))), None)
         if target is None:
             return out
         reason = (f"{subject} unpacks {what} into {path}, where it could replace {target.target.label} "
@@ -366,6 +476,8 @@ def _members_hit(m: Match, members: tuple[str, ...], recursive: bool) -> bool:
         if len(pp) <= len(parts) and all(_glob_component(a, b) for a, b in zip(parts, pp)) and \
                 (len(pp) == len(parts) or recursive):
             return True
+        if m.target.tree and len(pp) > len(parts) and all(_glob_component(a, b) for a, b in zip(parts, pp)):
+            return True  # `rm ~/.c*/guardtui/trusted.json`: the glob reaches inside the protected tree
     return False
 
 
@@ -444,6 +556,8 @@ def judge_file_change(protected: Protected, path: str, cwd: str, new_content: st
     for m in protected.matches(path, cwd):
         if m.kind == HOOKS:
             v = _hooks_content(m, protected, new_content, subject)
+        elif _is_project_plugin(m) and new_content is not None:
+            v = _plugin_content(m, protected, new_content, subject)
         else:
             v = judge_action(m, "write", subject)
         if v is not None:
@@ -506,6 +620,46 @@ def _hooks_copy(e: FileEffect, m: Match, subject: str, protected: Protected) -> 
     if exists and old is None:
         return None
     return _settled(judge_change(m.target, old, new), subject, m)
+
+
+def _is_project_plugin(m: Match) -> bool:
+    """A plugin file in a project's guard dir (its skills are Markdown the rules cannot read: they ask)."""
+    from ..plugins.parse import is_plugin_name  # the plugins package imports the engine, which imports the rules
+
+    name = posixpath.basename(m.path)
+    return m.kind == PROJECT_GUARDS and not m.contains and "guard-skills" not in m.path and \
+        is_plugin_name(name) and name.lower().endswith((".yaml", ".yml", ".md"))
+
+
+def _plugin_content(m: Match, protected: Protected, new: str, subject: str) -> Ruling:
+    """A project plugin rewritten: adding an allow rule, or taking away or weakening a deny or ask rule,
+    loosens the guard (deny); a change that only tightens asks (untrusted, it may only tighten)."""
+    from ..plugins.change import loosened
+
+    exists, old = _current(m, protected)
+    why = loosened(old, new, m.path)
+    if why:
+        return _deny(f"{subject} changes {m.describe()}: {why}", PROJECT_GUARDS)
+    v = judge_action(m, "write", subject)
+    assert v is not None
+    return v
+
+
+def _token_under(path: str, protected: Protected, cwd: str) -> Match | None:
+    """A directory read whole (cp -r, tar c, grep -r) reads the token it holds. From above a hidden
+    directory (~, /) an operand is more often a name than a read (`guardtui check -- rm -rf /`)."""
+    lexical = protected.absolute(path, cwd)
+    if lexical is None:
+        return None
+    base = protected.resolve(lexical).rstrip("/") + "/"
+    for target in protected.targets:
+        if target.kind != TOKEN:
+            continue
+        real = protected.resolve(target.path)
+        if real.startswith(base) and not any(p.startswith(".") for p in real[len(base):].split("/")[:-1]) and \
+                os.path.isdir(base) and protected.exists(target.path):
+            return Match(target, base.rstrip("/") or "/", "contains", real[len(base):])
+    return None
 
 
 def _token_exists(protected: Protected) -> bool:

@@ -17,7 +17,8 @@ from typing import Callable
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_tasks, cmd_term, selfcall
+from . import (cmd_agents, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_proc, cmd_tasks, cmd_term,
+               selfcall)
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
@@ -390,6 +391,8 @@ class _Run:
                 self.add(ask(f"{r.op} {r.target.display()} empties the file before "
                              f"{posixpath.basename(cmd.argv[0].value)} reads it: its content is lost",
                              "fs-write", BlastRadius.MEDIUM, "shell.truncate-input"))
+            if info.glob or info.contents:  # `> ~/.claude/setting?.json`: bash writes the one file it matches
+                content["members"] = glob_members(r.target)
             self.effect(info.path, r.target.display(), "write", cmd, info.remote, **content)
             finding = write_finding(info, f"redirect {r.op}")
             if finding is not None:
@@ -517,6 +520,8 @@ class _Run:
             while remaining and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", remaining[0].value, re.S):
                 var, _, value = remaining[0].value.partition("=")
                 self.environment(var, Word(value, remaining[0].raw), cmd, prefix=True)
+                scope = scope.copy()  # `env CODEX_HOME=/tmp/x codex`: the wrapped command sees it
+                scope.variables[var] = value
                 remaining = remaining[1:]
         if spec.get("user_positional") and remaining and not remaining[0].value.startswith("-"):
             more, remaining = _wrapper_options(name, spec, remaining[1:])  # su USER [-c CMD]
@@ -567,6 +572,8 @@ class _Run:
         handler = _HANDLERS.get(name)
         if handler is None and name in self.tax.terminal_input:
             handler = cmd_term.judge
+        if handler is None and cmd_agents.agent_of(name) is not None:
+            handler = cmd_agents.judge
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
@@ -991,7 +998,7 @@ _HANDLERS = {
     **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
-    "at": cmd_exec.at, "batch": cmd_exec.at, "kill": cmd_exec.kill,
+    "at": cmd_exec.at, "batch": cmd_exec.at,
     **{n: cmd_net.socket_client for n in ("nc", "ncat", "netcat", "socat", "telnet", "openssl")},
     **{n: cmd_fs.mkfs for n in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "newfs", "mkfs.ext2", "mkfs.ext3",
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
@@ -1015,7 +1022,9 @@ _HANDLERS = {
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
-    "patch": cmd_fs.patch,
+    "patch": cmd_fs.patch, "stow": cmd_fs.stow,
+    "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
+    **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},

@@ -23,6 +23,7 @@ from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file
 from .pycode import Action, python_actions
+from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
 from .secrets import is_secret, is_secret_area
 from ..web import metadata_in_text
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
@@ -76,7 +77,7 @@ _ORM_WRITE = re.compile(r"\.(?:update_all|delete_all|destroy_all|update|delete|b
 # a socket connected out, then a shell or the descriptors handed to it: a reverse shell
 _REVERSE_SHELL = re.compile(r"(socket|Socket|TCPSocket|net\.connect|fsockopen|/dev/tcp).*?(dup2|pty\.spawn|spawn\(|"
                             r"exec[lv]?p?\(|/bin/(ba|z)?sh|\bsh\b|\bcmd\.exe\b|subprocess)", re.S)
-_WRITES = [r"\bopen(?=\s*\(\s*(?:[rbuRBU]{0,2})(?:'[^']*'|\"[^\"]*\")\s*,\s*['\"][wax])",
+_WRITES = [r"\bopen(?=\s*\((?:[^,()]|\([^()]*\))*,\s*(?:mode\s*=\s*)?[rbuRBU]{0,2}['\"][^'\"]*[wax])",
            r"\b(?:fs\.)?(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)",
            r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.writeTextFile"]
 _PERL_OPEN_WRITE = re.compile(r"""\bopen\s*\(?\s*[\w$]+\s*,\s*(?:['"]>>?['"]\s*,\s*""" + _STR + r"|['\"]>>?\s*(?P<p>[^'\"]+)['\"])")
@@ -240,6 +241,10 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
         return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
                                                inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
+        port = next((int(w.value) for w in rest if w.value.isdigit()), None)
+        if port is not None and port in broker_ports():
+            return [deny(f"{inv.name} -m {module} {port} listens on guardtui's broker port: {LISTEN_WHY}", "guard-self",
+                         "code.fake-broker")]
         served = Word.literal(".")
         for i, w in enumerate(rest):
             if w.value in ("-d", "--directory") and i + 1 < len(rest):
@@ -277,7 +282,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     recorded_from = len(run.result.effects)  # the effects this code's own calls record (for _mentioned_paths)
     scope = inv.scope.copy()
     # `d = tempfile.mkdtemp()`, `home = os.path.expanduser("~")`: names whose values we can know
-    for m in re.finditer(r"(?m)^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=\s*([^\n;]+)", code):
+    for m in re.finditer(r"(?m)(?:^|;)\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=(?!=)\s*([^\n;]+)", code):
         value = evaluate_expression(m.group(2).strip(), scope)
         if value is not None:
             scope.variables["py:" + m.group(1)] = value
@@ -357,9 +362,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                              "code.fork-bomb"))
     findings.extend(_data_flow(run, inv, code))
-    findings.extend(_terminal_input(inv, code, language))
-    findings.extend(_guardtui_code(inv, code))
-    _mentioned_paths(run, inv, code, recorded_from=recorded_from)
+    findings.extend(_against_the_guard(run, inv, code, language, recorded_from))
     decoded = _decoded_code(code)
     dynamic = _DYNAMIC_CODE.get(language)
     if decoded is not None and dynamic and re.search(dynamic, code):
@@ -383,6 +386,19 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     return [best if best.rule else replace(best, rule="code.inline")]
 
 
+def _against_the_guard(run: "Run", inv: "Invocation", code: str, language: str, recorded_from: int) -> list[Finding]:
+    """What code does to the guard itself, read from its whole text (a one-liner or a program file alike):
+    keystrokes pushed into a terminal, guardtui's own code driven, a fake broker on its port, and
+    protected paths the code names (recorded as effects for the protection rule)."""
+    findings = _terminal_input(inv, code, language) + _guardtui_code(inv, code)
+    port = code_listens_on_broker_port(code)
+    if port is not None:
+        findings.append(deny(f"{inv.name} code listens on {port}, guardtui's broker port: {LISTEN_WHY}", "guard-self",
+                             "code.fake-broker"))
+    _mentioned_paths(run, inv, code, recorded_from=recorded_from)
+    return findings
+
+
 # -- project files ------------------------------------------------------------------------------
 def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin",
                scope: Scope | None = None) -> list[Finding]:
@@ -395,7 +411,16 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
         path = scope.variables.get("0", "") if scope is not None else ""
         actions = python_actions(text, path or origin.file, inv.scope.cwd, inv.scope.home, MKTEMP_PREFIX.rsplit("/", 1)[0])
         if actions is not None:
-            return _python_file(run, inv, actions, origin)
+            recorded_from = len(run.result.effects)
+            found = _python_file(run, inv, actions, origin)
+            # the syntax tree follows values; the whole text still tells what is aimed at the guard itself
+            against = _against_the_guard(run, inv, text, language, recorded_from)
+            reached = metadata_in_text(text)
+            if reached is not None:
+                against.append(deny(f"{inv.name} code reaches {reached[1]} ({reached[0][:60]}), which hands out "
+                                    f"this machine's cloud credentials", "secrets", "code.metadata"))
+            attribute_effects(run.result.effects, recorded_from, origin.at(0))
+            return found + [f.attributed(origin.at(0)) for f in against]
     return _code_file(run, inv, text, language, origin)
 
 
@@ -660,6 +685,7 @@ def _terminal_input(inv: "Invocation", code: str, language: str) -> list[Finding
 
 
 _GUARDTUI_IMPORT = re.compile(r"\b(?:from\s+guardtui\b|import\s+guardtui\b|require\(['\"]guardtui)")
+_GUARDTUI_METADATA = frozenset({"__file__", "__path__", "__version__", "__name__", "__spec__"})
 _GUARDTUI_CHANGES = re.compile(r"\b(?:trust|store_trust|vouch|install|uninstall|remove_ours|write_text|dump)\b")
 
 
@@ -667,6 +693,9 @@ def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
     """Code that imports guardtui can do what its commands do, without them."""
     if not _GUARDTUI_IMPORT.search(code):
         return []
+    uses = set(re.findall(r"\bguardtui\s*\.\s*(\w+)", code))
+    if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
+        return []  # print(os.path.dirname(guardtui.__file__)): where it is installed, or its version
     if _GUARDTUI_CHANGES.search(code):
         return [deny(f"{inv.name} runs guardtui's own code to change the guard (trust, install, its files): an "
                      "agent may not; if you mean it, run it yourself in a terminal", "guard-self", "code.guardtui")]
@@ -686,6 +715,8 @@ _WRITING_API = re.compile(
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)
+_DB_OPEN = re.compile(r"\b(?:sqlite3\.connect|dbm\.open|shelve\.open|SQLite3::Database\.new|"
+                      r"new\s+(?:sqlite3\.)?Database)\s*\(")
 _HOME_IN_CODE = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|Dir\.home|~")
 _MAX_LITERALS = 200
 
@@ -697,10 +728,15 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
     literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
     literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    # and the paths the code computes from them (`p = os.path.join(home, '.' + 'clau' + 'de', …)`)
+    literals += [v for k, v in inv.scope.variables.items() if k.startswith("py:") and v.startswith(("~", "/"))
+                 and DYN not in v and "${" not in v][:16]
     if not literals:
         return
     removing = bool(_REMOVING_API.search(code))
-    writing = removing or bool(_WRITING_API.search(code))
+    # a database opened from code and a statement that changes it: the file it opens is written
+    database_write = bool(_DB_OPEN.search(code)) and any(classify_sql(lit) for lit in literals)
+    writing = removing or database_write or bool(_WRITING_API.search(code))
     bases = [inv.scope.cwd] if inv.scope.cwd else []
     if _HOME_IN_CODE.search(code):
         bases.append(inv.scope.home)
@@ -878,6 +914,10 @@ _HOME_EXPRESSIONS = re.compile(
     r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
     r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\]|"
     r"getenv\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
+_ENV_READ = re.compile(r"os\.environ\[\s*['\"](\w+)['\"]\s*\]|os\.environ\.get\(\s*['\"](\w+)['\"][^)]*\)|"
+                       r"os\.getenv\(\s*['\"](\w+)['\"][^)]*\)|process\.env\.(\w+)|process\.env\[['\"](\w+)['\"]\]|"
+                       r"ENV\[['\"](\w+)['\"]\]|ENV\.fetch\(\s*['\"](\w+)['\"][^)]*\)|\$ENV\{\s*['\"]?(\w+)['\"]?\s*\}|"
+                       r"getenv\(\s*['\"](\w+)['\"]\s*\)|Deno\.env\.get\(\s*['\"](\w+)['\"]\s*\)")
 _TEMP_EXPRESSIONS = re.compile(r"^(?:tempfile\.(?:mkdtemp|gettempdir|mkstemp)\([^)]*\)|(?:fs\.)?mkdtempSync\([^)]*\)|"
                                r"os\.tmpdir\(\)|Dir\.mktmpdir(?:\([^)]*\))?|tempdir\(\)|sys_get_temp_dir\(\)|tempdir\(\))$")
 _CWD_EXPRESSIONS = re.compile(r"^(?:os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|(?:pathlib\.)?Path\.cwd\(\)|"
@@ -919,6 +959,8 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
             out.append(text)
         elif _HOME_EXPRESSIONS.match(piece):
             out.append("~")
+        elif (env := _ENV_READ.fullmatch(piece)) is not None:  # os.environ['XDG_RUNTIME_DIR']: a run-time part
+            out.append("${" + next(g for g in env.groups() if g) + "}")
         elif _CWD_EXPRESSIONS.match(piece):
             out.append(scope.cwd if scope is not None and scope.cwd else ".")
         elif _TEMP_EXPRESSIONS.match(piece):
@@ -998,6 +1040,8 @@ def _path_word(target: str | None, home: str) -> Word:
     if target is None:
         return Word(DYN, "<a path computed at run time>")
     value = home + target[1:] if target == "~" or target.startswith("~/") else target
+    if "${" in value:  # os.environ['XDG_RUNTIME_DIR'] + '/guardtui/broker.sock': placed by what is known
+        return Word(re.sub(r"\$\{\w+\}", DYN, value), target)
     return Word(value, target, quoted=False, glob=any(c in target for c in "*?["))
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import posixpath
 
 from ..model import BlastRadius, Verdict
+from ..protect import agent_of_program, protect_data
 from .deletes import DELETERS, find_delete, find_listing
 from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
@@ -547,6 +548,13 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     name = package.rsplit("/", 1)[-1].split("@")[0] if not package.startswith("@") else \
         package.split("/", 1)[-1].split("@")[0]
     versioned = "@" in package.lstrip("@")
+    agent = agent_of_program(package.rsplit("@", 1)[0] if versioned else package)
+    if agent is not None:  # npx @openai/codex --yolo: the agent, however it is fetched
+        agent_program = protect_data().agent_programs[agent]["programs"][0]
+        findings = run.judge_invocation(Invocation(agent_program, words[i + 1:], inv.cmd, inv.scope, inv.privileged,
+                                                   agent_program))
+        if any(f.verdict is Verdict.DENY for f in findings):
+            return findings
     installed = not versioned and not fetches and not inv.scope.remote and \
         find_upward(inv.scope.cwd, (f"node_modules/.bin/{name}",)) is not None
     if installed and name not in _KNOWN_PACKAGE_TOOLS:  # the project's own dependency: nothing is downloaded

@@ -501,6 +501,8 @@ def dd(run: "Run", inv: "Invocation") -> list[Finding]:
             f = run.write(target, inv, "dd of=")
             if f is not None:
                 findings.append(with_rule(f, "fs.dd"))
+        elif key == "if" and eq:  # what it reads (the token, a secret): the protection rule judges it
+            run.read(Word(value, w.raw, w.quoted, w.glob), inv)
     return [worst(findings)] if findings else [allow("dd copies data", "fs-write", rule="fs.dd")]
 
 
@@ -798,13 +800,34 @@ def awk(run: "Run", inv: "Invocation") -> list[Finding]:
                                     BlastRadius.HIGH, "fs.awk"))
         for m in re.finditer(r"""\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline""", program):
             run.nested((m.group(1) or m.group(2) or ""), inv, "awk pipe")
-        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b""", program):
-            if m.group(1):
-                f = run.write(Word.literal(m.group(1)), inv, "awk print >")
+        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b|>>?\s*\(([^()]*)\)""", program):
+            target = Word.literal(m.group(1)) if m.group(1) else _awk_target(m.group(3), inv.scope) \
+                if m.group(3) is not None else None
+            if target is not None:  # print > "f", printf … > (ENVIRON["HOME"] "/x")
+                f = run.write(target, inv, "awk print >")
                 if f is not None:
                     findings.append(f)
     return [with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
+
+
+def _awk_target(expr: str, scope) -> Word | None:
+    """The file an awk output redirection names (`> (ENVIRON["HOME"] "/.claude/settings.json")`), as a word:
+    a variable not known here stays `$X`, a part known only at run time."""
+    value, raw = [], []
+    for m in re.finditer(r'\s*(?:"((?:[^"\\]|\\.)*)"|ENVIRON\[\s*"(\w+)"\s*\]|(\S+))', expr):
+        if m.group(3):
+            value.append(DYN)
+            raw.append("$" + re.sub(r"\W", "", m.group(3)))
+        elif m.group(2):
+            known = scope.lookup(m.group(2))
+            value.append(known if DYN not in known else DYN)
+            raw.append(known if DYN not in known else "$" + m.group(2))
+        else:
+            text = m.group(1).encode().decode("unicode_escape", "replace")
+            value.append(text)
+            raw.append(text)
+    return Word("".join(value), "".join(raw)) if value else None
 
 
 def _awk_string(expr: str, scope) -> str | None:
@@ -1136,3 +1159,65 @@ def _what(info) -> str:
 
 __all__ = ["rm", "unlink", "rmdir", "shred", "mv", "cp", "ln", "write_operands", "chmod", "dd", "find", "sed",
            "awk", "tar", "unzip", "rsync", "ripgrep", "read_secret", "parse_gnu", "Verdict"]
+
+
+# -- stow ---------------------------------------------------------------------------------------------
+_STOW_VALUES = frozenset({"-d", "--dir", "-t", "--target", "--ignore", "--defer", "--override", "-S", "--stow",
+                          "-D", "--delete", "-R", "--restow"})
+_STOW_MAX = 2000  # files of a package looked at
+
+
+def stow(run: "Run", inv: "Invocation") -> list[Finding]:
+    """GNU stow links every file of each package into the target directory (its parent by default):
+    each link is an effect, so one put where an agent's hook settings are is judged as such."""
+    words = [w.value for w in inv.words]
+    if any(v in ("-n", "--no", "--simulate") or (v.startswith("-") and not v.startswith("--") and "n" in v[1:])
+           for v in words):
+        return [allow("stow -n only says what it would link", "read-only", rule="fs.stow")]
+    stow_dir, target, packages, removing = inv.scope.cwd or "", "", [], False
+    i = 0
+    while i < len(words):
+        v = words[i]
+        option, eq, value = v.partition("=")
+        if option in ("-D", "--delete", "-R", "--restow", "-S", "--stow"):
+            removing = option in ("-D", "--delete")
+            i += 1
+            continue
+        if option in _STOW_VALUES:
+            value = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if option in ("-d", "--dir"):
+                stow_dir = value
+            elif option in ("-t", "--target"):
+                target = value
+            i += 1 if eq else 2
+            continue
+        if v.startswith("-"):
+            i += 1
+            continue
+        packages.append(v)
+        i += 1
+    base = run.path(Word.literal(stow_dir or "."), inv).path
+    dest = run.path(Word.literal(target), inv).path if target else (posixpath.dirname(base) if base else None)
+    if not base or not dest or any(DYN in p for p in packages):
+        return [ask("stow links files to a place known only at run time", "fs-write", BlastRadius.MEDIUM, "fs.stow")]
+    for package in packages:
+        root = posixpath.join(base, package)
+        count = 0
+        for folder, _, files in os.walk(root):
+            for name in files:
+                source = posixpath.join(folder, name)
+                rel = posixpath.relpath(source, root)
+                where = posixpath.normpath(posixpath.join(dest, rel))
+                if removing:  # stow removes only its own links (into the package)
+                    if os.path.islink(where) and os.path.realpath(where) == os.path.realpath(source):
+                        run.effect(where, where, "delete", inv.cmd)
+                else:
+                    run.effect(where, where, "link", inv.cmd, source=source, detail="symbolic")
+                count += 1
+                if count >= _STOW_MAX:
+                    break
+            if count >= _STOW_MAX:
+                break
+    verb = "unlinks" if removing else "links"
+    return [ask(f"stow {verb} the files of {', '.join(packages) or 'nothing'} in {dest}", "fs-write",
+                BlastRadius.LOW, "fs.stow")]

@@ -260,7 +260,9 @@ def checkout(run, inv, rest) -> list[Finding]:
             positionals.append(w)
         i += 1
     if after or len(positionals) >= 2:
-        _restores(run, inv, after or positionals[1:])
+        # `checkout TREE -- paths` writes TREE's version of every path, changed or not; `checkout -- paths` the index's
+        from_tree = len(positionals) >= 1 and bool(after) or len(positionals) >= 2
+        _restores(run, inv, after or positionals[1:], only="" if from_tree else "tracked")
     elif len(positionals) == 1 and not creates and _looks_like_path(positionals[0], inv.scope.cwd):
         _restores(run, inv, positionals)
     if _long(options, "--force") or _short(options, "f", "bB"):
@@ -329,7 +331,12 @@ def restore(run, inv, rest) -> list[Finding]:
     worktree = _long(options, "--worktree") or _short(options, "W", "s")
     if staged and not worktree:
         return [allow("git restore --staged only unstages", "git", rule="git.restore")]
-    _restores(run, inv, positionals + after)
+    # --source TREE writes TREE's version of every path, changed or not (and removes what TREE lacks)
+    from_tree = _long(options, "--source") or _short(options, "s", "")
+    if positionals and ("--source" in options or any(o.startswith("-") and not o.startswith("--") and
+                                                     o.endswith("s") for o in options)):
+        positionals = positionals[1:]  # `--source TREE`: TREE is the option's value, not a path
+    _restores(run, inv, positionals + after, only="" if from_tree else "tracked")
     shown = " ".join(w.display() for w in positionals + after) or "files"
     return [ask(f"git restore {shown} discards uncommitted changes", "git", BlastRadius.MEDIUM, "git.restore")]
 

@@ -1,11 +1,14 @@
 """Network clients: what they upload (exfiltration), where they write, what they delete."""
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
+from . import listeners
 from .findings import Finding, ask, deny, worst
+from .listeners import listens_on_broker_port
 from .secrets import is_secret, is_secret_area
 from .words import Word
 from ..web import host_of, metadata_service, serves_its_own_tokens
@@ -167,6 +170,8 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
         info = run.path(Word(path_text, value.raw), inv)
         if info.path and is_secret(info.path, inv.scope.home, run.tax):
             return deny(f"{inv.name} sends {path_text} (a secret) to a remote host", "secrets", "net.exfiltration")
+        if _only_local_destinations(inv.words) and not (info.path and is_secret_area(info.path, inv.scope.home)):
+            return None  # to a server on this machine (a dev server's upload form): the file does not leave it
         return ask(f"{inv.name} uploads the local file {path_text}", "network", BlastRadius.MEDIUM, "net.upload")
     if value.dynamic:
         return _sends_output(value, inv)
@@ -174,10 +179,28 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
 
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
-    if _SECRET_TEXT.search(word.raw + " " + word.origin):
+    text = word.raw + " " + word.origin
+    if _SECRET_TEXT.search(text) or _names_a_secret(text, inv):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
+
+
+_PATH_IN_TEXT = re.compile(r"(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
+
+
+def _names_a_secret(text: str, inv: "Invocation") -> bool:
+    """`$(cat ~/.config/guardtui/token)`: a path in the substitution is a secret file (the one list)."""
+    home = inv.scope.home.rstrip("/")
+    for m in _PATH_IN_TEXT.finditer(text):
+        path = m.group(0)
+        for prefix in ("~", "${HOME}", "$HOME"):
+            if path.startswith(prefix + "/"):
+                path = home + path[len(prefix):]
+                break
+        if path.startswith("/") and is_secret(posixpath.normpath(path), inv.scope.home):
+            return True
+    return False
 
 
 def dns(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -210,6 +233,10 @@ def socket_client(run: "Run", inv: "Invocation") -> list[Finding]:
     if run.stdin_source(inv.cmd).kind == "secret":
         return [deny(f"{inv.name} sends secrets (keys, credentials or the environment) to another host", "secrets",
                      "net.exfiltration")]
+    port = listens_on_broker_port(inv.name, inv.args)
+    if port is not None:
+        return [deny(f"{inv.name} listens on {port}, guardtui's broker port: {listeners.WHY}", "guard-self",
+                     "net.fake-broker")]
     return []
 
 

@@ -1,17 +1,22 @@
 """Programs that type into a terminal or window (taxonomy.yaml `terminal_input`): typed into
 guardtui's console, a key answers a waiting call as if the person had pressed it. Their typing
 verbs deny, wherever they run (in the background, from at or cron, from a script: those reach
-here as nested scripts). Their other uses are judged as what they run: `tmux new -d 'npm run
-dev'` runs `npm run dev`; listing, capturing and killing sessions stay quiet (they cannot answer
-a call: a console that is killed answers its waiting calls by its timeout policy).
+here as nested scripts), and so does feeding a pane's input from a command (`tmux pipe-pane -I`)
+and writing to every terminal (`wall`). Ending the console's own session, window or pane (`tmux
+kill-server`, `kill-session -t guardtui`, `respawn-pane -k`, `screen -S guard -X quit`: a target
+named for the console, protect.yaml `processes.terminals`) stops the guard: deny. Their other
+uses are judged as what they run: `tmux new -d 'npm run dev'` runs `npm run dev`; listing,
+capturing, reading a window's name and ending the project's own sessions stay quiet.
 """
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
+from ..protect import protect_data
 from .findings import Finding, allow, ask, deny, worst
 from .projectfiles import read_text
 from .words import DYN, Word
@@ -20,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
 _WHY = "into guardtui's console, what it types would answer a waiting call as if you had pressed the key"
+_ENDS_WHY = ("ended, the console leaves the agents' calls with no one to answer them: an agent may not stop the "
+             "guard; if you mean it, stop it yourself in a terminal")
 # tmux commands that take a shell command (run by tmux's shell), and where it is among their arguments
 _TMUX_SHELL = frozenset({"new-session", "new-window", "split-window", "respawn-pane", "respawn-window", "run-shell",
                          "if-shell", "pipe-pane", "display-popup"})
@@ -43,6 +50,10 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         return _screen(run, inv, verbs)
     words = _after_options(inv.words, set(spec.get("value_options", ())))
     values = [w.value for w in words]
+    if inv.name in ("wall", "write"):
+        whom = "every terminal" if inv.name == "wall" else "another user's terminal"
+        return [deny(f"{inv.name} writes to {whom}, the console's among them (a terminal can be made to answer "
+                     f"back into its input): {_WHY}", "terminal-input", "term.typing")]
     if "*" in verbs:
         return [deny(f"{inv.name} types keystrokes into the focused window: {_WHY}", "terminal-input",
                      "term.typing")]
@@ -55,6 +66,12 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     if any(DYN in v for v in values):
         return [ask(f"{inv.name} runs a command known only at run time (it may type into a terminal)",
                     "terminal-input", BlastRadius.HIGH, "term.dynamic")]
+    reads = set(spec.get("reads", ()))
+    if values and values[0] in reads and not any(v in verbs for v in values):
+        # xdotool getactivewindow getwindowname, zellij list-sessions: they only read
+        changes = [v for v in values[1:] if re.fullmatch(r"(?:window|mouse|set_|key|click|exec|behave)\w*", v)]
+        if not changes:
+            return [allow(f"{inv.name} {values[0]} only reads", "read-only", rule="term.read")]
     if inv.name in ("zellij", "wezterm", "kitty", "kitten") and "--" in values:
         # zellij run -- CMD, wezterm cli spawn -- CMD, kitty @ launch -- CMD: judge what runs
         rest = words[values.index("--") + 1:]
@@ -197,6 +214,12 @@ def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set
                     BlastRadius.HIGH, "term.tmux")]
     if name in verbs or full in verbs:
         return [deny(f"tmux {name} types into a pane: {_WHY}", "terminal-input", "term.tmux-typing")]
+    if full == "pipe-pane" and any(w.value.startswith("-") and "I" in w.value for w in command[1:]):
+        return [deny(f"tmux {name} -I feeds a command's output into a pane as if typed: {_WHY}", "terminal-input",
+                     "term.tmux-typing")]
+    ends = _tmux_ends(name, full, command[1:], set(run.tax.terminal_input.get("tmux", {}).get("ends", ())))
+    if ends is not None:
+        return [ends]
     if full == "set-buffer":
         if any(_TMUX_ALIASES.get(c[0].value, c[0].value) == "paste-buffer" for c in siblings if c):
             return [deny(f"tmux {name} with paste-buffer types into a pane: {_WHY}", "terminal-input",
@@ -228,6 +251,37 @@ def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set
     return []
 
 
+def _tmux_ends(name: str, full: str, args: list[Word], ends: set[str]) -> Finding | None:
+    """tmux kill-server; kill-session/-window/-pane and respawn -k of the console's own target."""
+    if name not in ends and full not in ends:
+        return None
+    if full == "kill-server":
+        return deny(f"tmux {name} ends every tmux session, the console's if it runs in one: {_ENDS_WHY}", "guard-self",
+                    "term.ends-console")
+    values = [w.value for w in args]
+    if full.startswith("respawn") and not any(v.startswith("-") and "k" in v[1:] for v in values):
+        return None  # without -k, respawn fails on a pane whose command still runs
+    if full.startswith("kill-") and any(v.startswith("-") and "a" in v[1:] for v in values):
+        return deny(f"tmux {name} -a ends every other {full.split('-')[-1]}, the console's if it runs in one: "
+                    f"{_ENDS_WHY}", "guard-self", "term.ends-console")
+    target = next((values[i + 1] for i, v in enumerate(values[:-1]) if v in ("-t", "-s")), None)
+    if target is None:
+        target = next((v[2:] for v in values if v.startswith(("-t", "-s")) and len(v) > 2), None)
+    if target is not None and DYN in target:
+        return ask(f"tmux {name} ends a {full.split('-')[-1]} known only at run time (it may be the console's)",
+                   "guard-self", BlastRadius.HIGH, "term.ends-console")
+    if target is not None and console_target(target):
+        return deny(f"tmux {name} -t {target} ends the {full.split('-')[-1]} named for the console: {_ENDS_WHY}",
+                    "guard-self", "term.ends-console")
+    return None
+
+
+def console_target(target: str) -> bool:
+    """Is a tmux/screen target (session:window.pane, a session name) the console's, by its name?"""
+    names = protect_data().processes.get("terminals", ())
+    return any(n.lower() in target.lower() for n in names)
+
+
 def _positionals(words: list[Word], value_flags: str) -> list[Word]:
     out = []
     i = 0
@@ -250,19 +304,31 @@ def _positionals(words: list[Word], value_flags: str) -> list[Word]:
 
 
 # -- screen ------------------------------------------------------------------------------------------
+_SCREEN_VALUES = frozenset("Spcehst")  # -S name, -p window, -c file, -e xy, -h lines, -s shell, -t title
+
+
 def _screen(run: "Run", inv: "Invocation", verbs: set[str]) -> list[Finding]:
     words = inv.words
     i = 0
     remote = False
+    session = ""
     while i < len(words) and words[i].value.startswith("-"):
         v = words[i].value
         if v == "-X":
             remote = True
             i += 1
-            break
-        if v in ("-S", "-p", "-c", "-e", "-h", "-s", "-t", "-T", "-L", "-Logfile"):
+            continue
+        if v in ("-T", "-L", "-Logfile") and v != "-L":
             i += 2
             continue
+        letters = v[1:]
+        if letters and letters[-1] in _SCREEN_VALUES and letters.isalpha():  # -S name, -dmS name
+            if letters[-1] == "S" and i + 1 < len(words):
+                session = words[i + 1].value
+            remote |= "X" in letters
+            i += 2
+            continue
+        remote |= "X" in letters
         i += 1
     rest = words[i:]
     if remote:  # screen -X CMD ARGS: a command for a running session
@@ -271,10 +337,15 @@ def _screen(run: "Run", inv: "Invocation", verbs: set[str]) -> list[Finding]:
             lines = [w.value.split() for w in rest[1:]]
         if rest and rest[0].value == "at" and len(rest) > 2:  # screen -X at WINDOW stuff …
             lines = [[w.value for w in rest[2:]]]
+        ends = set(run.tax.terminal_input.get("screen", {}).get("ends", ()))
         for line in lines:
             if line and (line[0] in verbs or DYN in line[0]):
                 return [deny(f"screen -X {line[0]} types into a screen window: {_WHY}", "terminal-input",
                              "term.screen-typing")]
+            if line and line[0] in ends and session and console_target(session):
+                return [deny(f"screen -S {session} -X {line[0]} ends the screen session named for the console: "
+                             f"{_ENDS_WHY}",
+                             "guard-self", "term.ends-console")]
         return [allow("screen -X sends a command to a running session", "read-only", rule="term.screen")]
     if rest:  # screen [-dmS name] CMD ARGS: runs CMD in a new window
         run.nested(" ".join(w.value for w in rest), inv, "screen")

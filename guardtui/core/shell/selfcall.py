@@ -25,6 +25,7 @@ _LAUNCHER = re.compile(rb"from guardtui\.cli import|guardtui\.cli:main|-m\s+guar
                        rb"guardtui[/\\](?:hook|cli|__main__)\.py")
 SCRIPT = re.compile(r"(?:^|/)guardtui/(cli|__main__|hook)\.py$")  # python …/guardtui/cli.py
 _SNIFF_BYTES = 4096
+_HELP = frozenset({"--help", "-h"})
 # uvx NAME, pipx run NAME, uv tool run NAME: options that take a value before NAME
 _RUNNER_VALUES = frozenset({"--from", "--with", "--with-editable", "--with-requirements", "--python", "-p", "--spec",
                             "--index", "--index-url", "--default-index", "--extra-index-url", "--pip-args",
@@ -118,6 +119,14 @@ def judge_guardtui(args: list[Word], how: str) -> list[Finding]:
             sub = v
             break
     shown = f"{how} {sub}".strip()
+    options = values[:values.index("--")] if "--" in values else values
+    if sub not in classes["read"] and any(v in _HELP for v in options):
+        # `guardtui trust --help`: argparse prints the usage and exits before the subcommand runs
+        return [allow(f"{shown} --help only prints its usage; it changes nothing", "read-only", rule="self.read")]
+    if sub in classes["broker"]:
+        return [deny(f"{shown} starts a second broker that takes the agents' calls and answers them with no one "
+                     "watching the console: an agent may not stand one up; if you mean it, run it yourself in a "
+                     "terminal", "guard-self", "self.broker")]
     if sub in classes["changes"]:
         return [deny(f"{shown} changes the guard itself (its hooks, trusted plugins or settings): an agent may "
                      "not; if you mean it, run it yourself in a terminal", "guard-self", "self.changes")]

@@ -71,7 +71,7 @@ SCHEMA = {
     "builtins": Field(list, required=True, items=str),
     "env_generators": Field(list, required=True, items=str),
     "terminal_input": Field(dict, required=True, values={"verbs": Field(list, required=True, items=str),
-                                                         "value_options": _LIST}),
+                                                         "value_options": _LIST, "ends": _LIST, "reads": _LIST}),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
     "shapes": Field(list, required=True, items=_SHAPE),

@@ -1,0 +1,186 @@
+"""Another coding agent started by the agent (claude -p, codex exec, gemini -p, cursor-agent): its
+own calls go through its hooks, unless its command line switches them off. What switches them or
+its approvals off is data (core/data/protect.yaml `agent_programs`, with the `bypass` keys that
+settings files are judged by): a flag (`--dangerously-skip-permissions`, `--yolo`), an option's
+value (`--approval-mode yolo`, `-a never`), settings handed in (`--settings '{"disableAllHooks":
+true}'`, `-c features.hooks=false`), a config directory of the caller's choosing (`CODEX_HOME=/tmp/x
+codex`), or settings levels left out (`--setting-sources project` when guardtui's hook entries are
+in the user's or the local settings). Each denies: the person starts an unguarded agent themselves.
+
+Anything else returns nothing here: the taxonomy (or the default) judges the command.
+"""
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import tomllib
+from typing import TYPE_CHECKING, Any
+
+from ..hook_settings import MAX_TEXT, Unreadable, bypasses, our_entries, parse
+from ..protect import agent_of_program, protect_data
+from .findings import Finding, deny
+from .words import DYN
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Invocation, Run
+
+_WHY = ("its calls would not reach the guard: an agent may not start another one unguarded; if you mean it, run "
+        "it yourself in a terminal")
+_APPROVALS = ("it would run what it is told with no one asked (an ask the guard hands back to its prompt "
+              "included): an agent may not start another one so; if you mean it, run it yourself in a terminal")
+# where each agent keeps the settings levels `--setting-sources` names (Claude Code)
+_CLAUDE_LEVELS = {"user": "{config}/settings.json", "project": "{project}/.claude/settings.json",
+                  "local": "{project}/.claude/settings.local.json"}
+
+
+def agent_of(name: str) -> str | None:
+    """The agent a program name starts (`claude`, `codex` …), or None."""
+    return agent_of_program(name)
+
+
+def judge(run: "Run", inv: "Invocation") -> list[Finding]:
+    agent = agent_of(inv.name)
+    if agent is None:
+        return []
+    spec = protect_data().agent_programs[agent]
+    shown = posixpath.basename(inv.name)
+    flags = set(spec.get("flags", ()))
+    values_off = spec.get("values", {})
+    settings_opts = set(spec.get("settings", ()))
+    override_opts = set(spec.get("overrides", ()))
+    sources_opt = spec.get("sources", "")
+    words = [w.value for w in inv.words]
+    for i, v in enumerate(words):
+        if v == "--":
+            break
+        option, eq, attached = v.partition("=")
+        value = attached if eq else (words[i + 1] if i + 1 < len(words) else "")
+        if v in flags or option in flags:
+            return _denied(f"{shown} {v} switches its own approvals off", _APPROVALS)
+        if option in values_off and value in values_off[option]:
+            return _denied(f"{shown} {option} {value} switches its own approvals or hooks off", _APPROVALS)
+        if len(v) > 2 and v[:2] in values_off and not v.startswith("--") and v[2:] in values_off[v[:2]]:
+            return _denied(f"{shown} {v} switches its own approvals or hooks off", _APPROVALS)
+        if option in settings_opts and value:
+            found = _settings_bypass(value, agent, inv)
+            if found:
+                return _denied(f"{shown} {option} hands it settings that {found}")
+        if option in override_opts and value:
+            found = _override_bypass(value, agent)
+            if found:
+                return _denied(f"{shown} {option} {value} sets {found}")
+        if sources_opt and option == sources_opt and value and DYN not in value:
+            dropped = _dropped_levels(value, inv)
+            if dropped:
+                return _denied(f"{shown} {option} {value} leaves out the {dropped} settings, where guardtui's hook "
+                               "entries are")
+    for var in spec.get("config_env", ()):
+        moved = _config_moved(var, agent, inv)
+        if moved:
+            return _denied(f"{var}={moved} points {shown} at a config directory without guardtui's hooks")
+    return []
+
+
+def _denied(what: str, why: str = _WHY) -> list[Finding]:
+    return [deny(f"{what}: {why}", "guard-self", "agent.unguarded")]
+
+
+def _settings_bypass(value: str, agent: str, inv: "Invocation") -> str:
+    """`--settings '{"disableAllHooks": true}'` or `--settings file.json`: the bypass it holds."""
+    if DYN in value:
+        return "are known only at run time"
+    text = value
+    if not value.lstrip().startswith("{"):
+        path = _local(value, inv)
+        try:
+            if path is None or os.path.getsize(path) > MAX_TEXT:
+                return "cannot be read here"
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            return ""  # no such file: the agent refuses to start
+    try:
+        data = parse(text, "json")
+    except Unreadable:
+        return "cannot be read here"
+    found = bypasses(data, agent)
+    return f"set {', '.join(found)}" if found else ""
+
+
+def _override_bypass(value: str, agent: str) -> str:
+    """codex -c features.hooks=false: the override as the TOML it is, judged for the bypass keys."""
+    if DYN in value:
+        return "a setting known only at run time"
+    key, eq, raw = value.partition("=")
+    if not eq:
+        return ""
+    data: Any
+    try:
+        data = tomllib.loads(f"{key.strip()} = {raw.strip()}")
+    except tomllib.TOMLDecodeError:  # codex takes an unparsable value as a string
+        try:
+            data = tomllib.loads(f"{key.strip()} = {json.dumps(raw.strip())}")
+        except tomllib.TOMLDecodeError:
+            return ""
+    found = bypasses(data, agent)
+    return ", ".join(found)
+
+
+def _dropped_levels(value: str, inv: "Invocation") -> str:
+    """The settings levels left out that hold guardtui's hook entries (Claude Code)."""
+    kept = {v.strip() for v in value.split(",")}
+    home = inv.scope.home.rstrip("/")
+    config = inv.scope.variables.get("CLAUDE_CONFIG_DIR") or home + "/.claude"
+    project = (inv.scope.cwd or "").rstrip("/")
+    dropped = []
+    for level, template in _CLAUDE_LEVELS.items():
+        if level in kept or (not project and "{project}" in template):
+            continue
+        if _holds_our_entries(template.format(config=config, project=project), "json"):
+            dropped.append(level)
+    return " and ".join(dropped)
+
+
+def _config_moved(var: str, agent: str, inv: "Invocation") -> str:
+    """CODEX_HOME=/tmp/x codex: the directory, when guardtui's hooks are not there."""
+    value = None
+    for name, word in inv.cmd.assignments:
+        if name == var:
+            value = word.value
+    if value is None:
+        value = inv.scope.variables.get(var)
+    if value is None:
+        return ""
+    if DYN in value:
+        return "…"
+    path = _local(value, inv)
+    if path is None:
+        return value
+    files = {"claude": ["settings.json", "settings.local.json"], "codex": ["hooks.json", "config.toml"]}.get(agent, [])
+    if any(_holds_our_entries(posixpath.join(path, f), "toml" if f.endswith(".toml") else "json") for f in files):
+        return ""
+    return value
+
+
+def _holds_our_entries(path: str, fmt: str) -> bool:
+    try:
+        if os.path.getsize(path) > MAX_TEXT:
+            return True  # cannot tell: take it that it does
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return bool(our_entries(parse(fh.read(), fmt)))
+    except OSError:
+        return False
+    except Unreadable:
+        return True
+
+
+def _local(value: str, inv: "Invocation") -> str | None:
+    if value.startswith("~/"):
+        return inv.scope.home.rstrip("/") + value[1:]
+    if value.startswith("/"):
+        return value
+    return posixpath.join(inv.scope.cwd, value) if inv.scope.cwd else None
+
+
+__all__ = ["judge", "agent_of"]

@@ -1,0 +1,213 @@
+"""Signals to guardtui's own processes: kill, pkill, killall and fuser -k aimed at the console, the
+broker or the command hook. Stopped (or frozen with SIGSTOP), the console leaves the agents' calls
+with no one to answer them, and a killed hook lets Claude Code go on as if there were none: the
+person stops the guard themselves. The processes are data (core/data/protect.yaml `processes`):
+their names, the command lines they run with, the broker's port.
+
+What each command aims at:
+    pkill/pgrep PATTERN (-f: the command line, -x: exactly), killall NAME (-r: a regex)
+    kill PID…      a pid read now from /proc (Linux), or pids a substitution finds:
+                   $(pgrep -f guardtui), $(pidof …), $(lsof -ti :8765), `… | xargs kill`
+    fuser -k       the broker's port (8765/tcp, -n tcp 8765) or a path of guardtui's
+
+Anything else returns nothing here: the taxonomy judges it (process control asks).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from typing import TYPE_CHECKING
+
+from ..protect import protect_data
+from .findings import Finding, deny
+from .words import DYN, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Invocation, Run
+
+_WHY = ("the agents' calls would be left with no one to answer them (a stopped hook lets the agent go on "
+        "unguarded): an agent may not stop the guard; if you mean it, stop it yourself in a terminal")
+# options of pkill/pgrep and killall that take a value (the pattern is the first operand after them)
+_PKILL_VALUES = frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "--euid", "--uid", "--pgroup",
+                           "--group", "--parent", "--session", "--terminal", "--pidfile", "--ns", "--nslist",
+                           "-c", "--cgroup"})
+_KILLALL_VALUES = frozenset({"-u", "--user", "-s", "--signal", "-o", "--older-than", "-y", "--younger-than",
+                             "-n", "--ns", "-Z", "--context"})
+_PID_FINDERS = frozenset({"pgrep", "pidof", "lsof", "fuser", "ps", "pstree", "pgrep.exe", "ss", "netstat"})
+_SUBSTITUTION = re.compile(r"\$\(((?:[^()]|\([^()]*\))*)\)|`([^`]*)`")
+
+
+def _processes() -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
+    data = protect_data().processes
+    return tuple(data.get("names", ())), tuple(data.get("command_lines", ())), tuple(data.get("ports", ()))
+
+
+def _denied(what: str) -> list[Finding]:
+    return [deny(f"{what}: {_WHY}", "guard-self", "proc.guardtui")]
+
+
+def _hits(pattern: str, candidates: tuple[str, ...], exact: bool, fold: bool) -> str | None:
+    """The first candidate a pgrep-style pattern (an extended regex) matches."""
+    flags = re.I if fold else 0
+    try:
+        rx = re.compile(pattern, flags)
+    except re.error:
+        rx = re.compile(re.escape(pattern), flags)
+    for text in candidates:
+        if (rx.fullmatch(text) if exact else rx.search(text)) is not None:
+            return text
+    return None
+
+
+def _command_lines(home: str) -> tuple[str, ...]:
+    _, lines, _ = _processes()
+    return tuple(line.replace("~/", home.rstrip("/") + "/") for line in lines)
+
+
+# -- pkill, pgrep, killall ------------------------------------------------------------------------
+def pkill(run: "Run", inv: "Invocation") -> list[Finding]:
+    """pkill/killall by name or command line: does the pattern reach one of guardtui's processes?"""
+    killall = posixpath.basename(inv.name) == "killall"
+    values = _PKILL_VALUES if not killall else _KILLALL_VALUES
+    full = exact = fold = False
+    regex = not killall
+    operands: list[Word] = []
+    pidfile = ""
+    words = inv.words
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v == "--":
+            operands += words[i + 1:]
+            break
+        if v.startswith("-") and len(v) > 1 and not operands:
+            name, eq, _ = v.partition("=")
+            if name in values:
+                if name in ("-F", "--pidfile") and not eq and i + 1 < len(words):
+                    pidfile = words[i + 1].value
+                i += 1 if eq else 2
+                continue
+            letters = v[1:] if not v.startswith("--") else ""
+            full |= v in ("--full",) or (not killall and "f" in letters)
+            exact |= v in ("--exact",) or (not killall and "x" in letters) or (killall and "e" in letters)
+            fold |= v in ("--ignore-case",) or (not killall and "i" in letters) or (killall and "I" in letters)
+            regex |= killall and (v == "--regexp" or "r" in letters)
+            i += 1
+            continue
+        operands.append(words[i])
+        i += 1
+    if "guardtui" in pidfile:
+        return _denied(f"{inv.name} -F {pidfile} stops the process that pid file names")
+    names, _, _ = _processes()
+    home = inv.scope.home
+    for w in operands:
+        if DYN in w.value:
+            continue
+        pattern = w.value if regex else "^" + re.escape(w.value) + "$"
+        if full:
+            hit = _hits(pattern, _command_lines(home), exact, fold)
+        else:  # the process name: 15 characters, as the kernel keeps it
+            hit = _hits(pattern, tuple(n[:15] for n in names), exact or killall, fold)
+        if hit is not None:
+            how = "command line" if full else "process name"
+            return _denied(f"{inv.name} {w.display()} matches the {how} of guardtui's own process ({hit})")
+    return []
+
+
+# -- kill -----------------------------------------------------------------------------------------
+def kill(run: "Run", inv: "Invocation") -> list[Finding]:
+    """kill PID…: a pid of guardtui's now, or pids found by a command that looks for guardtui."""
+    values = [w.value for w in inv.words]
+    if any(v in ("-0", "-s0", "--signal=0") for v in values) or "-s 0" in " ".join(values):
+        return []  # signal 0 only asks whether the process is there
+    for w in inv.words:
+        v = w.value
+        if re.fullmatch(r"\d+", v) and _is_guardtui_pid(int(v)):
+            return _denied(f"kill {v} stops guardtui (process {v} runs it now)")
+        if DYN in v or "$(" in w.raw or "`" in w.raw:
+            found = _finder_aims_at_guardtui(w.raw + " " + w.origin, inv.scope.home)
+            if found:
+                return _denied(f"kill {w.display()} stops the processes `{found}` finds")
+    producer = inv.cmd.items_from  # pgrep -f guardtui | xargs kill: the pids come from pgrep
+    if producer is not None and producer.argv and _aims_at_guardtui(producer.text, inv.scope.home):
+        return _denied(f"xargs {inv.name} stops the processes `{producer.text}` finds")
+    return []
+
+
+def _finder_aims_at_guardtui(text: str, home: str) -> str | None:
+    """The substitution in `text` ($(pgrep -f guardtui), `pidof guardtui`) when it finds guardtui's pids."""
+    for m in _SUBSTITUTION.finditer(text):
+        inner = (m.group(1) or m.group(2) or "").strip()
+        if _aims_at_guardtui(inner, home):
+            return inner
+    return None
+
+
+def _aims_at_guardtui(text: str, home: str) -> bool:
+    """A command that lists pids (pgrep, pidof, lsof, ps | grep) and names guardtui, its port, or a
+    pattern that matches guardtui's processes (`grep '[g]uardtui'`, `pgrep python3`)."""
+    _, _, ports = _processes()
+    segments = [seg.strip() for seg in text.split("|") if seg.strip()]
+    heads = []
+    for seg in segments:
+        try:
+            words = shlex.split(seg)
+        except ValueError:
+            words = seg.split()
+        if words:
+            heads.append((posixpath.basename(words[0]), words[1:]))
+    if not heads or not any(name in _PID_FINDERS for name, _ in heads):
+        return False
+    if re.search(r"(?<![\w.-])guardtui(?![\w.-]*\.(?:py|yaml|md)\b)", text):
+        return True
+    if any(re.search(rf"(?<!\d){port}(?!\d)", text) for port in ports):
+        return True
+    names, _, _ = _processes()
+    for name, args in heads:
+        operands = [a for a in args if not a.startswith("-")]
+        flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+        if name in ("grep", "egrep", "rg") and operands:  # ps … | grep PATTERN: the listed command lines
+            if _hits(operands[0], _command_lines(home), "x" in flags, "i" in flags):
+                return True
+        elif name == "pgrep":
+            full = "f" in flags or "--full" in args
+            candidates = _command_lines(home) if full else tuple(n[:15] for n in names)
+            if any(_hits(p, candidates, "x" in flags, "i" in flags) for p in operands):
+                return True
+        elif name == "pidof" and any(p in names for p in operands):
+            return True
+    return False
+
+
+def _is_guardtui_pid(pid: int) -> bool:
+    """Does process `pid` run guardtui right now (its command line, read from /proc)?"""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read(8192).split(b"\0")
+    except OSError:
+        return False
+    line = " ".join(a.decode("utf-8", "replace") for a in argv if a)
+    return bool(re.search(r"(?:^|[/\s])guardtui(?:\s|$)|-m\s+guardtui\b|guardtui/(?:hook|cli|__main__)\.py", line))
+
+
+# -- fuser ----------------------------------------------------------------------------------------
+def fuser(run: "Run", inv: "Invocation") -> list[Finding]:
+    """fuser -k on the broker's port or a file of guardtui's."""
+    values = [w.value for w in inv.words]
+    killing = any(v in ("-k", "--kill") or (v.startswith("-") and not v.startswith("--") and "k" in v[1:])
+                  for v in values)
+    if not killing:
+        return []
+    _, _, ports = _processes()
+    tcp = "tcp" in values  # fuser -k -n tcp 8765
+    for v in values:
+        port = re.fullmatch(r"(\d+)(?:/(tcp|udp))?", v)
+        if port and int(port.group(1)) in ports and (port.group(2) == "tcp" or tcp):
+            return _denied(f"fuser -k {v} stops whatever holds guardtui's broker port")
+        if "guardtui" in v and not v.startswith("-"):
+            return _denied(f"fuser -k {v} stops whatever holds guardtui's file")
+    return []
+
+
+__all__ = ["kill", "pkill", "fuser"]
