@@ -12,6 +12,12 @@ from guardtui.core.factory import build_engine
 from guardtui.core.shell.analyze import Analyzer
 from guardtui.core.shell.taxonomy import default_taxonomy
 
+# no test starts a standby judge in the background unless it means to (tests/broker/test_standby.py)
+os.environ["GUARDTUI_STANDBY"] = "0"
+# verdicts in tests never depend on how busy the machine is: the judging budget is far away unless a
+# test sets one (its own tests do, with rules that would never end)
+os.environ["GUARDTUI_BUDGET_MS"] = "60000"
+
 PROJECT = "/home/user/project"
 HOME = "/home/user"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -22,9 +23,36 @@ MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and as
 _OPAQUE_NODES = frozenset({"heredoc_body", "comment", "raw_string", "ansi_c_string", "string_content"})
 
 
+_PARSE_IN_STEPS_FROM = 4096  # bytes: a longer script is parsed with a progress callback (see _parse)
+_threads = threading.local()
+
+
 @lru_cache(maxsize=1)
+def _bash() -> ts.Language:
+    return ts.Language(tsb.language())
+
+
 def _parser() -> ts.Parser:
-    return ts.Parser(ts.Language(tsb.language()))
+    """One parser per thread: the broker judges calls in several threads at once."""
+    parser = getattr(_threads, "parser", None)
+    if parser is None:
+        parser = _threads.parser = ts.Parser(_bash())
+    return parser
+
+
+def _parse(source: bytes) -> ts.Tree:
+    """Parse a script. A long one is parsed with a progress callback, a Python frame now and then
+    where the judging budget (core/budget.py) can stop the parser, which otherwise holds the
+    interpreter for the whole parse (about half a second per megabyte)."""
+    parser = _parser()
+    if len(source) < _PARSE_IN_STEPS_FROM:
+        return parser.parse(source)
+    try:
+        return parser.parse(lambda offset, _point: source[offset:offset + 65536],
+                            progress_callback=lambda _offset, _has_error: False)
+    except BaseException:
+        parser.reset()  # else the next parse would resume this one
+        raise
 
 
 @dataclass
@@ -105,7 +133,7 @@ class Walker:
 
     # -- entry -----------------------------------------------------------------------
     def run(self, scope: Scope) -> Script:
-        tree = _parser().parse(self.source)
+        tree = _parse(self.source)
         root = tree.root_node
         if root.has_error:
             self.script.parse_error = True
