@@ -99,8 +99,9 @@ class ToolCall:
     def summary(self, width: int = 200) -> str:
         """The call in one line: the command, else the file, else the input."""
         text = self.command or self.file_path or self.serialised_input()
-        text = " ".join(text.split())
-        return text if len(text) <= width else text[: width - 1] + "…"
+        head = text[: 4 * width + 64]  # enough to fill the line: a huge input is not split whole
+        line = " ".join(head.split())
+        return line if len(line) <= width and len(head) == len(text) else line[: width - 1] + "…"
 
 
 @dataclass(frozen=True)
