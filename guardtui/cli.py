@@ -21,6 +21,7 @@ COMMANDS = {
     "log": "guardtui.commands.log",
     "install": "guardtui.commands.install",
     "uninstall": "guardtui.commands.install",
+    "standby": "guardtui.commands.standby",
 }
 
 
@@ -76,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=50, help="newest N decisions (default 50)")
     p.add_argument("--verdict", choices=("allow", "deny", "ask"), default=None)
     p.add_argument("--agent", default=None)
+
+    p = sub.add_parser("standby", help="the command hook's judge kept warm while no console runs (--stop: stop it)")
+    p.add_argument("--stop", action="store_true", help="stop every standby of this user")
+    p.add_argument("--socket", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--idle", type=float, default=600.0, help=argparse.SUPPRESS)
 
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} guardtui's hooks in an agent's settings")

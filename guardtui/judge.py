@@ -4,6 +4,8 @@ share. No aiohttp here.
     read_call      payload bytes -> ToolCall, or the answer when it cannot be judged
     fail_safe      the agent's answer when it cannot be judged: ask, or deny, never allow
     answer_offline the whole path with no console: engine verdict, asks answered by policy
+    check_call, check_report   `guardtui check`: the call it judges, and what it prints (here, so
+                   that check and the standby that judges for it say the same)
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Callable
 
 from .adapters import why_not_handed_back
 from .adapters.base import PayloadError, UnsupportedEvent, guess_event
+from .adapters.tools import normalise_tool
 from .core.engine import Engine
 from .core.model import Decision, DecidedBy, ToolCall, Verdict
 
@@ -35,6 +38,8 @@ class HookAnswer:
 
 def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | HookAnswer:
     """The call in the payload, or, when it cannot be judged, the answer to give instead."""
+    if len(raw) > MAX_BODY:
+        return fail_safe(adapter, b"", hint, f"the payload is larger than {MAX_BODY} bytes")
     try:
         return adapter.parse(_load(raw), hint)
     except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
@@ -87,6 +92,34 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
     elif engine.audit is not None:
         engine.audit.record(call, final, DecidedBy.POLICY, latency_ms)
     return HookAnswer(adapter.render(call, verdict, f"{why} — {rule_reason(decision)}"), verdict=verdict)
+
+
+def check_call(tool: str, tool_input: Any, cwd: Any) -> ToolCall:
+    """The call `guardtui check` judges: a tool (any agent's spelling) with its input, made in `cwd`."""
+    if not isinstance(tool, str) or not tool:
+        raise ValueError("the tool must be a non-empty string")
+    if not isinstance(tool_input, dict):
+        raise ValueError("the input must be a JSON object")
+    if not isinstance(cwd, str) or not cwd.startswith("/"):
+        raise ValueError("the working directory must be an absolute path")
+    return ToolCall(normalise_tool(tool), tool_input, cwd, agent="cli")
+
+
+def check_report(decision: Decision) -> dict[str, Any]:
+    """What `guardtui check` says of a decision: its JSON (`--json`), plus the judged parts ("segments")
+    that the human-readable form lists."""
+    out = decision.to_dict()
+    if decision.verdict is Verdict.LLM:  # no LLM here: what the person would see is an ask
+        out["verdict"] = "ask"
+    if decision.metadata.get("escalation") == "llm":
+        out["escalation"] = "llm"
+    segment = decision.metadata.get("segment")
+    if segment:
+        out["segment"] = segment
+    segments = decision.metadata.get("segments")
+    if segments:
+        out["segments"] = [{k: s.get(k) for k in ("segment", "via", "verdict", "reason")} for s in segments]
+    return out
 
 
 def one_line(text: str, width: int = 300) -> str:

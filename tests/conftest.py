@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,15 @@ def isolated_env(tmp_path, monkeypatch) -> Path:
     for var in ("GUARDTUI_CONFIG_DIR", "GUARDTUI_STATE_DIR", "GUARDTUI_RUNTIME_DIR"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path
+
+
+@pytest.fixture
+def short_runtime(isolated_env, monkeypatch):
+    """A runtime dir with a short path (AF_UNIX paths are limited to about 107 bytes)."""
+    path = tempfile.mkdtemp(prefix="gt")
+    monkeypatch.setenv("GUARDTUI_RUNTIME_DIR", path + "/rt")
+    yield path + "/rt"
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -37,6 +37,13 @@ ERROR_HEADER = "X-Guardtui-Error"
 RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second hook (Codex: PreToolUse, then
 #                         PermissionRequest) for this long, once
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 24 * 3600.0
+# A small call is judged on the event loop itself (no hand-off to a thread: that hand-off was most of
+# its cost); if its rules do not finish within INLINE_S, or it needs the LLM guard, a worker thread
+# judges it afresh. A large payload is read and judged in a worker from the start. So no call holds
+# the loop, and with it every other agent's call, for more than about INLINE_S.
+INLINE_S = 0.002
+INLINE_MAX_BYTES = 32 * 1024
+WORKERS = 4  # evaluations at once (the engine allows it: a parser per thread, locked sessions and audit)
 
 Decided = Callable[[ToolCall, Decision, DecidedBy], None]
 
@@ -46,6 +53,8 @@ class BrokerError(RuntimeError):
 
 
 class Broker:
+    takes_over_standby = True  # on start, a standby judging for the command hooks (broker/standby.py) stops
+
     def __init__(self, engine: Engine, queue: PendingQueue, locations: Locations, *, port: int | None = DEFAULT_PORT,
                  host: str = "127.0.0.1", unix_socket: bool = True, ask_policy: Outcome | None = None):
         if ask_policy not in (None, Outcome.DENY, Outcome.DEFER):
@@ -91,14 +100,14 @@ class Broker:
     async def start(self) -> None:
         if self._runner is not None:
             raise RuntimeError("the broker is already running")
-        token = self.token  # create it before the first request needs it
-        assert token
+        if self._want_port is not None:
+            assert self.token  # create it before the first request needs it
         app = web.Application(client_max_size=self.max_body, middlewares=[self._guard])
-        app.router.add_post("/hooks/{agent}", self._hook)
+        self._add_routes(app)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
                                   shutdown_timeout=2.0)
         await runner.setup()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardtui-engine")
+        self._executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="guardtui-engine")
         self._runner = runner
         try:
             if self._want_socket:
@@ -114,6 +123,13 @@ class Broker:
         except BaseException:
             await self.stop()
             raise
+        if self.takes_over_standby and self._want_socket:
+            from .standby import stop_standbys  # standby.py builds on this module
+
+            await stop_standbys(self.locations.runtime_dir)  # the hooks reach this broker first from now on
+
+    def _add_routes(self, app: web.Application) -> None:
+        app.router.add_post("/hooks/{agent}", self._hook)
 
     async def stop(self) -> None:
         """Stop listening. Calls still pending are the owner's to close (queue.close()); if it has
@@ -135,11 +151,16 @@ class Broker:
         """One hook call, start to end: read the payload, judge it, wait for the person if asked."""
         adapter = adapter_for(agent) if isinstance(agent, str) else agent
         timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
-        call = read_call(adapter, raw, event)
+        loop = asyncio.get_running_loop()
+        small = len(raw) <= INLINE_MAX_BYTES
+        call = read_call(adapter, raw, event) if small else \
+            await loop.run_in_executor(self._executor, read_call, adapter, raw, event)
         if isinstance(call, HookAnswer):
             return call
         try:
-            decision = await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.evaluate, call)
+            decision = self.engine.evaluate_quickly(call, INLINE_S) if small else None
+            if decision is None:
+                decision = await loop.run_in_executor(self._executor, self.engine.evaluate, call)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
@@ -218,6 +239,11 @@ class Broker:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
+        return await self._answer_request(request, adapter, raw, event, timeout)
+
+    async def _answer_request(self, request: web.Request, adapter: ModuleType, raw: bytes, event: str | None,
+                              timeout: float) -> web.Response:
+        """The answer to one hook request (the standby judges it its own way: broker/standby.py)."""
         return _reply(await self.answer(adapter, raw, event, timeout))
 
     # -- the Unix socket -------------------------------------------------------------

@@ -1,6 +1,11 @@
 """guardtui check: judge a shell command or tool call without running it.
 
 Exit status: 0 allow, 3 ask, 4 deny (2 for a usage error), so scripts can branch on it.
+
+A single check is judged by the standby the command hook uses (guardtui/broker/standby.py), and
+started like the hook starts it, so `guardtui check` costs little more than starting Python; it
+judges here when no standby answers (GUARDTUI_STANDBY=0: always). Both give the same report
+(judge.check_report). Nothing heavy is imported until it judges here.
 """
 from __future__ import annotations
 
@@ -10,12 +15,7 @@ import shlex
 import sys
 from typing import IO, Any
 
-from ..adapters.tools import normalise_tool
-from ..core.engine import Engine
-from ..core.model import Decision, ToolCall, Verdict
-from ..wiring import cli_engine
-
-EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
+EXIT = {"allow": 0, "ask": 3, "deny": 4}
 
 
 def run(args, _command: str) -> int:
@@ -28,9 +28,10 @@ def run(args, _command: str) -> int:
         print("guardtui check: give a command after --, or --tool NAME --input JSON, or --batch FILE",
               file=sys.stderr)
         return 2
-    engine = cli_engine(cwd)
     if args.batch:
-        return batch(engine, args.batch, cwd)
+        from ..wiring import cli_engine
+
+        return batch(cli_engine(cwd), args.batch, cwd)
     if args.tool:
         try:
             tool_input = json.loads(args.input or "{}")
@@ -40,85 +41,118 @@ def run(args, _command: str) -> int:
         if not isinstance(tool_input, dict):
             print("guardtui check: --input must be a JSON object", file=sys.stderr)
             return 2
-        call = ToolCall(normalise_tool(args.tool), tool_input, cwd, agent="cli")
+        spec = {"tool": args.tool, "input": tool_input, "cwd": cwd}
     else:
         command = words[0] if len(words) == 1 else shlex.join(words)
-        call = ToolCall("Bash", {"command": command}, cwd, agent="cli")
-    decision = engine.evaluate(call, record=False)
+        spec = {"tool": "Bash", "input": {"command": command}, "cwd": cwd}
+    report = ask_standby(spec) or judge_here(spec)
     if args.json:
-        print(json.dumps(output(decision, call)))
+        print(json.dumps({k: v for k, v in report.items() if k != "segments"}))
     else:
-        print_human(decision, call, sys.stdout)
-    return EXIT.get(decision.verdict, 3)
+        print_human(report, sys.stdout)
+    return EXIT.get(report["verdict"], 3)
 
 
-def output(decision: Decision, call: ToolCall | None = None) -> dict[str, Any]:
-    out = decision.to_dict()
-    if decision.verdict is Verdict.LLM:  # no LLM here: what the person would see is an ask
-        out["verdict"] = "ask"
-    if decision.metadata.get("escalation") == "llm":
-        out["escalation"] = "llm"
-    segment = decision.metadata.get("segment")
-    if segment:
-        out["segment"] = segment
-    return out
+def ask_standby(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The standby's report, or None (none runs, or it refused): then judge here. As the hook does,
+    a missing standby is started in the background for the next check or call."""
+    from .. import hook
 
-
-def batch(engine: Engine, source: str, cwd: str) -> int:
-    stream: IO[str]
+    env = hook.Environ()
+    if not hook.standby_wanted(env):
+        return None
+    path = hook.standby_socket(env)
+    result = hook.request(path, "/check", json.dumps(spec).encode("utf-8"), 30.0)
+    if result is None:
+        hook.start_standby(path, env)
+        return None
+    if result[0] != "200":
+        return None
     try:
-        stream = sys.stdin if source == "-" else open(source, encoding="utf-8")
+        report = json.loads(result[1])
+    except json.JSONDecodeError:
+        return None
+    return report if isinstance(report, dict) and report.get("verdict") in EXIT else None
+
+
+def judge_here(spec: dict[str, Any]) -> dict[str, Any]:
+    from ..judge import check_call, check_report
+    from ..wiring import offline_engine
+
+    call = check_call(spec["tool"], spec["input"], spec["cwd"])
+    return check_report(offline_engine(call.cwd, call.cwd, record=False).evaluate(call, record=False))
+
+
+def batch(engine, source: str, cwd: str) -> int:
+    """One JSON line out per line in, in order; a line that cannot be judged gets {"error": …} and the
+    batch goes on."""
+    from ..judge import check_report
+
+    stream: IO[bytes]
+    try:
+        stream = sys.stdin.buffer if source == "-" else open(source, "rb")
     except OSError as exc:
         print(f"guardtui check: {source}: {exc.strerror}", file=sys.stderr)
         return 2
     with stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
+        for number, raw in enumerate(stream, 1):
+            if not raw.strip():
                 continue
             try:
-                call = _call_from_line(line, number, cwd)
+                call = _call_from_line(raw, number, cwd)
+                report = check_report(engine.evaluate(call, record=False))
+                result: dict[str, Any] = {k: v for k, v in report.items() if k != "segments"}
             except ValueError as exc:
-                result: dict[str, Any] = {"error": str(exc)}
-            else:
-                result = output(engine.evaluate(call, record=False))
+                result = {"error": str(exc)}
+            except Exception as exc:  # whatever went wrong, it was this line: say so and go on
+                result = {"error": f"line {number}: cannot judge it ({type(exc).__name__}: {exc})"}
             sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0
 
 
-def _call_from_line(line: str, number: int, cwd: str) -> ToolCall:
+def _call_from_line(raw: bytes, number: int, cwd: str):
+    from ..judge import check_call
+
     try:
-        data = json.loads(line)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"line {number}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"line {number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError(f"line {number}: the JSON nests too deeply") from None
     if not isinstance(data, dict):
         raise ValueError(f"line {number}: expected a JSON object, got {type(data).__name__}")
     line_cwd = data.get("cwd", cwd)
     if not isinstance(line_cwd, str) or not line_cwd:
         raise ValueError(f'line {number}: "cwd" must be a non-empty string')
-    session = f"batch-{number}"
     if "command" in data and "tool_name" not in data:
         if not isinstance(data["command"], str):
             raise ValueError(f'line {number}: "command" must be a string')
-        return ToolCall("Bash", {"command": data["command"]}, line_cwd, agent="cli", session=session)
-    if "tool_name" not in data:
+        tool, tool_input = "Bash", {"command": data["command"]}
+    elif "tool_name" not in data:
         raise ValueError(f'line {number}: needs "command" or "tool_name"')
-    tool, tool_input = data["tool_name"], data.get("tool_input", {})
-    if not isinstance(tool, str) or not tool:
-        raise ValueError(f'line {number}: "tool_name" must be a non-empty string')
-    if not isinstance(tool_input, dict):
-        raise ValueError(f'line {number}: "tool_input" must be a JSON object')
-    return ToolCall(normalise_tool(tool), tool_input, line_cwd, agent="cli", session=session)
+    else:
+        tool, tool_input = data["tool_name"], data.get("tool_input", {})
+        if not isinstance(tool, str) or not tool:
+            raise ValueError(f'line {number}: "tool_name" must be a non-empty string')
+        if not isinstance(tool_input, dict):
+            raise ValueError(f'line {number}: "tool_input" must be a JSON object')
+    from dataclasses import replace
+
+    call = check_call(tool, tool_input, line_cwd if line_cwd.startswith("/") else os.path.join(cwd, line_cwd))
+    return replace(call, session=f"batch-{number}")
 
 
 _MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}
 
 
-def print_human(decision: Decision, call: ToolCall, out: IO[str]) -> None:
-    verdict = "ask" if decision.verdict is Verdict.LLM else decision.verdict.value
-    tail = " (unrecognised: would go to the LLM guard)" if decision.metadata.get("escalation") == "llm" else ""
-    out.write(f"{verdict.upper()}  {decision.blast_radius.value}  {decision.category}  [{decision.rule}]{tail}\n")
-    out.write(f"  {decision.reason}\n")
-    for seg in decision.metadata.get("segments") or []:
+def print_human(report: dict[str, Any], out: IO[str]) -> None:
+    tail = " (unrecognised: would go to the LLM guard)" if report.get("escalation") == "llm" else ""
+    out.write(f"{report['verdict'].upper()}  {report['blast_radius']}  {report['category']}  [{report['rule']}]"
+              f"{tail}\n")
+    out.write(f"  {report['reason']}\n")
+    for seg in report.get("segments") or []:
         via = f"  (via {seg['via']})" if seg.get("via") else ""
         out.write(f"    {_MARK.get(seg['verdict'], '?')} {seg['segment']}{via}: {seg['reason']}\n")

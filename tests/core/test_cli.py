@@ -86,6 +86,49 @@ def test_batch_reads_json_lines_and_keeps_going_after_bad_ones(isolated_env, tmp
     assert results[9]["verdict"] == "allow"
 
 
+def test_batch_goes_on_past_lines_that_break_the_reader(isolated_env, tmp_path):
+    """Bytes that are not UTF-8, JSON nested past the parser's depth, a relative cwd: each line is
+    answered with its own error or verdict, and the lines after it are still judged."""
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"command": "ls"}\n'
+                       b'\xff\xfe{"command": "ls"}\n'
+                       + b"[" * 100_000 + b"\n"
+                       + b'{"command": "rm -rf ~", "cwd": "sub/dir"}\n'
+                       b'{"command": "pwd"}\n')
+    out = guardtui("check", "--batch", str(source))
+    assert out.returncode == 0 and out.stderr == ""
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r.get("verdict") or r["error"] for r in results] == [
+        "allow", "line 2: not UTF-8 text", "line 3: the JSON nests too deeply", "deny", "allow"]
+
+
+def test_check_through_the_standby_says_what_check_says_here(isolated_env, short_runtime):
+    """A single check is judged by the standby the command hook uses when one runs; the report is the same."""
+    import asyncio
+
+    from guardtui.broker.standby import Standby
+
+    from ..broker.test_standby import standby_socket
+
+    socket = standby_socket(os.environ)
+    standby = Standby(Locations.from_env(), socket)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(standby.start())
+    thread = __import__("threading").Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        for args in (["--", "ls && rm -rf ~"], ["--json", "--", "git push --force origin x"],
+                     ["--tool", "write_file", "--input", '{"file_path": "/etc/hosts"}'], ["--", "frobnicate"]):
+            here = guardtui("check", "--cwd", "/home/user/project", *args)
+            there = guardtui("check", "--cwd", "/home/user/project", *args, env={"GUARDTUI_STANDBY": "1"})
+            assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+        assert standby.served == 4
+    finally:
+        asyncio.run_coroutine_threadsafe(standby.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
 def test_batch_from_stdin_shows_escalation_as_ask(isolated_env):
     fake_bin = isolated_env / "bin"
     fake_bin.mkdir()
