@@ -25,23 +25,37 @@ COMMANDS = {
 }
 
 
+DEFAULT_PORT = 8765  # the broker's (guardtui.broker.server.DEFAULT_PORT; a test keeps them equal)
+CONSOLE_OPTIONS = ("port", "no_broker", "notify", "no_bell", "on_timeout")
+
+
+def console_options(p: argparse.ArgumentParser, demo: bool = False) -> None:
+    """The console's options: on `guardtui console` and `guardtui demo`, and on bare `guardtui`."""
+    p.add_argument("--port", type=int, default=None,
+                   help="loopback TCP port for HTTP hooks (default: a free one)" if demo else
+                   f"loopback TCP port for HTTP hooks (default: {DEFAULT_PORT})")
+    p.add_argument("--no-broker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--notify", action="store_true", help="desktop notifications (notify-send) for new calls")
+    p.add_argument("--no-bell", action="store_true", help="do not ring the terminal bell for new calls")
+    p.add_argument("--on-timeout", choices=("defer", "deny"), default="defer",
+                   help="a call nobody answers in time: hand it back to the agent's own prompt (defer, the "
+                        "default) or deny it")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="guardtui", description="A terminal approval console for LLM coding agents.")
+    parser = argparse.ArgumentParser(
+        prog="guardtui", description="A terminal approval console for LLM coding agents. Without a command: the "
+                                     "console (the options below are its own).")
     parser.add_argument("--version", action="version", version=f"guardtui {__version__}")
+    console_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     for name, help_text in (("console", "start the approval console (the default)"),
                             ("demo", "start the console fed by a built-in scenario")):
-        p = sub.add_parser(name, help=help_text)
-        p.add_argument("--port", type=int, default=None, help="loopback TCP port for HTTP hooks")
-        p.add_argument("--no-broker", action="store_true", help=argparse.SUPPRESS)
-        p.add_argument("--notify", action="store_true", help="desktop notifications (notify-send) for new calls")
-        p.add_argument("--no-bell", action="store_true", help="do not ring the terminal bell for new calls")
-        p.add_argument("--on-timeout", choices=("defer", "deny"), default="defer",
-                       help="a call nobody answers in time: hand it back to the agent's own prompt (defer) or deny it")
+        console_options(sub.add_parser(name, help=help_text), demo=name == "demo")
 
     p = sub.add_parser("serve", help="run the broker without a console (asks answered by policy)")
-    p.add_argument("--port", type=int, default=None, help="loopback TCP port for HTTP hooks")
+    p.add_argument("--port", type=int, default=None, help=f"loopback TCP port for HTTP hooks (default: {DEFAULT_PORT})")
     p.add_argument("--ask", choices=("deny", "defer"), default="defer",
                    help="what an ask becomes with no person watching (default: defer to the agent's own prompt)")
 
@@ -92,16 +106,23 @@ def build_parser() -> argparse.ArgumentParser:
         how = p.add_mutually_exclusive_group()
         how.add_argument("--http", action="store_true", help="an HTTP hook to the running console")
         how.add_argument("--command", action="store_true", dest="command_hook", help="a command hook (the default)")
-        p.add_argument("--port", type=int, default=None, help="the console's HTTP port")
+        p.add_argument("--port", type=int, default=None,
+                       help="the console's HTTP port (default: the running console's, else 8765)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     command = args.command or "console"
-    if command == "console" and args.command is None:
-        args.port, args.no_broker, args.notify, args.no_bell, args.on_timeout = None, False, False, False, "defer"
+    if args.command is not None:  # console options given before the command: the console's, or a mistake
+        defaults, top = vars(parser.parse_args([])), vars(parser.parse_args(_before_command(argv, args.command)))
+        for name in (n for n in CONSOLE_OPTIONS if top[n] != defaults[n]):
+            if args.command not in ("console", "demo"):
+                parser.error(f"--{name.replace('_', '-')} is an option of the console, not of {args.command}")
+            if getattr(args, name) == defaults[name]:
+                setattr(args, name, top[name])
     module = importlib.import_module(COMMANDS[command])
     try:
         return int(module.run(args, command) or 0)
@@ -114,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"guardtui {command}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _before_command(argv: list[str], command: str) -> list[str]:
+    """The arguments before the command's name (the top-level ones)."""
+    return argv[: argv.index(command)] if command in argv else []
 
 
 if __name__ == "__main__":  # pragma: no cover

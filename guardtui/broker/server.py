@@ -123,6 +123,7 @@ class Broker:
         except BaseException:
             await self.stop()
             raise
+        self._write_port_file()
         if self.takes_over_standby and self._want_socket:
             from .standby import stop_standbys  # standby.py builds on this module
 
@@ -139,6 +140,7 @@ class Broker:
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
+        self._remove_port_file()
         self._unlink_socket()
         if self._executor is not None:
             self._executor.shutdown(wait=False)
@@ -259,6 +261,19 @@ class Broker:
         os.chmod(path, 0o600)
         self._socket_inode = path.stat().st_ino
 
+    def _write_port_file(self) -> None:
+        """Where `guardtui install --http` finds this console's port (only beside its socket)."""
+        if self._socket_inode is not None and self._port is not None:
+            port_file(self.locations).write_text(f"{self._port}\n", encoding="ascii")
+
+    def _remove_port_file(self) -> None:
+        path = port_file(self.locations)
+        try:
+            if self._socket_inode is not None and path.read_text(encoding="ascii").strip() == str(self._port):
+                path.unlink()
+        except OSError:
+            pass
+
     def _unlink_socket(self) -> None:
         if self._socket_inode is None:
             return
@@ -268,6 +283,10 @@ class Broker:
         except OSError:
             pass
         self._socket_inode = None
+
+
+def port_file(locations: Locations) -> Path:
+    return locations.runtime_dir / "broker.port"
 
 
 async def _answers(path: Path) -> bool:

@@ -174,3 +174,68 @@ def test_log_prints_the_audit_log(isolated_env):
 def test_help_and_version_work(args):
     out = guardtui(*args)
     assert out.returncode == 0 and out.stdout
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--port", "9100"], ("console", 9100, False)),
+    (["--no-bell"], ("console", None, True)),
+    (["--no-bell", "--port", "9101", "console"], ("console", 9101, True)),
+    (["console", "--port", "9102"], ("console", 9102, False)),
+    ([], ("console", None, False)),
+])
+def test_bare_guardtui_takes_the_consoles_options(argv, expected, monkeypatch):
+    from guardtui import cli
+
+    seen = []
+
+    class Console:
+        @staticmethod
+        def run(args, command):
+            seen.append((command, args.port, args.no_bell))
+            return 0
+
+    monkeypatch.setattr(cli.importlib, "import_module", lambda name: Console)
+    assert cli.main(argv) == 0 and seen == [expected]
+
+
+def test_a_console_option_before_another_command_is_a_usage_error():
+    out = guardtui("--port", "9100", "check", "--", "ls")
+    assert out.returncode == 2 and "--port is an option of the console, not of check" in out.stderr
+
+
+def test_the_cli_and_the_broker_agree_on_the_default_port():
+    from guardtui import cli
+    from guardtui.broker.server import DEFAULT_PORT
+
+    assert cli.DEFAULT_PORT == DEFAULT_PORT and f"(default: {DEFAULT_PORT})" in guardtui("console", "--help").stdout
+
+
+def test_a_console_whose_port_is_taken_says_so_in_one_line_and_does_not_open(isolated_env, short_runtime):
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        out = guardtui("--port", str(taken.getsockname()[1]))
+    finally:
+        taken.close()
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.startswith("guardtui: cannot listen on 127.0.0.1:") and out.stderr.count("\n") == 1
+
+
+def test_a_second_console_says_the_first_one_runs(isolated_env, short_runtime):
+    import socket
+
+    from guardtui.core.config import ensure_private_dir
+
+    path = Locations.from_env().socket_path
+    ensure_private_dir(path.parent)
+    first = socket.socket(socket.AF_UNIX)
+    first.bind(str(path))
+    first.listen()
+    try:
+        out = guardtui("--port", "0")
+    finally:
+        first.close()
+    assert out.returncode == 1 and "another guardtui console (or guardtui serve) is running" in out.stderr
