@@ -3,23 +3,28 @@
     with within(seconds):      # OverBudget is raised in this thread once the time is up
         ...
     remaining() -> float       # seconds left of the current thread's budget (inf: none)
-    expired() -> bool          # for work in C that can stop itself (the bash parser's progress callback)
 
 The budget is enforced from outside the code it bounds, so it holds for every rule and every
 analyzer, those written later included: one watchdog thread per process raises OverBudget in
 a thread whose time is up (PyThreadState_SetAsyncExc), at that thread's next Python
 instruction. OverBudget is a BaseException, so the `except Exception` that turns a failing rule
-into an ask does not swallow it. Work in C that holds the interpreter cannot be interrupted
-this way; it asks `expired()` where it can (the parser), or is given `remaining()` as its own
-limit (a plugin's regex search).
+into an ask does not swallow it. Raised where Python ignores exceptions (a __del__, a garbage
+collector callback), it is reported to sys.unraisablehook instead: that re-arms the watchdog,
+which raises it again a millisecond later. Work in C that holds the interpreter cannot be
+interrupted this way: the bash parser is given a progress callback (a Python frame to be
+interrupted in), a plugin's regex search is given `remaining()` as its own limit.
+
+A thread has one budget at a time: `within` is not nested.
 """
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 
 _clock = time.monotonic
+REARM_S = 0.001
 
 
 class OverBudget(BaseException):
@@ -27,29 +32,45 @@ class OverBudget(BaseException):
 
 
 class _Watchdog:
-    """Sleeps until the earliest deadline, then interrupts the thread it belongs to."""
+    """Sleeps until the earliest deadline, then interrupts the thread it belongs to (once)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.wake = threading.Condition(self.lock)
-        self.deadlines: dict[int, float] = {}  # thread id -> deadline (one budget per thread)
+        self.inside: set[int] = set()  # threads inside their budget
+        self.deadlines: dict[int, float] = {}  # thread id -> when to interrupt it
+        self.fired: set[int] = set()  # threads interrupted since they entered their budget
         self.next_wake = math.inf
         self.raise_in, self.clear_in = _async_exc()
         threading.Thread(target=self._run, name="guardtui-budget", daemon=True).start()
 
-    def add(self, thread_id: int, deadline: float) -> None:
+    def enter(self, thread_id: int, deadline: float) -> None:
         with self.lock:
-            self.deadlines[thread_id] = deadline
-            if deadline < self.next_wake:
-                self.wake.notify()
+            self.inside.add(thread_id)
+            self.fired.discard(thread_id)
+            self._arm(thread_id, deadline)
 
-    def remove(self, thread_id: int) -> bool:
-        """False when the budget already ran out (an OverBudget still pending is cleared)."""
+    def leave(self, thread_id: int) -> bool:
+        """False when the budget ran out (an OverBudget still pending is cleared)."""
         with self.lock:
-            if self.deadlines.pop(thread_id, None) is not None:
+            self.inside.discard(thread_id)
+            self.deadlines.pop(thread_id, None)
+            if thread_id not in self.fired:
                 return True
+            self.fired.discard(thread_id)
             self.clear_in(thread_id)
             return False
+
+    def rearm(self, thread_id: int) -> None:
+        """The OverBudget raised in this thread was swallowed: raise it again soon."""
+        with self.lock:
+            if thread_id in self.inside:
+                self._arm(thread_id, _clock() + REARM_S)
+
+    def _arm(self, thread_id: int, deadline: float) -> None:
+        self.deadlines[thread_id] = deadline
+        if deadline < self.next_wake:
+            self.wake.notify()
 
     def _run(self) -> None:
         with self.lock:
@@ -58,6 +79,7 @@ class _Watchdog:
                 for thread_id, deadline in list(self.deadlines.items()):
                     if deadline <= now:
                         del self.deadlines[thread_id]
+                        self.fired.add(thread_id)
                         self.raise_in(thread_id)
                 self.next_wake = min(self.deadlines.values(), default=math.inf)
                 self.wake.wait(None if self.next_wake == math.inf else self.next_wake - now)
@@ -73,6 +95,19 @@ def _async_exc():
     return (lambda thread_id: set_exc(thread_id, OverBudget)), (lambda thread_id: clear(thread_id, None))
 
 
+def _rearming(previous):
+    """An OverBudget that Python had to ignore is raised again (and not printed)."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, OverBudget):
+            if _watchdog is not None:
+                _watchdog.rearm(threading.get_ident())
+        else:
+            previous(unraisable)
+
+    return hook
+
+
 _watchdog: _Watchdog | None = None
 _start_lock = threading.Lock()
 
@@ -82,38 +117,35 @@ def _the_watchdog() -> _Watchdog:
     if _watchdog is None:
         with _start_lock:
             if _watchdog is None:
+                sys.unraisablehook = _rearming(sys.unraisablehook)
                 _watchdog = _Watchdog()
     return _watchdog
 
 
 class within:
-    """Run the block within `seconds` (counted from entry). A budget inside another runs under the
-    outer one: a thread has one deadline at a time."""
+    """Run the block within `seconds`, counted from entry."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self.nested = False
 
     def __enter__(self) -> "within":
-        watchdog = _the_watchdog()
-        thread_id = threading.get_ident()
-        self.nested = thread_id in watchdog.deadlines
-        if not self.nested:
-            watchdog.add(thread_id, _clock() + self.seconds)
+        _the_watchdog().enter(threading.get_ident(), _clock() + self.seconds)
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
-        if self.nested or _the_watchdog().remove(threading.get_ident()) or kind is not None:
+        if _the_watchdog().leave(threading.get_ident()) or kind is not None:
             return False
-        raise OverBudget()  # the time ran out just as the block ended: its result came too late
+        raise OverBudget()  # the time ran out as the block ended (or its interruption was lost): too late
 
 
 def remaining() -> float:
     """Seconds left of this thread's budget (inf when it has none)."""
     watchdog = _watchdog
-    deadline = watchdog.deadlines.get(threading.get_ident()) if watchdog is not None else None
-    return math.inf if deadline is None else deadline - _clock()
-
-
-def expired() -> bool:
-    return remaining() <= 0
+    if watchdog is None:
+        return math.inf
+    thread_id = threading.get_ident()
+    if thread_id not in watchdog.inside:
+        return math.inf
+    if thread_id in watchdog.fired:
+        return 0.0
+    return watchdog.deadlines.get(thread_id, 0.0) - _clock()
