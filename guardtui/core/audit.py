@@ -2,6 +2,8 @@
 
 One row per decided call: when, which agent and session, the call, the verdict, who
 decided (rule, person, llm, timeout, policy, approval), the rule id and the latency.
+A row is bounded (MAX_INPUT_CHARS of input, MAX_TEXT_CHARS of reason and cwd): a long string
+in the input is cut where it passes its share, saying how long it was, and the input stays JSON.
 """
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .model import Decision, DecidedBy, ToolCall
+
+MAX_INPUT_CHARS = 64 * 1024
+MAX_TEXT_CHARS = 4096
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (
@@ -74,9 +79,10 @@ class AuditLog:
 
     def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy | str, latency_ms: float,
                ts: float | None = None) -> int:
-        row = (time.time() if ts is None else ts, call.agent, call.session, call.tool, call.summary(300),
-               call.serialised_input(), call.cwd, decision.verdict.value, decision.reason, decision.rule,
-               decision.blast_radius.value, decision.category, DecidedBy(decided_by).value, float(latency_ms))
+        row = (time.time() if ts is None else ts, _cut(call.agent, 200), _cut(call.session, 200),
+               _cut(call.tool, 200), call.summary(300), capped_input(call), _cut(call.cwd), decision.verdict.value,
+               _cut(decision.reason), _cut(decision.rule, 200), decision.blast_radius.value,
+               _cut(decision.category, 200), DecidedBy(decided_by).value, float(latency_ms))
         with self._lock:
             cur = self._db.execute(
                 "INSERT INTO decisions (ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, "
@@ -109,6 +115,60 @@ class AuditLog:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def capped_input(call: ToolCall) -> str:
+    """The call's input as JSON, at most MAX_INPUT_CHARS: long strings cut to a share that fits."""
+    if _size(dict(call.input), MAX_INPUT_CHARS) <= MAX_INPUT_CHARS:  # (escapes can make it a few times longer)
+        text = call.serialised_input()
+        if len(text) <= MAX_INPUT_CHARS:
+            return text
+    for share in (4096, 512, 64):
+        try:
+            text = json.dumps(_shorten(dict(call.input), share), sort_keys=True, ensure_ascii=False, default=str)
+        except RecursionError:
+            break
+        if len(text) <= MAX_INPUT_CHARS:
+            return text
+    return json.dumps({"cut": "the input was too large to keep", "start": _cut(repr(dict(call.input)))})
+
+
+def _size(value: Any, limit: int, depth: int = 0) -> int:
+    """About how long the JSON of `value` is, counting only until it passes `limit`."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if depth > 64:
+        return limit + 1
+    if isinstance(value, dict):
+        total = 2
+        for key, item in value.items():
+            total += len(str(key)) + 4 + _size(item, limit, depth + 1)
+            if total > limit:
+                break
+        return total
+    if isinstance(value, (list, tuple)):
+        total = 2
+        for item in value:
+            total += 2 + _size(item, limit, depth + 1)
+            if total > limit:
+                break
+        return total
+    return 24
+
+
+def _shorten(value: Any, share: int) -> Any:
+    if isinstance(value, str):
+        return _cut(value, share)
+    if isinstance(value, dict):
+        return {_cut(str(k), share): _shorten(v, share) for k, v in list(value.items())[:share]}
+    if isinstance(value, (list, tuple)):
+        return [_shorten(v, share) for v in value[:share]]
+    return value
+
+
+def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… [{len(text)} characters, cut]"
 
 
 def _entry(row: tuple) -> AuditEntry:

@@ -22,3 +22,24 @@ def test_entries_round_trip_through_the_file_and_filter(tmp_path):
     assert [e.tool for e in reopened.entries(verdict="allow")] == ["Write"]
     assert [e.agent for e in reopened.entries(text="home")] == ["claude"]
     assert [e.agent for e in reopened.entries(limit=1)] == ["codex"]  # the newest
+
+
+def test_a_row_is_bounded_whatever_the_call_carries(tmp_path):
+    """50 MB of input makes a row of at most MAX_INPUT_CHARS that still reads back as JSON, saying what
+    was cut; a small input is kept whole."""
+    from guardtui.core.audit import MAX_INPUT_CHARS, MAX_TEXT_CHARS
+
+    log = AuditLog(tmp_path / "audit.db")
+    huge = "x" * (50 * 1024 * 1024)
+    big_call = ToolCall("Write", {"file_path": "/p/big.txt", "content": huge, "many": ["y" * 100] * 10_000},
+                        "/p" + "/d" * 5000, agent="claude")
+    log.record(big_call, Decision(Verdict.ASK, "why " * 10_000, "r"), DecidedBy.POLICY, 1.0)
+    log.record(ToolCall("Bash", {"command": "ls"}, "/p", agent="claude"), Decision(Verdict.ALLOW, "ok", "r"),
+               DecidedBy.RULE, 1.0)
+    [big, small] = log.entries()
+    row = log._db.execute("SELECT length(input), length(reason), length(cwd) FROM decisions WHERE id = ?",
+                          (big.id,)).fetchone()
+    assert row[0] <= MAX_INPUT_CHARS and row[1] <= MAX_TEXT_CHARS + 40 and row[2] <= MAX_TEXT_CHARS + 40
+    assert big.input["file_path"] == "/p/big.txt" and big.input["content"].endswith(f"[{len(huge)} characters, cut]")
+    assert small.input == {"command": "ls"}
+    assert (tmp_path / "audit.db").stat().st_size < 2 * 1024 * 1024
