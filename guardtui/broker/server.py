@@ -124,6 +124,8 @@ class Broker:
             await self.stop()
             raise
         self._write_port_file()
+        if self.engine is not None and self.engine.audit is not None:
+            self.engine.audit.write_behind()  # the event loop never waits on the disk
         if self.takes_over_standby and self._want_socket:
             from .standby import stop_standbys  # standby.py builds on this module
 
@@ -142,6 +144,8 @@ class Broker:
             await runner.cleanup()
         self._remove_port_file()
         self._unlink_socket()
+        if self.engine is not None and self.engine.audit is not None:
+            self.engine.audit.flush()
         if self._executor is not None:
             self._executor.shutdown(wait=False)
             self._executor = None
@@ -151,6 +155,7 @@ class Broker:
     async def answer(self, agent: str | ModuleType, raw: bytes, event: str | None = None,
                      hook_timeout_s: float | None = None) -> HookAnswer:
         """One hook call, start to end: read the payload, judge it, wait for the person if asked."""
+        started = time.monotonic()  # the judging budget counts from here: reading a large payload takes some
         adapter = adapter_for(agent) if isinstance(agent, str) else agent
         timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
         loop = asyncio.get_running_loop()
@@ -162,7 +167,7 @@ class Broker:
         try:
             decision = self.engine.evaluate_quickly(call, INLINE_S) if small else None
             if decision is None:
-                decision = await loop.run_in_executor(self._executor, self.engine.evaluate, call)
+                decision = await loop.run_in_executor(self._executor, self._evaluate, call, small, started)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         verdict, reason, final, decided_by = await self._decide(call, decision, timeout)
@@ -172,6 +177,14 @@ class Broker:
             except Exception:  # a broken view must not lose the answer
                 pass
         return HookAnswer(adapter.render(call, verdict, reason), verdict=verdict)
+
+    def _evaluate(self, call: ToolCall, small: bool, started: float) -> Decision:
+        """In a worker thread: judge, and make a large asked call's JSON there too when the loop will need it
+        (matching the person's recent "allow once"), not on the loop."""
+        decision = self.engine.evaluate(call, budget_s=self.engine.budget_s - (time.monotonic() - started))
+        if not small and decision.verdict is Verdict.ASK and self._recent:
+            call.serialised_input()
+        return decision
 
     async def _decide(self, call: ToolCall, decision: Decision,
                       timeout: float) -> tuple[Verdict, str, Decision, DecidedBy]:
@@ -207,6 +220,8 @@ class Broker:
     def _take_recent(self, call: ToolCall) -> bool:
         """Only the same call's *other* hook passes (Codex: PermissionRequest after PreToolUse); the same
         hook again is a new call, and "allow once" means once."""
+        if not self._recent:
+            return False
         entry = self._recent.get(self._key(call))
         if entry is None or entry[0] <= time.monotonic() or entry[1] == call.event:
             return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -64,8 +65,17 @@ class AuditEntry:
         return dict(self.__dict__)
 
 
+_INSERT = ("INSERT INTO decisions (ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, "
+           "blast_radius, category, decided_by, latency_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+
+
 class AuditLog:
-    """Append-only; safe to share between threads (one connection, one lock)."""
+    """Append-only; safe to share between threads (one connection, one lock).
+
+    A long-running process calls write_behind(): rows are then written by a writer thread, many to a
+    transaction, so no caller (the broker's event loop) waits on the disk, which on a busy machine
+    stalls a write for tens of milliseconds now and then. Reading (entries) and close() wait for the
+    rows recorded before them."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -76,18 +86,59 @@ class AuditLog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        self._queue: list[tuple] | None = None  # rows waiting for the writer thread (write_behind)
+        self._queued = threading.Condition()
+        self._writing = False
 
     def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy | str, latency_ms: float,
-               ts: float | None = None) -> int:
-        row = (time.time() if ts is None else ts, _cut(call.agent, 200), _cut(call.session, 200),
-               _cut(call.tool, 200), call.summary(300), capped_input(call), _cut(call.cwd), decision.verdict.value,
-               _cut(decision.reason), _cut(decision.rule, 200), decision.blast_radius.value,
-               _cut(decision.category, 200), DecidedBy(decided_by).value, float(latency_ms))
+               ts: float | None = None) -> None:
+        entry = (call, decision, DecidedBy(decided_by), float(latency_ms), time.time() if ts is None else ts)
+        if self._queue is not None:  # the row (its input cut to size) is made by the writer thread too
+            with self._queued:
+                self._queue.append(entry)
+                self._queued.notify_all()
+            return
         with self._lock:
-            cur = self._db.execute(
-                "INSERT INTO decisions (ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, "
-                "blast_radius, category, decided_by, latency_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
-            return int(cur.lastrowid)
+            self._db.execute(_INSERT, _row(*entry))
+
+    def write_behind(self) -> None:
+        """From now on rows are written by a writer thread (see the class's docstring)."""
+        with self._queued:
+            if self._queue is not None:
+                return
+            self._queue = []
+        threading.Thread(target=self._write_rows, name="guardtui-audit", daemon=True).start()
+
+    def flush(self) -> None:
+        """Wait until every row recorded so far is written."""
+        with self._queued:
+            while self._queue or self._writing:
+                self._queued.wait(1.0)
+
+    def _write_rows(self) -> None:
+        while True:
+            with self._queued:
+                while not self._queue:
+                    self._queued.wait()
+                rows, self._queue[:] = list(self._queue), []
+                self._writing = True
+            try:
+                with self._lock:
+                    self._db.execute("BEGIN")
+                    self._db.executemany(_INSERT, [_row(*entry) for entry in rows])
+                    self._db.execute("COMMIT")
+            except sqlite3.Error as exc:  # a record is not a control path: say so once per batch, go on
+                sys.stderr.write(f"guardtui: the audit log {self.path} could not be written ({exc}); "
+                                 f"{len(rows)} decision(s) not recorded\n")
+                try:
+                    with self._lock:
+                        self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            finally:
+                with self._queued:
+                    self._writing = False
+                    self._queued.notify_all()
 
     def entries(self, limit: int | None = None, verdict: str | None = None, agent: str | None = None,
                 tool: str | None = None, text: str | None = None) -> list[AuditEntry]:
@@ -101,6 +152,7 @@ class AuditLog:
             clauses.append("(summary LIKE ? OR reason LIKE ? OR rule LIKE ?)")
             params.extend([f"%{text}%"] * 3)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        self.flush()
         sql = f"SELECT * FROM decisions {where} ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
@@ -113,24 +165,29 @@ class AuditLog:
         return iter(self.entries())
 
     def close(self) -> None:
+        self.flush()
         with self._lock:
             self._db.close()
 
 
+def _row(call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float, ts: float) -> tuple:
+    return (ts, _cut(call.agent, 200), _cut(call.session, 200), _cut(call.tool, 200), call.summary(300),
+            capped_input(call), _cut(call.cwd), decision.verdict.value, _cut(decision.reason), _cut(decision.rule, 200),
+            decision.blast_radius.value, _cut(decision.category, 200), decided_by.value, latency_ms)
+
+
 def capped_input(call: ToolCall) -> str:
-    """The call's input as JSON, at most MAX_INPUT_CHARS: long strings cut to a share that fits."""
+    """The call's input as JSON, at most MAX_INPUT_CHARS: long strings cut to a share that fits, long
+    lists and objects to their first items, deep nesting to "…"."""
     if _size(dict(call.input), MAX_INPUT_CHARS) <= MAX_INPUT_CHARS:  # (escapes can make it a few times longer)
         text = call.serialised_input()
         if len(text) <= MAX_INPUT_CHARS:
             return text
-    for share in (4096, 512, 64):
-        try:
-            text = json.dumps(_shorten(dict(call.input), share), sort_keys=True, ensure_ascii=False, default=str)
-        except RecursionError:
-            break
+    for share, items in ((4096, 64), (256, 16)):
+        text = json.dumps(_shorten(dict(call.input), share, items), sort_keys=True, ensure_ascii=False, default=str)
         if len(text) <= MAX_INPUT_CHARS:
             return text
-    return json.dumps({"cut": "the input was too large to keep", "start": _cut(repr(dict(call.input)))})
+    return json.dumps({"cut": "the input was too large to keep"})
 
 
 def _size(value: Any, limit: int, depth: int = 0) -> int:
@@ -156,13 +213,19 @@ def _size(value: Any, limit: int, depth: int = 0) -> int:
     return 24
 
 
-def _shorten(value: Any, share: int) -> Any:
+def _shorten(value: Any, share: int, items: int, depth: int = 0) -> Any:
     if isinstance(value, str):
         return _cut(value, share)
+    if depth > 8 and isinstance(value, (dict, list, tuple)):
+        return "…"
     if isinstance(value, dict):
-        return {_cut(str(k), share): _shorten(v, share) for k, v in list(value.items())[:share]}
+        out = {_cut(str(k), share): _shorten(v, share, items, depth + 1) for k, v in list(value.items())[:items]}
+        if len(value) > items:
+            out["…"] = f"[{len(value)} keys, {items} kept]"
+        return out
     if isinstance(value, (list, tuple)):
-        return [_shorten(v, share) for v in value[:share]]
+        kept = [_shorten(v, share, items, depth + 1) for v in value[:items]]
+        return kept + [f"… [{len(value)} items, {items} kept]"] if len(value) > items else kept
     return value
 
 

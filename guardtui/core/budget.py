@@ -41,7 +41,7 @@ class _Watchdog:
         self.deadlines: dict[int, float] = {}  # thread id -> when to interrupt it
         self.fired: set[int] = set()  # threads interrupted since they entered their budget
         self.next_wake = math.inf
-        self.raise_in, self.clear_in = _async_exc()
+        self.raise_in = _async_exc()
         threading.Thread(target=self._run, name="guardtui-budget", daemon=True).start()
 
     def enter(self, thread_id: int, deadline: float) -> None:
@@ -51,14 +51,13 @@ class _Watchdog:
             self._arm(thread_id, deadline)
 
     def leave(self, thread_id: int) -> bool:
-        """False when the budget ran out (an OverBudget still pending is cleared)."""
+        """False when the budget ran out (an OverBudget may still be on its way: see within.__exit__)."""
         with self.lock:
             self.inside.discard(thread_id)
             self.deadlines.pop(thread_id, None)
             if thread_id not in self.fired:
                 return True
             self.fired.discard(thread_id)
-            self.clear_in(thread_id)
             return False
 
     def rearm(self, thread_id: int) -> None:
@@ -86,13 +85,13 @@ class _Watchdog:
 
 
 def _async_exc():
+    """Raise OverBudget in a thread. (Never "clear" one with NULL: in CPython that leaves the
+    interpreter's eval breaker set for good, which slows every thread and hangs a traced one.)"""
     import ctypes
 
     set_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(
         ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
-    clear = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(
-        ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
-    return (lambda thread_id: set_exc(thread_id, OverBudget)), (lambda thread_id: clear(thread_id, None))
+    return lambda thread_id: set_exc(thread_id, OverBudget)
 
 
 def _rearming(previous):
@@ -133,7 +132,14 @@ class within:
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
-        if _the_watchdog().leave(threading.get_ident()) or kind is not None:
+        if _the_watchdog().leave(threading.get_ident()):
+            return False
+        try:  # an interruption fired but not yet raised arrives here, at the loop's jump, and ends here
+            for _ in range(2):
+                pass
+        except OverBudget:
+            pass
+        if kind is not None:
             return False
         raise OverBudget()  # the time ran out as the block ended (or its interruption was lost): too late
 

@@ -50,7 +50,7 @@ _Event = tuple[str, str, str]  # (kind, message, rule id) of a GuardEvent still 
 PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule's ask
 # the rules' time for one call: with the payload read and the answer written, a call of any size
 # and shape is answered within 100 ms (GUARDTUI_BUDGET_MS sets another)
-BUDGET_S = 0.075
+BUDGET_S = 0.06
 BUDGET_RULE = "engine.budget"
 
 
@@ -80,9 +80,10 @@ class Engine:
         self._rules = tuple(rule if r.id == rule_id else r for r in self._rules)
 
     # -- evaluation ------------------------------------------------------------------
-    def evaluate(self, call: ToolCall, record: bool = True) -> Decision:
-        """Judge a call. Final verdicts (allow, deny) are audited when `record` is set."""
-        decision = self._judge(call, record, self.budget_s, quick=False)
+    def evaluate(self, call: ToolCall, record: bool = True, budget_s: float | None = None) -> Decision:
+        """Judge a call. Final verdicts (allow, deny) are audited when `record` is set. `budget_s`: what is
+        left of the budget when reading the call took some of it (the broker, the offline hook)."""
+        decision = self._judge(call, record, self.budget_s if budget_s is None else max(0.0, budget_s), quick=False)
         assert decision is not None
         return decision
 

@@ -43,3 +43,29 @@ def test_a_row_is_bounded_whatever_the_call_carries(tmp_path):
     assert big.input["file_path"] == "/p/big.txt" and big.input["content"].endswith(f"[{len(huge)} characters, cut]")
     assert small.input == {"command": "ls"}
     assert (tmp_path / "audit.db").stat().st_size < 2 * 1024 * 1024
+
+
+def test_written_behind_rows_are_all_there_in_order_when_read(tmp_path):
+    """The broker's audit log writes from a writer thread: a read sees every row recorded before it."""
+    import threading
+
+    log = AuditLog(tmp_path / "audit.db")
+    log.write_behind()
+
+    def agent(n: int) -> None:
+        for i in range(200):
+            log.record(ToolCall("Bash", {"command": f"echo {n}-{i}"}, "/p", agent=f"a{n}"),
+                       Decision(Verdict.ALLOW, "ok", "r"), DecidedBy.RULE, 0.1)
+
+    threads = [threading.Thread(target=agent, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    entries = log.entries()
+    assert len(entries) == 800
+    for n in range(4):
+        assert [e.summary for e in entries if e.agent == f"a{n}"] == [f"echo {n}-{i}" for i in range(200)]
+    log.record(ToolCall("Bash", {"command": "last"}, "/p"), Decision(Verdict.DENY, "no", "r"), DecidedBy.RULE, 0.1)
+    log.close()
+    assert AuditLog(tmp_path / "audit.db").entries()[-1].summary == "last"

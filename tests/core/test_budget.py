@@ -149,3 +149,23 @@ def test_an_interruption_python_had_to_ignore_is_raised_again():
     start = time.monotonic()
     decision = engine(Churning(), budget_s=0.02).evaluate(bash("ls"), record=False)
     assert decision.rule == BUDGET_RULE and time.monotonic() - start < 10
+
+
+def test_a_traced_process_goes_on_after_a_call_ran_out_of_time():
+    """Under a tracer (coverage, a debugger) the interpreter used to hang at the next function call
+    after an interruption had been cleared: none is ever cleared now."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from guardtui.core.budget import within, OverBudget\n"
+            "sys.settrace(lambda *a: None)\n"
+            "def spin():\n"
+            "    try:\n"
+            "        with within(0.002):\n"
+            "            while True: pass\n"
+            "    except OverBudget:\n"
+            "        return 1\n"
+            "print(sum(spin() for _ in range(5)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "5", out.stderr

@@ -16,6 +16,7 @@ from functools import lru_cache
 import tree_sitter as ts
 import tree_sitter_bash as tsb
 
+from ..budget import OverBudget, remaining
 from .evaluate import Output, static_output
 from .words import DYN, GlobMatch, Scope, Word, WordResolver, expand_braces
 
@@ -23,7 +24,8 @@ MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and as
 _OPAQUE_NODES = frozenset({"heredoc_body", "comment", "raw_string", "ansi_c_string", "string_content"})
 
 
-_PARSE_IN_STEPS_FROM = 4096  # bytes: a longer script is parsed with a progress callback (see _parse)
+_PARSE_IN_STEPS_FROM = 4096  # bytes: a longer script is fed to the parser in pieces (see _parse)
+_PIECE = 4096
 _threads = threading.local()
 
 
@@ -41,18 +43,43 @@ def _parser() -> ts.Parser:
 
 
 def _parse(source: bytes) -> ts.Tree:
-    """Parse a script. A long one is parsed with a progress callback, a Python frame now and then
-    where the judging budget (core/budget.py) can stop the parser, which otherwise holds the
-    interpreter for the whole parse (about half a second per megabyte)."""
+    """Parse a script. The parser runs in C and holds the interpreter (about half a second per
+    megabyte), out of the judging budget's reach (core/budget.py); so a long script is fed to it in
+    small pieces with a progress callback, and once the budget is spent the parse is cancelled (or
+    the next piece is the end of the input) and ends in OverBudget."""
     parser = _parser()
     if len(source) < _PARSE_IN_STEPS_FROM:
         return parser.parse(source)
+    stopped: list[bool] = []
+
+    def read(offset: int, _point) -> bytes:
+        try:
+            if remaining() > 0:
+                return source[offset:offset + _PIECE]
+        except OverBudget:  # interrupted here: an exception would not stop the parser, the end does
+            pass
+        stopped.append(True)
+        return b""
+
+    def progress(_offset: int, _has_error: bool) -> bool:  # a Python frame now and then: other threads get a turn
+        try:
+            if remaining() <= 0:
+                stopped.append(True)
+        except OverBudget:
+            stopped.append(True)
+        return bool(stopped)  # cancel (ending the input alone can leave the parser recovering for long)
+
     try:
-        return parser.parse(lambda offset, _point: source[offset:offset + 65536],
-                            progress_callback=lambda _offset, _has_error: False)
+        tree = parser.parse(read, progress_callback=progress)
     except BaseException:
         parser.reset()  # else the next parse would resume this one
+        if remaining() <= 0 or stopped:
+            raise OverBudget() from None
         raise
+    if stopped:
+        parser.reset()
+        raise OverBudget()
+    return tree
 
 
 @dataclass
@@ -133,14 +160,18 @@ class Walker:
 
     # -- entry -----------------------------------------------------------------------
     def run(self, scope: Scope) -> Script:
-        tree = _parse(self.source)
-        root = tree.root_node
-        if root.has_error:
-            self.script.parse_error = True
-            self.script.errors.append("bash could not parse this (tree-sitter found a syntax error)")
-        self._check_coverage(root)
-        self._statements(root.children, scope)
-        return self.script
+        try:
+            tree = _parse(self.source)
+            root = tree.root_node
+            if root.has_error:
+                self.script.parse_error = True
+                self.script.errors.append("bash could not parse this (tree-sitter found a syntax error)")
+            self._check_coverage(root)
+            self._statements(root.children, scope)
+            return self.script
+        finally:  # the resolver refers back to this walker: let go, so no cycle waits for the garbage collector
+            self.resolver.subst_eval = None
+            self.function_bodies.clear()
 
     def text(self, node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
