@@ -106,7 +106,7 @@ class Engine:
         except OverBudget:
             if quick:
                 return None
-            decision, flags = self._over_budget(seconds), []
+            decision, flags = self._over_budget(self.budget_s), []
             events = [("budget", decision.reason, BUDGET_RULE)]
         if quick and decision.verdict is Verdict.LLM and self.llm is not None:
             return None
