@@ -98,7 +98,10 @@ def socket_path(env):
 def standby_socket(env):
     """The socket of the standby that judges as this hook would (broker/standby.py): its name is a
     fingerprint of this guardtui, this Python and the settings judging depends on."""
-    parts = [sys.executable.encode(), package_dir().encode(), str(posix.getuid()).encode()]
+    # the interpreter's directory and version (python and python3 of one venv are the same; sys.prefix
+    # is not yet the venv's under -S), this guardtui, this user
+    parts = [sys.executable.rsplit("/", 1)[0].encode(), sys.version.encode(), package_dir().encode(),
+             str(posix.getuid()).encode()]
     for key in sorted(posix.environ):
         if key in _FINGERPRINTED or (key.startswith(b"GUARDTUI_") and key not in _NOT_FINGERPRINTED):
             parts += [key, posix.environ[key]]

@@ -4,8 +4,8 @@ share. No aiohttp here.
     read_call      payload bytes -> ToolCall, or the answer when it cannot be judged
     fail_safe      the agent's answer when it cannot be judged: ask, or deny, never allow
     answer_offline the whole path with no console: engine verdict, asks answered by policy
-    check_call, check_report   `guardtui check`: the call it judges, and what it prints (here, so
-                   that check and the standby that judges for it say the same)
+    check_call, check_report, check_text   `guardtui check`: the call it judges, its report and what it
+                   prints (here, so that check and the standby that judges for it say the same)
 """
 from __future__ import annotations
 
@@ -122,6 +122,24 @@ def check_report(decision: Decision) -> dict[str, Any]:
     if segments:
         out["segments"] = [{k: s.get(k) for k in ("segment", "via", "verdict", "reason")} for s in segments]
     return out
+
+
+CHECK_EXIT = {"allow": 0, "ask": 3, "deny": 4}
+_MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}
+
+
+def check_text(report: dict[str, Any], as_json: bool) -> tuple[str, int]:
+    """What `guardtui check` prints for a report (its JSON, or the human-readable form), and its exit status."""
+    status = CHECK_EXIT.get(report["verdict"], 3)
+    if as_json:
+        return json.dumps({k: v for k, v in report.items() if k != "segments"}) + "\n", status
+    tail = " (unrecognised: would go to the LLM guard)" if report.get("escalation") == "llm" else ""
+    lines = [f"{report['verdict'].upper()}  {report['blast_radius']}  {report['category']}  [{report['rule']}]{tail}",
+             f"  {report['reason']}"]
+    for seg in report.get("segments") or []:
+        via = f"  (via {seg['via']})" if seg.get("via") else ""
+        lines.append(f"    {_MARK.get(seg['verdict'], '?')} {seg['segment']}{via}: {seg['reason']}")
+    return "\n".join(lines) + "\n", status
 
 
 def one_line(text: str, width: int = 300) -> str:

@@ -32,7 +32,7 @@ from types import ModuleType
 from aiohttp import web
 
 from ..core.config import Locations
-from ..judge import answer_offline, check_report, check_call
+from ..judge import answer_offline, check_call, check_report, check_text
 from ..wiring import offline_engine
 from .queue import PendingQueue
 from .server import Broker, _refuse, _reply
@@ -62,6 +62,7 @@ class Standby(Broker):
     def _add_routes(self, app: web.Application) -> None:
         super()._add_routes(app)
         app.router.add_post("/check", self._check)
+        app.router.add_post("/check/text", self._check_text)
         app.router.add_post("/standby/stop", self._stop_request)
         app.router.add_get("/standby", self._status)
 
@@ -110,6 +111,28 @@ class Standby(Broker):
             self._executor, lambda: check_report(offline_engine(call.cwd, call.cwd, record=False).evaluate(
                 call, record=False)))
         return web.json_response(report)
+
+    async def _check_text(self, request: web.Request) -> web.Response:
+        """`guardtui check -- COMMAND` (commands/check.py `fast`): the command in, the exit status and what
+        check prints out (first line: the status)."""
+        refused = self._refusal()
+        if refused is not None:
+            return refused
+        command = (await request.read()).decode("utf-8", "surrogateescape")
+        cwd = request.query.get("cwd") or "/"
+        as_json = request.query.get("json") == "1"
+
+        def judge() -> str:
+            call = check_call("Bash", {"command": command}, cwd)
+            report = check_report(offline_engine(cwd, cwd, record=False).evaluate(call, record=False))
+            text, status = check_text(report, as_json)
+            return f"{status}\n{text}"
+
+        try:
+            body = await asyncio.get_running_loop().run_in_executor(self._executor, judge)
+        except ValueError as exc:
+            return _refuse(400, f"cannot read the call: {exc}")
+        return web.Response(text=body, content_type="text/plain")
 
     async def _stop_request(self, request: web.Request) -> web.Response:
         self.stopped.set()

@@ -3,22 +3,27 @@
 Exit status: 0 allow, 3 ask, 4 deny (2 for a usage error), so scripts can branch on it.
 
 A single check is judged by the standby the command hook uses (guardtui/broker/standby.py), and
-started like the hook starts it, so `guardtui check` costs little more than starting Python; it
-judges here when no standby answers (GUARDTUI_STANDBY=0: always). Both give the same report
-(judge.check_report). Nothing heavy is imported until it judges here.
+started like the hook starts it, so `guardtui check` costs little more than starting Python:
+`guardtui check [--json] [--cwd DIR] -- COMMAND` is even read before the argument parser is imported
+(check_fast.py). It judges here when no standby answers (GUARDTUI_STANDBY=0: always). Both print the same
+(judge.check_report, judge.check_text).
 """
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
 from typing import IO, Any
 
-EXIT = {"allow": 0, "ask": 3, "deny": 4}
+
+def _join(words: list[str]) -> str:
+    import shlex
+
+    return shlex.join(words)
 
 
 def run(args, _command: str) -> int:
+    import json
+
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
     words = list(args.command_words)
     if words and words[0] == "--":
@@ -43,20 +48,22 @@ def run(args, _command: str) -> int:
             return 2
         spec = {"tool": args.tool, "input": tool_input, "cwd": cwd}
     else:
-        command = words[0] if len(words) == 1 else shlex.join(words)
+        command = words[0] if len(words) == 1 else _join(words)
         spec = {"tool": "Bash", "input": {"command": command}, "cwd": cwd}
-    report = ask_standby(spec) or judge_here(spec)
-    if args.json:
-        print(json.dumps({k: v for k, v in report.items() if k != "segments"}))
-    else:
-        print_human(report, sys.stdout)
-    return EXIT.get(report["verdict"], 3)
+    from ..judge import check_text
+
+    text, status = check_text(ask_standby(spec) or judge_here(spec), args.json)
+    sys.stdout.write(text)
+    return status
 
 
 def ask_standby(spec: dict[str, Any]) -> dict[str, Any] | None:
     """The standby's report, or None (none runs, or it refused): then judge here. As the hook does,
     a missing standby is started in the background for the next check or call."""
+    import json
+
     from .. import hook
+    from ..judge import CHECK_EXIT
 
     env = hook.Environ()
     if not hook.standby_wanted(env):
@@ -72,7 +79,7 @@ def ask_standby(spec: dict[str, Any]) -> dict[str, Any] | None:
         report = json.loads(result[1])
     except json.JSONDecodeError:
         return None
-    return report if isinstance(report, dict) and report.get("verdict") in EXIT else None
+    return report if isinstance(report, dict) and report.get("verdict") in CHECK_EXIT else None
 
 
 def judge_here(spec: dict[str, Any]) -> dict[str, Any]:
@@ -86,6 +93,8 @@ def judge_here(spec: dict[str, Any]) -> dict[str, Any]:
 def batch(engine, source: str, cwd: str) -> int:
     """One JSON line out per line in, in order; a line that cannot be judged gets {"error": …} and the
     batch goes on."""
+    import json
+
     from ..judge import check_report
 
     stream: IO[bytes]
@@ -112,6 +121,9 @@ def batch(engine, source: str, cwd: str) -> int:
 
 
 def _call_from_line(raw: bytes, number: int, cwd: str):
+    import json
+    from dataclasses import replace
+
     from ..judge import check_call
 
     try:
@@ -139,20 +151,5 @@ def _call_from_line(raw: bytes, number: int, cwd: str):
             raise ValueError(f'line {number}: "tool_name" must be a non-empty string')
         if not isinstance(tool_input, dict):
             raise ValueError(f'line {number}: "tool_input" must be a JSON object')
-    from dataclasses import replace
-
     call = check_call(tool, tool_input, line_cwd if line_cwd.startswith("/") else os.path.join(cwd, line_cwd))
     return replace(call, session=f"batch-{number}")
-
-
-_MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}
-
-
-def print_human(report: dict[str, Any], out: IO[str]) -> None:
-    tail = " (unrecognised: would go to the LLM guard)" if report.get("escalation") == "llm" else ""
-    out.write(f"{report['verdict'].upper()}  {report['blast_radius']}  {report['category']}  [{report['rule']}]"
-              f"{tail}\n")
-    out.write(f"  {report['reason']}\n")
-    for seg in report.get("segments") or []:
-        via = f"  (via {seg['via']})" if seg.get("via") else ""
-        out.write(f"    {_MARK.get(seg['verdict'], '?')} {seg['segment']}{via}: {seg['reason']}\n")

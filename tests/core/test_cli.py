@@ -123,6 +123,15 @@ def test_check_through_the_standby_says_what_check_says_here(isolated_env, short
             there = guardtui("check", "--cwd", "/home/user/project", *args, env={"GUARDTUI_STANDBY": "1"})
             assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
         assert standby.served == 4
+        probe = ("import sys, contextlib, io\n"
+                 "from guardtui.cli import main\n"
+                 "with contextlib.redirect_stdout(io.StringIO()):\n"
+                 "    status = main(['check', '--', 'ls'])\n"
+                 "print(status, sorted(m for m in ('argparse', 'json', 'guardtui.core.engine') if m in sys.modules))\n")
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "GUARDTUI_STANDBY": "1"})
+        assert out.stdout.split() == ["0", "[]"], out  # answered with nothing heavy imported
+        assert standby.served == 5
     finally:
         asyncio.run_coroutine_threadsafe(standby.stop(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
@@ -204,10 +213,10 @@ def test_a_console_option_before_another_command_is_a_usage_error():
 
 
 def test_the_cli_and_the_broker_agree_on_the_default_port():
-    from guardtui import cli
     from guardtui.broker.server import DEFAULT_PORT
+    from guardtui.commands import arguments
 
-    assert cli.DEFAULT_PORT == DEFAULT_PORT and f"(default: {DEFAULT_PORT})" in guardtui("console", "--help").stdout
+    assert arguments.DEFAULT_PORT == DEFAULT_PORT and f"(default: {DEFAULT_PORT})" in guardtui("console", "--help").stdout
 
 
 def test_a_console_whose_port_is_taken_says_so_in_one_line_and_does_not_open(isolated_env, short_runtime):
