@@ -44,6 +44,9 @@ MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 24 * 3600.0
 INLINE_S = 0.002
 INLINE_MAX_BYTES = 32 * 1024
 WORKERS = 4  # evaluations at once (the engine allows it: a parser per thread, locked sessions and audit)
+# large payloads are read and judged one at a time, in a worker of their own: each holds the interpreter
+# in long stretches of C (decoding, parsing), and two at once would double every other call's wait
+LARGE_WORKERS = 1
 
 Decided = Callable[[ToolCall, Decision, DecidedBy], None]
 
@@ -73,6 +76,7 @@ class Broker:
         self._port: int | None = None
         self._socket_inode: int | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._large: ThreadPoolExecutor | None = None
         self._recent: dict[tuple[str, str, str, str], tuple[float, str]] = {}  # -> (expiry, hook event)
 
     # -- the contract --------------------------------------------------------------------
@@ -108,6 +112,7 @@ class Broker:
                                   shutdown_timeout=2.0)
         await runner.setup()
         self._executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="guardtui-engine")
+        self._large = ThreadPoolExecutor(max_workers=LARGE_WORKERS, thread_name_prefix="guardtui-large")
         self._runner = runner
         try:
             if self._want_socket:
@@ -146,9 +151,10 @@ class Broker:
         self._unlink_socket()
         if self.engine is not None and self.engine.audit is not None:
             self.engine.audit.flush()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+        for pool in (self._executor, self._large):
+            if pool is not None:
+                pool.shutdown(wait=False)
+        self._executor = self._large = None
         self._port = None
 
     # -- judging ---------------------------------------------------------------------
@@ -161,13 +167,14 @@ class Broker:
         loop = asyncio.get_running_loop()
         small = len(raw) <= INLINE_MAX_BYTES
         call = read_call(adapter, raw, event) if small else \
-            await loop.run_in_executor(self._executor, read_call, adapter, raw, event)
+            await loop.run_in_executor(self._large, read_call, adapter, raw, event)
         if isinstance(call, HookAnswer):
             return call
         try:
             decision = self.engine.evaluate_quickly(call, INLINE_S) if small else None
             if decision is None:
-                decision = await loop.run_in_executor(self._executor, self._evaluate, call, small, started)
+                decision = await loop.run_in_executor(self._executor if small else self._large, self._evaluate, call,
+                                                      small, started)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         verdict, reason, final, decided_by = await self._decide(call, decision, timeout)

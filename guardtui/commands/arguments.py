@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rules", help="list the plugins in force")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--examples", action="store_true",
+                   help="print the directory of the shipped example plugins (to copy one into your guards)")
     p.add_argument("--cwd", default=None, help="project directory (default: the current one)")
 
     p = sub.add_parser("trust", help="trust a project plugin file's exact content (its allow patterns apply)")

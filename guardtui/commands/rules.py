@@ -1,4 +1,5 @@
 """guardtui rules [--json]: the plugins in force, in evaluation order, and what failed to load.
+guardtui rules --examples: where the shipped example plugins are (to copy one into your guards dir).
 guardtui trust FILE: let a project plugin's `allow` patterns apply (this exact content only).
 
 `rules` exits 1 when a plugin file does not load, so a script can check a setup.
@@ -19,6 +20,11 @@ def run(args, command: str) -> int:
     locations = Locations.from_env()
     if command == "trust":
         return trust(args.file, locations, os.getcwd(), sys.stdout)
+    if getattr(args, "examples", False):
+        from ..tui.shipped import shipped_dir
+
+        print(shipped_dir("plugins"))
+        return 0
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
     loaded = load_plugin_set(locations, cwd)
     if args.json:

@@ -248,3 +248,9 @@ def test_a_second_console_says_the_first_one_runs(isolated_env, short_runtime):
     finally:
         first.close()
     assert out.returncode == 1 and "another guardtui console (or guardtui serve) is running" in out.stderr
+
+
+def test_rules_examples_names_the_shipped_example_plugins(isolated_env):
+    out = guardtui("rules", "--examples")
+    folder = out.stdout.strip()
+    assert out.returncode == 0 and os.path.isfile(os.path.join(folder, "no-network.yaml"))
