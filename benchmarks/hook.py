@@ -46,7 +46,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=40, help="process runs of each kind (default 40)")
     ap.add_argument("--requests", type=int, default=200, help="HTTP hook round trips (default 200)")
-    ap.add_argument("--rounds", type=int, default=7, help="throughput rounds of each kind (default 7)")
+    ap.add_argument("--rounds", type=int, default=9, help="throughput rounds of each kind (default 9)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="gtb"))
@@ -198,19 +198,56 @@ def standby_served(path: str) -> int:
 
 
 def measure_throughput(broker, project: Path, rounds: int) -> dict:
-    """Requests per second of 10 concurrent clients: the broker, and a bare aiohttp endpoint, in turns."""
-    bare = bare_endpoint()
+    """Requests per second of 10 concurrent clients against `guardtui serve` and against a bare aiohttp
+    endpoint, each a process of its own (as the console or serve runs: its event loop in the main
+    thread), in rounds taken in turn."""
     body = json.dumps({"session_id": "bench", "cwd": str(project), "hook_event_name": "PreToolUse",
                        "tool_name": "Bash", "tool_input": {"command": "ls"}})
-    ours, theirs = [], []
-    for _ in range(rounds):
-        theirs.append(clients(f"{bare}/hooks/claude", "none", body))
-        ours.append(clients(f"{broker.url}/hooks/claude", broker.token, body))
+    env = {**os.environ, "GUARDTUI_RUNTIME_DIR": str(project / "serve-rt"), "GUARDTUI_STANDBY": "0"}
+    env.pop("GUARDTUI_BUDGET_MS", None)
+    serve = subprocess.Popen([sys.executable, "-m", "guardtui", "serve", "--port", "0", "--ask", "deny"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bare = subprocess.Popen([sys.executable, "-c", BARE], stdout=subprocess.PIPE, text=True)
+    try:
+        ours_url = serve.stdout.readline().split("listening on ")[1].split()[0]
+        bare_url = bare.stdout.readline().strip()
+        from guardtui.core.config import Locations
+
+        token = Locations.from_env(env).token_file.read_text().strip()
+        ours, theirs = [], []
+        for _ in range(rounds):
+            theirs.append(clients(f"{bare_url}/hooks/claude", "none", body))
+            ours.append(clients(f"{ours_url}/hooks/claude", token, body))
+    finally:
+        for proc in (serve, bare):
+            proc.terminate()
+            proc.wait(30)
     return {"throughput_clients": CLIENTS, "throughput_rounds": rounds,
             "guardtui_requests_per_s": round(statistics.median(ours)),
             "bare_aiohttp_requests_per_s": round(statistics.median(theirs)),
             "throughput_ratio": round(statistics.median(ours) / statistics.median(theirs), 2),
             "throughput_target": THROUGHPUT_TARGET}
+
+
+BARE = """
+import asyncio
+from aiohttp import web
+ANSWER = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                 "permissionDecisionReason": "guardtui: ls is a known read-only or routine command"}}
+async def handler(request):
+    await request.read()
+    return web.json_response(ANSWER)
+async def main():
+    app = web.Application()
+    app.router.add_post("/hooks/{agent}", handler)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    print(f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}", flush=True)
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
 
 
 CLIENT = """
@@ -236,36 +273,10 @@ asyncio.run(main())
 """ % (CLIENTS, CLIENTS * 5, CLIENTS)
 
 
-def clients(url: str, token: str, body: str, requests: int = 1000) -> float:
+def clients(url: str, token: str, body: str, requests: int = 2000) -> float:
     out = subprocess.run([sys.executable, "-c", CLIENT, url, token, body, str(requests)], capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, timeout=300)
     return float(out.stdout)
-
-
-def bare_endpoint() -> str:
-    """A bare aiohttp endpoint answering what the broker answers for `ls`, in its own thread's loop."""
-    from aiohttp import web
-
-    answer = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                     "permissionDecisionReason": "guardtui: ls is a known read-only or routine command"}}
-    loop = asyncio.new_event_loop()
-
-    async def handler(request: web.Request) -> web.Response:
-        await request.read()
-        return web.json_response(answer)
-
-    async def start() -> int:
-        app = web.Application()
-        app.router.add_post("/hooks/{agent}", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        return site._server.sockets[0].getsockname()[1]
-
-    port = loop.run_until_complete(start())
-    threading.Thread(target=loop.run_forever, daemon=True).start()
-    return f"http://127.0.0.1:{port}"
 
 
 def timed(argv: list[str], body: bytes, env: dict | None = None) -> float:

@@ -20,6 +20,7 @@ from .model import Decision, DecidedBy, ToolCall
 
 MAX_INPUT_CHARS = 64 * 1024
 MAX_TEXT_CHARS = 4096
+WRITE_BEHIND_S = 0.01  # how long a written-behind row may wait for others to share its transaction
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (
@@ -96,7 +97,8 @@ class AuditLog:
         if self._queue is not None:  # the row (its input cut to size) is made by the writer thread too
             with self._queued:
                 self._queue.append(entry)
-                self._queued.notify_all()
+                if len(self._queue) == 1:
+                    self._queued.notify_all()
             return
         with self._lock:
             self._db.execute(_INSERT, _row(*entry))
@@ -120,14 +122,16 @@ class AuditLog:
             with self._queued:
                 while not self._queue:
                     self._queued.wait()
-                rows, self._queue[:] = list(self._queue), []
                 self._writing = True
+            time.sleep(WRITE_BEHIND_S)  # gather what comes meanwhile: one wake-up and one transaction for many rows
+            with self._queued:
+                rows, self._queue[:] = list(self._queue), []
             try:
                 with self._lock:
                     self._db.execute("BEGIN")
                     self._db.executemany(_INSERT, [_row(*entry) for entry in rows])
                     self._db.execute("COMMIT")
-            except sqlite3.Error as exc:  # a record is not a control path: say so once per batch, go on
+            except Exception as exc:  # a record is not a control path: say so once per batch, go on
                 sys.stderr.write(f"guardtui: the audit log {self.path} could not be written ({exc}); "
                                  f"{len(rows)} decision(s) not recorded\n")
                 try:

@@ -14,6 +14,9 @@ which raises it again a millisecond later. Work in C that holds the interpreter 
 interrupted this way: the bash parser is given a progress callback (a Python frame to be
 interrupted in), a plugin's regex search is given `remaining()` as its own limit.
 
+In the main thread the budget is a SIGALRM timer instead (when nobody else uses it): no watchdog
+thread is woken, which matters for the broker's event loop, judging small calls by the thousand.
+
 A thread has one budget at a time: `within` is not nested.
 """
 from __future__ import annotations
@@ -94,12 +97,62 @@ def _async_exc():
     return lambda thread_id: set_exc(thread_id, OverBudget)
 
 
+class _Alarm:
+    """The main thread's budget: a SIGALRM timer whose handler raises OverBudget, if the block is still
+    running when it runs. No other thread is woken (the watchdog is, twice per budget): the event loop
+    of the console, serve and the standby judges small calls this way, and the offline hook its one."""
+
+    def __init__(self) -> None:
+        import signal
+
+        self.signal = signal
+        self.inside = False
+        self.fired = False
+        self.deadline = math.inf
+        signal.signal(signal.SIGALRM, self._ring)
+
+    @staticmethod
+    def usable() -> bool:
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        if _alarm is not None:
+            return True
+        try:
+            import signal
+
+            return signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None) and \
+                signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        except (ImportError, AttributeError, ValueError):  # no SIGALRM here
+            return False
+
+    def enter(self, deadline: float) -> None:
+        self.inside, self.fired, self.deadline = True, False, deadline
+        self.signal.setitimer(self.signal.ITIMER_REAL, max(1e-6, deadline - _clock()))
+
+    def leave(self) -> bool:
+        """False when the budget ran out."""
+        self.inside = False
+        self.signal.setitimer(self.signal.ITIMER_REAL, 0)
+        return not self.fired
+
+    def rearm(self) -> None:
+        if self.inside:
+            self.signal.setitimer(self.signal.ITIMER_REAL, REARM_S)
+
+    def _ring(self, _signum, _frame) -> None:
+        if self.inside:  # (a timer that rang as the block ended finds it gone: nothing to do)
+            self.fired = True
+            raise OverBudget()
+
+
 def _rearming(previous):
     """An OverBudget that Python had to ignore is raised again (and not printed)."""
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, OverBudget):
-            if _watchdog is not None:
+            if _alarm is not None and threading.current_thread() is threading.main_thread():
+                _alarm.rearm()
+            elif _watchdog is not None:
                 _watchdog.rearm(threading.get_ident())
         else:
             previous(unraisable)
@@ -108,7 +161,14 @@ def _rearming(previous):
 
 
 _watchdog: _Watchdog | None = None
+_alarm: _Alarm | None = None
 _start_lock = threading.Lock()
+
+
+def _hook_unraisable() -> None:
+    if not getattr(sys.unraisablehook, "guardtui_budget", False):
+        sys.unraisablehook = _rearming(sys.unraisablehook)
+        sys.unraisablehook.guardtui_budget = True  # type: ignore[attr-defined]
 
 
 def _the_watchdog() -> _Watchdog:
@@ -116,9 +176,17 @@ def _the_watchdog() -> _Watchdog:
     if _watchdog is None:
         with _start_lock:
             if _watchdog is None:
-                sys.unraisablehook = _rearming(sys.unraisablehook)
+                _hook_unraisable()
                 _watchdog = _Watchdog()
     return _watchdog
+
+
+def _the_alarm() -> _Alarm:
+    global _alarm
+    if _alarm is None:
+        _hook_unraisable()
+        _alarm = _Alarm()
+    return _alarm
 
 
 class within:
@@ -126,12 +194,22 @@ class within:
 
     def __init__(self, seconds: float):
         self.seconds = seconds
+        self.alarm = False
 
     def __enter__(self) -> "within":
-        _the_watchdog().enter(threading.get_ident(), _clock() + self.seconds)
+        deadline = _clock() + self.seconds
+        self.alarm = _Alarm.usable()
+        if self.alarm:
+            _the_alarm().enter(deadline)
+        else:
+            _the_watchdog().enter(threading.get_ident(), deadline)
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
+        if self.alarm:
+            if _the_alarm().leave() or kind is not None:
+                return False
+            raise OverBudget()  # the time ran out as the block ended (or its interruption was lost)
         if _the_watchdog().leave(threading.get_ident()):
             return False
         try:  # an interruption fired but not yet raised arrives here, at the loop's jump, and ends here
@@ -146,6 +224,8 @@ class within:
 
 def remaining() -> float:
     """Seconds left of this thread's budget (inf when it has none)."""
+    if _alarm is not None and _alarm.inside and threading.current_thread() is threading.main_thread():
+        return 0.0 if _alarm.fired else _alarm.deadline - _clock()
     watchdog = _watchdog
     if watchdog is None:
         return math.inf
