@@ -10,7 +10,9 @@ a thread whose time is up (PyThreadState_SetAsyncExc), at that thread's next Pyt
 instruction. OverBudget is a BaseException, so the `except Exception` that turns a failing rule
 into an ask does not swallow it. Raised where Python ignores exceptions (a __del__, a garbage
 collector callback), it is reported to sys.unraisablehook instead: that re-arms the watchdog,
-which raises it again a millisecond later. Work in C that holds the interpreter cannot be
+which raises it again a millisecond later. It is never raised inside the import system (whose
+module locks an exception would leave held, hanging every later import of the module): there it
+waits a millisecond and tries again. Work in C that holds the interpreter cannot be
 interrupted this way: the bash parser is given a progress callback (a Python frame to be
 interrupted in), a plugin's regex search is given `remaining()` as its own limit.
 
@@ -28,6 +30,7 @@ import time
 
 _clock = time.monotonic
 REARM_S = 0.001
+SOON_S = 0.00002
 
 
 class OverBudget(BaseException):
@@ -78,13 +81,32 @@ class _Watchdog:
         with self.lock:
             while True:
                 now = _clock()
+                frames = None
                 for thread_id, deadline in list(self.deadlines.items()):
                     if deadline <= now:
+                        frames = sys._current_frames() if frames is None else frames
+                        if _not_now(frames.get(thread_id)):
+                            self.deadlines[thread_id] = now + REARM_S
+                            continue
                         del self.deadlines[thread_id]
                         self.fired.add(thread_id)
                         self.raise_in(thread_id)
                 self.next_wake = min(self.deadlines.values(), default=math.inf)
                 self.wake.wait(None if self.next_wake == math.inf else self.next_wake - now)
+
+
+def _not_now(frame) -> bool:
+    """Is the thread inside the import system, or a finalizer? The import system takes its module
+    locks by hand: an exception raised there would leave one held, and every later import of that
+    module would wait for ever. A finalizer (__del__) swallows it. The interruption waits a moment
+    and tries again."""
+    depth = 0
+    while frame is not None and depth < 64:
+        code = frame.f_code
+        if code.co_name == "__del__" or code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
 
 
 def _async_exc():
@@ -139,10 +161,14 @@ class _Alarm:
         if self.inside:
             self.signal.setitimer(self.signal.ITIMER_REAL, REARM_S)
 
-    def _ring(self, _signum, _frame) -> None:
-        if self.inside:  # (a timer that rang as the block ended finds it gone: nothing to do)
-            self.fired = True
-            raise OverBudget()
+    def _ring(self, _signum, frame) -> None:
+        if not self.inside:  # (a timer that rang as the block ended finds it gone: nothing to do)
+            return
+        if _not_now(frame):  # soon again: a signal is handled at the next check, often the same place
+            self.signal.setitimer(self.signal.ITIMER_REAL, SOON_S)
+            return
+        self.fired = True
+        raise OverBudget()
 
 
 def _rearming(previous):
@@ -200,6 +226,7 @@ class within:
         deadline = _clock() + self.seconds
         self.alarm = _Alarm.usable()
         if self.alarm:
+            _hook_unraisable()  # again each time: a test runner or an app may have put its own in place
             _the_alarm().enter(deadline)
         else:
             _the_watchdog().enter(threading.get_ident(), deadline)

@@ -20,6 +20,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from .audit import AuditLog
 from .budget import OverBudget, within
+from .catalog import sensitive_patterns, tool_classes
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Sessions, approval_matches
@@ -69,6 +70,7 @@ class Engine:
         self.sessions = Sessions()
         self.on_event = on_event
         self.budget_s = default_budget() if budget_s is None else budget_s
+        tool_classes(), sensitive_patterns()  # data loaded here, once, not inside a call's budget
 
     # -- rules -----------------------------------------------------------------------
     @property

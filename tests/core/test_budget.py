@@ -169,3 +169,41 @@ def test_a_traced_process_goes_on_after_a_call_ran_out_of_time():
             "print(sum(spin() for _ in range(5)))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "5", out.stderr
+
+
+def test_the_budget_never_interrupts_an_import_half_way():
+    """The import system takes its module locks by hand: interrupted there, a lock stays held and every
+    later import of that module waits for ever (the broker hung so). The interruption waits instead."""
+    import importlib
+    import sys
+
+    class Importing:
+        id = "importing"
+
+        def __init__(self, module: str):
+            self.module = module  # one per thread: two threads popping one module would race
+
+        def evaluate(self, call, ctx):
+            while True:  # often inside the import system, as a cold call can be
+                sys.modules.pop(self.module, None)
+                importlib.import_module(self.module)
+                sum(range(200_000))
+
+    results = []
+
+    def judge(module: str) -> None:
+        decision = engine(Importing(module), budget_s=0.02).evaluate(bash("ls"), record=False)
+        results.append(decision.rule if decision.rule == BUDGET_RULE else decision.reason)
+
+    modules = ["colorsys", "keyword", "stringprep", "quopri"]
+    threads = [threading.Thread(target=judge, args=(m,)) for m in modules[1:]]
+    for t in threads:
+        t.start()
+    judge(modules[0])  # the main thread too (its budget is a timer signal)
+    for t in threads:
+        t.join(20)
+    assert results == [BUDGET_RULE] * 4
+    done = threading.Event()
+    threading.Thread(target=lambda: ([importlib.import_module(m) for m in modules], done.set()),
+                     daemon=True).start()
+    assert done.wait(10), "an import lock was left held"
