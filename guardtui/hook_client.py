@@ -18,10 +18,14 @@ answers without the proof is never trusted: the hook judges the call itself and 
 stderr. (A process of your own user that reads the key can still pose as the broker; see the
 README on what same-user isolation can promise.)
 
-When no console runs it judges with the engine here (that imports the engine, so it is slower)
-and hands asks back to the agent's own prompt (`--offline ask`, the default) or denies them
-(`--offline deny`); an agent that cannot take a call back (Gemini CLI, whose prompt would hang a
-headless run) has it denied. A payload it cannot judge gets a one-line error on stderr and the agent's
+When no console runs, the call is judged as the console would with nobody watching: asks are
+handed back to the agent's own prompt (`--offline ask`, the default) or denied (`--offline deny`);
+an agent that cannot take a call back (Gemini CLI, whose prompt would hang a headless run) has
+it denied. The judging is done by a standby (guardtui/broker/standby.py), which proves itself the
+same way with its own key (`standby-X.key` beside its `standby-X.sock`): the first call judges
+here (that imports the engine, so it is slower) and starts one in the background; later calls
+reach it over its own socket and cost about what a call to the console does. GUARDTUI_STANDBY=0
+judges here every time. A payload it cannot judge gets a one-line error on stderr and the agent's
 fail-safe answer, never an allow; if even that is out of reach it exits 2, which every agent
 takes as a block.
 """
@@ -35,6 +39,11 @@ USAGE = "usage: guardtui hook {claude,codex,gemini,cursor,docker-agent} [--event
 BLOCK = 2  # the exit status every agent reads as "blocked"
 MAX_PAYLOAD = 8 * 1024 * 1024  # guardtui.judge.MAX_BODY (a test keeps the two in step)
 MAX_TIMEOUT = 900.0  # guardtui.broker.server.MAX_TIMEOUT_S
+STANDBY_RETRY_S = 10.0  # a standby that did not come up is started again after this long
+# what judging depends on, besides the GUARDTUI_* settings: the standby a hook reaches shares them
+_FINGERPRINTED = (b"HOME", b"PATH", b"TMPDIR", b"TEMP", b"TMP", b"XDG_CONFIG_HOME", b"XDG_STATE_HOME",
+                  b"XDG_DATA_HOME", b"XDG_CACHE_HOME", b"XDG_RUNTIME_DIR", b"XDG_CONFIG_DIRS", b"XDG_DATA_DIRS")
+_NOT_FINGERPRINTED = (b"GUARDTUI_STANDBY", b"GUARDTUI_DEBUG")
 
 
 class Usage(Exception):
@@ -84,8 +93,8 @@ class Environ:
         return default if value is None else value.decode("utf-8", "surrogateescape")
 
 
-def socket_path(env):
-    """The broker's socket: the same rule as guardtui.core.config.Locations (a test checks)."""
+def runtime_dir(env):
+    """guardtui's runtime dir: the same rule as guardtui.core.config.Locations (a test checks)."""
     runtime = env.get("GUARDTUI_RUNTIME_DIR")
     if not runtime:
         base = env.get("XDG_RUNTIME_DIR")
@@ -93,7 +102,75 @@ def socket_path(env):
             runtime = _join(base, "guardtui")
         else:
             runtime = _join(temp_dir(env), f"guardtui-{posix.getuid()}")
-    return _join(runtime, "broker.sock")
+    return runtime
+
+
+def socket_path(env):
+    """The broker's socket (the console's, or `guardtui serve`'s)."""
+    return _join(runtime_dir(env), "broker.sock")
+
+
+def standby_socket(env):
+    """The socket of the standby that judges as this hook would (broker/standby.py): its name is a
+    fingerprint of this guardtui, this Python and the settings judging depends on."""
+    # the interpreter's directory and version (python and python3 of one venv are the same; sys.prefix
+    # is not yet the venv's under -S), this guardtui, this user
+    parts = [sys.executable.rsplit("/", 1)[0].encode(), sys.version.encode(), package_dir().encode(),
+             str(posix.getuid()).encode()]
+    for key in sorted(posix.environ):
+        if key in _FINGERPRINTED or (key.startswith(b"GUARDTUI_") and key not in _NOT_FINGERPRINTED):
+            parts += [key, posix.environ[key]]
+    digest = int.from_bytes(b"\0".join(parts), "little") % ((1 << 61) - 1)  # a cheap hash, stable across runs
+    return _join(runtime_dir(env), f"standby-{digest:016x}.sock")
+
+
+def key_path(path):
+    """The key beside a socket: guardtui.broker.auth.key_name (a test keeps the two in step)."""
+    directory, name = path[: path.rindex("/")] or "/", path[path.rindex("/") + 1:]
+    return _join(directory, "broker.key" if name == "broker.sock" else name[: -len(".sock")] + ".key")
+
+
+def package_dir():
+    here = __file__ if __file__.startswith("/") else _join(posix.getcwd(), __file__)
+    return here.rsplit("/", 1)[0]
+
+
+def standby_wanted(env):
+    return env.get("GUARDTUI_STANDBY", "1") not in ("0", "off", "no", "false")
+
+
+def start_standby(path, env):
+    """Start a standby for this socket in the background (detached, its own session, no inherited
+    stdio), at most once per STANDBY_RETRY_S."""
+    import time
+
+    marker = path[: -len(".sock")] + ".started"
+    try:
+        if time.time() - posix.stat(marker).st_mtime < STANDBY_RETRY_S:
+            return
+    except OSError:
+        pass
+    runtime = path.rsplit("/", 1)[0]
+    try:
+        posix.mkdir(runtime, 0o700)
+    except FileExistsError:
+        pass
+    posix.close(posix.open(marker, posix.O_WRONLY | posix.O_CREAT | posix.O_TRUNC | posix.O_NOFOLLOW, 0o600))
+    parent = package_dir().rsplit("/", 1)[0] or "/"
+    code = (f"import sys; sys.path.insert(0, {parent!r}); from guardtui.cli import main; "
+            f"sys.exit(main(['standby', '--socket', {path!r}]))")
+    quiet = [(posix.POSIX_SPAWN_OPEN, fd, "/dev/null", posix.O_RDWR, 0) for fd in (0, 1, 2)]
+    try:
+        posix.posix_spawn(sys.executable, [sys.executable, "-c", code], posix.environ, file_actions=quiet,
+                          setsid=True)
+    except NotImplementedError:  # no setsid in posix_spawn here: its own process group will do
+        posix.posix_spawn(sys.executable, [sys.executable, "-c", code], posix.environ, file_actions=quiet,
+                          setpgroup=0)
+
+
+def _quote(text):
+    return "".join(chr(b) if chr(b).isalnum() and b < 128 or b in b"/-._~" else f"%{b:02X}"
+                   for b in text.encode("utf-8", "surrogateescape"))
 
 
 def temp_dir(env):
@@ -123,10 +200,17 @@ class Untrusted(Exception):
     """The socket is there but is not (provably) guardtui's broker: never trust its answer."""
 
 
-def ask_broker(path, agent, event, timeout, raw):
-    """POST the payload to the broker over its Unix socket: (status, body, error line), or None
-    when no broker answers (then the caller judges offline). Raises Untrusted when something
-    answers that cannot prove it is the broker (see check_place and the proof below)."""
+def ask_broker(path, agent, event, timeout, raw, query=""):
+    """POST the payload to the broker (or the standby) over its Unix socket: (status, body, error
+    line), or None when nobody answers (then the caller judges offline). Raises Untrusted when
+    something answers that cannot prove it is the broker (see check_place and the proof below)."""
+    target = f"/hooks/{agent}?timeout={timeout:g}" + (f"&event={event}" if event else "") + query
+    return request(path, target, raw, timeout + 30.0)  # the broker answers before the agent's own timeout
+
+
+def request(path, target, raw, timeout):
+    """One proven HTTP POST over a Unix socket: (status, body, error line), or None when nobody
+    answers. Raises Untrusted when the answer does not carry the proof under the socket's key."""
     import _socket
 
     directory = path[: path.rindex("/")] or "/"
@@ -134,7 +218,6 @@ def ask_broker(path, agent, event, timeout, raw):
         return None
     key = check_place(directory, path)
     nonce = _hex(posix.urandom(16))
-    target = f"/hooks/{agent}?timeout={timeout:g}" + (f"&event={event}" if event else "")
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(5.0)
@@ -145,7 +228,7 @@ def ask_broker(path, agent, event, timeout, raw):
         uid = peer_uid(sock, _socket)
         if uid is not None and uid != posix.getuid():
             raise Untrusted(f"the process on {path} runs as uid {uid}, not as you")
-        sock.settimeout(timeout + 30.0)  # the broker answers before the agent's own timeout
+        sock.settimeout(timeout)
         head = (f"POST {target} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 f"X-Guardtui-Nonce: {nonce}\r\nContent-Length: {len(raw)}\r\nConnection: close\r\n\r\n")
         sock.sendall(head.encode("ascii") + raw)
@@ -186,20 +269,20 @@ def check_place(directory, path):
         raise Untrusted(f"cannot look at {path}: {exc.strerror}") from None
     if (st.st_mode & 0o170000) != 0o140000 or st.st_uid != uid:
         raise Untrusted(f"{path} is not a socket of yours")
-    key_path = _join(directory, "broker.key")
+    key_file = key_path(path)
     try:
-        fd = posix.open(key_path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK)
+        fd = posix.open(key_file, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK)
     except OSError:
-        raise Untrusted(f"the broker's key {key_path} is missing") from None
+        raise Untrusted(f"the broker's key {key_file} is missing") from None
     try:
         st = posix.fstat(fd)
         if (st.st_mode & 0o170000) != 0o100000 or st.st_uid != uid or st.st_mode & 0o077:
-            raise Untrusted(f"the broker's key {key_path} is not a private file of yours")
+            raise Untrusted(f"the broker's key {key_file} is not a private file of yours")
         key = posix.read(fd, 256).strip()
     finally:
         posix.close(fd)
     if len(key) < 32:
-        raise Untrusted(f"the broker's key {key_path} is too short")
+        raise Untrusted(f"the broker's key {key_file} is too short")
     return key
 
 
@@ -288,12 +371,13 @@ def judge_offline(opts, raw):
         site.main()
     from guardtui.adapters import adapter_for
     from guardtui.judge import answer_offline
-    from guardtui.wiring import cli_engine
+    from guardtui.wiring import offline_engine
 
     problems = []  # a failing audit write: said on stderr (the verdict stands)
+    here = os.getcwd()
 
     def make_engine(cwd):
-        engine = cli_engine(cwd if cwd and os.path.isdir(cwd) else os.getcwd(), record=True)
+        engine = offline_engine(cwd, here, record=True)
         engine.on_event = lambda event: problems.append(event.message) if event.kind == "audit-error" else None
         return engine
 
@@ -309,17 +393,28 @@ def main(argv=None):
         return BLOCK
     try:
         raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)  # more is not judged (fail-safe), and not held
+        env = Environ()
+        result = standby = None
         distrust = ""
-        try:
-            result = ask_broker(socket_path(Environ()), opts["agent"], opts["event"], opts["timeout"], raw) \
-                if len(raw) <= MAX_PAYLOAD else None
-        except Untrusted as exc:  # never its answer: the engine here judges
-            result, distrust = None, f"not trusting the broker's socket: {exc}; judged here"
+        if len(raw) <= MAX_PAYLOAD:
+            try:
+                result = ask_broker(socket_path(env), opts["agent"], opts["event"], opts["timeout"], raw)
+            except Untrusted as exc:  # never its answer: the engine here judges
+                distrust = f"not trusting the broker's socket: {exc}; judged here"
+            if result is None and not distrust and standby_wanted(env):
+                standby = standby_socket(env)
+                try:
+                    result = ask_broker(standby, opts["agent"], opts["event"], opts["timeout"], raw,
+                                        f"&offline={opts['offline']}&cwd={_quote(posix.getcwd())}")
+                except Untrusted as exc:
+                    distrust = f"not trusting the standby's socket: {exc}; judged here"
+                if result is None and not distrust:
+                    start_standby(standby, env)  # it starts while this call is judged here
         if result is not None and result[0] == "200":
             body, error = result[1], result[2]
         else:  # no console, or it refused us, or it is not the console: judge here
             body, error = judge_offline(opts, raw)
-            if result is not None:
+            if result is not None and standby is None:  # (a standby refuses a call only when guardtui changed)
                 distrust = f"the broker refused the call ({result[0]} {result[2]}); judged here"
             error = "; ".join(filter(None, [distrust, error]))
     except BaseException as exc:  # never a traceback, never an allow: exit 2 blocks in every agent

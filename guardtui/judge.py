@@ -4,6 +4,8 @@ share. No aiohttp here.
     read_call      payload bytes -> ToolCall, or the answer when it cannot be judged
     fail_safe      the agent's answer when it cannot be judged: ask, or deny, never allow
     answer_offline the whole path with no console: engine verdict, asks answered by policy
+    check_call, check_report, check_text   `guardtui check`: the call it judges, its report and what it
+                   prints (here, so that check and the standby that judges for it say the same)
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Callable
 
 from .adapters import why_not_handed_back
 from .adapters.base import PayloadError, UnsupportedEvent, guess_event
+from .adapters.tools import normalise_tool
 from .core.engine import Engine
 from .core.inputs import CUT, input_problem
 from .core.model import Decision, DecidedBy, ToolCall, Verdict
@@ -42,6 +45,8 @@ class HookAnswer:
 
 def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | HookAnswer:
     """The call in the payload, or, when it cannot be judged, the answer to give instead."""
+    if len(raw) > MAX_BODY:
+        return fail_safe(adapter, b"", hint, f"the payload is larger than {MAX_BODY} bytes")
     try:
         call = adapter.parse(load_payload(raw), hint)
     except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
@@ -73,13 +78,15 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
                    make_engine: Callable[[str], Engine]) -> HookAnswer:
     """No console is running: judge with the engine here; an ask is handed back to the agent's own
     prompt (`policy` "ask") or denied ("deny"). Recorded in the audit log like any decision."""
+    begun = time.monotonic()
     call = read_call(adapter, raw, hint)
     if isinstance(call, HookAnswer):
         return call
+    reading = time.monotonic() - begun  # the judging budget counts it: reading a large payload takes a while
     start = time.perf_counter()
     try:
         engine = make_engine(call.cwd)
-        decision = engine.evaluate(call)
+        decision = engine.evaluate(call, budget_s=engine.budget_s - reading)
     except Exception as exc:  # the guard cannot judge: fail safe, never allow
         return fail_safe(adapter, raw, hint, f"the engine failed: {type(exc).__name__}: {exc}")
     if decision.verdict in (Verdict.ALLOW, Verdict.DENY):
@@ -101,6 +108,62 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
     else:
         engine.record(call, final, DecidedBy.POLICY, latency_ms, via)
     return HookAnswer(adapter.render(call, verdict, f"{why} — {rule_reason(decision)}"), verdict=verdict)
+
+
+def check_call(tool: str, tool_input: Any, cwd: Any) -> ToolCall:
+    """The call `guardtui check` judges: a tool (any agent's spelling) with its input, made in `cwd`."""
+    if not isinstance(tool, str) or not tool:
+        raise ValueError("the tool must be a non-empty string")
+    if not isinstance(tool_input, dict):
+        raise ValueError("the input must be a JSON object")
+    if not isinstance(cwd, str) or not cwd.startswith("/"):
+        raise ValueError("the working directory must be an absolute path")
+    return ToolCall(normalise_tool(tool), tool_input, cwd, agent="cli")
+
+
+def check_report(decision: Decision) -> dict[str, Any]:
+    """What `guardtui check` says of a decision: its JSON (`--json`), plus the judged parts ("segments")
+    that the human-readable form lists."""
+    out = decision.to_dict()
+    if decision.verdict is Verdict.LLM:  # no LLM here: what the person would see is an ask
+        out["verdict"] = "ask"
+    if decision.metadata.get("escalation") == "llm":
+        out["escalation"] = "llm"
+    if isinstance(decision.metadata.get("llm"), dict):  # the guard agent's review (check --llm)
+        out["llm"] = decision.metadata["llm"]
+    segment = decision.metadata.get("segment")
+    if segment:
+        out["segment"] = segment
+    segments = decision.metadata.get("segments")
+    if segments:
+        out["segments"] = [{k: s.get(k) for k in ("segment", "via", "verdict", "reason")} for s in segments]
+    return out
+
+
+CHECK_EXIT = {"allow": 0, "ask": 3, "deny": 4}
+_MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}
+
+
+def check_text(report: dict[str, Any], as_json: bool) -> tuple[str, int]:
+    """What `guardtui check` prints for a report (its JSON, or the human-readable form), and its exit status."""
+    status = CHECK_EXIT.get(report["verdict"], 3)
+    if as_json:
+        return json.dumps({k: v for k, v in report.items() if k != "segments"}) + "\n", status
+    review = report.get("llm")
+    if isinstance(review, dict):
+        tokens = review["prompt_tokens"] + review["completion_tokens"]
+        tail = (f" (the guard agent, {review['model']}: {review['latency_ms'] / 1000:.1f} s, {review['turns']} "
+                f"turn(s), {tokens:,} tokens{', cached' if review.get('cached') else ''})")
+    elif report.get("escalation") == "llm":
+        tail = " (unrecognised: the guard agent's to judge — guardtui check --llm)"
+    else:
+        tail = ""
+    lines = [f"{report['verdict'].upper()}  {report['blast_radius']}  {report['category']}  [{report['rule']}]{tail}",
+             f"  {report['reason']}"]
+    for seg in report.get("segments") or []:
+        via = f"  (via {seg['via']})" if seg.get("via") else ""
+        lines.append(f"    {_MARK.get(seg['verdict'], '?')} {seg['segment']}{via}: {seg['reason']}")
+    return "\n".join(lines) + "\n", status
 
 
 def one_line(text: str, width: int = 300) -> str:

@@ -3,6 +3,7 @@ the offline command hook), and the guard agent's settings. Below the console and
 so both can use it. (The guard agent's HTTP client is the broker's: broker/llm_client.py.)"""
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -25,6 +26,12 @@ def cli_engine(cwd: str, record: bool = False, locations: Locations | None = Non
                         path_env=os.environ.get("PATH", "") if path_env is None else path_env)
 
 
+def offline_engine(cwd: str, fallback_cwd: str, record: bool = True) -> Engine:
+    """The engine the offline command hook judges a call with (and the standby, for it): built afresh
+    for the call's own directory, or `fallback_cwd` (the hook's) when the call names none that exists."""
+    return cli_engine(cwd if cwd and os.path.isdir(cwd) else fallback_cwd, record=record)
+
+
 def llm_settings(locations: Locations, warn: bool = True) -> LLMSettings | None:
     """The guard agent's settings (settings.yaml, GUARDTUI_LLM_*), or None: not configured. A bad
     value is said in one line and no LLM is used (escalated calls then ask: the cautious side)."""
@@ -34,3 +41,15 @@ def llm_settings(locations: Locations, warn: bool = True) -> LLMSettings | None:
         if warn:
             print(f"guardtui: {exc} (the guard agent is off; unrecognised calls will ask)", file=sys.stderr)
         return None
+
+
+def long_running() -> None:
+    """Tune a process that judges for hours (the console, `serve`, the standby), once start-up is over.
+
+    What start-up built (modules, the taxonomy, compiled regexes) is moved out of the garbage
+    collector's reach (gc.freeze), so a full collection no longer walks it: no pause of several
+    milliseconds every few thousand calls. Threads switch every millisecond, so a call judged on
+    the event loop waits at most about that long for a large one judged in a worker thread."""
+    gc.collect()
+    gc.freeze()
+    sys.setswitchinterval(0.001)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,12 @@ from guardtui.core.engine import Engine
 from guardtui.core.factory import build_engine
 from guardtui.core.shell.analyze import Analyzer
 from guardtui.core.shell.taxonomy import default_taxonomy
+
+# no test starts a standby judge in the background unless it means to (tests/broker/test_standby.py)
+os.environ["GUARDTUI_STANDBY"] = "0"
+# verdicts in tests never depend on how busy the machine is: the judging budget is far away unless a
+# test sets one (its own tests do, with rules that would never end)
+os.environ["GUARDTUI_BUDGET_MS"] = "60000"
 
 PROJECT = "/home/user/project"
 HOME = "/home/user"
@@ -48,6 +56,15 @@ def isolated_env(tmp_path, monkeypatch) -> Path:
     for var in ("GUARDTUI_CONFIG_DIR", "GUARDTUI_STATE_DIR", "GUARDTUI_RUNTIME_DIR"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path
+
+
+@pytest.fixture
+def short_runtime(isolated_env, monkeypatch):
+    """A runtime dir with a short path (AF_UNIX paths are limited to about 107 bytes)."""
+    path = tempfile.mkdtemp(prefix="gt")
+    monkeypatch.setenv("GUARDTUI_RUNTIME_DIR", path + "/rt")
+    yield path + "/rt"
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -88,11 +88,17 @@ def peer_uid(sock: socket.socket) -> int | None:
 
 
 # -- the broker's proof to the command hook -------------------------------------------------------
-def write_broker_key(directory: Path) -> bytes:
+def key_name(socket_name: str) -> str:
+    """The key file beside a socket: `broker.key` for the broker's, `standby-X.key` for a standby's
+    `standby-X.sock` (guardtui/hook_client.py finds it the same way)."""
+    return KEY_NAME if socket_name == "broker.sock" else socket_name.removesuffix(".sock") + ".key"
+
+
+def write_broker_key(directory: Path, name: str = KEY_NAME) -> bytes:
     """A new key for this broker's life, written 0600 (atomically) next to its socket."""
     key = secrets.token_hex(32).encode("ascii")
-    path = directory / KEY_NAME
-    tmp = directory / f".{KEY_NAME}.{os.getpid()}.tmp"
+    path = directory / name
+    tmp = directory / f".{name}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         os.fchmod(fd, 0o600)
@@ -103,9 +109,9 @@ def write_broker_key(directory: Path) -> bytes:
     return key
 
 
-def remove_broker_key(directory: Path, key: bytes) -> None:
+def remove_broker_key(directory: Path, key: bytes, name: str = KEY_NAME) -> None:
     """Remove the key file if it still holds this broker's key (another broker may have replaced it)."""
-    path = directory / KEY_NAME
+    path = directory / name
     try:
         if path.read_bytes().strip() == key:
             path.unlink()

@@ -38,7 +38,7 @@ from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
 from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
 from .auth import (NONCE_HEADER, PROOF_HEADER, is_loopback_host, load_or_create_token, peer_uid, proof,
-                   remove_broker_key, token_matches, write_broker_key)
+                   remove_broker_key, token_matches, write_broker_key, key_name)
 from .limits import BACKLOG, CappedRunner, connection_cap
 from .queue import Outcome, PendingCall, PendingQueue, Resolution, Review, guard_agent_answer, policy_resolution
 
@@ -50,6 +50,16 @@ RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second h
 # the agent's hook timeout (`?timeout=`), bounded: an ask holds a connection for at most this long
 # (the agents' defaults are 60 s and 600 s; `guardtui install` writes 600 s)
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 900.0
+# A small call is judged on the event loop itself (no hand-off to a thread: that hand-off was most of
+# its cost); if its rules do not finish within INLINE_S, or it needs the LLM guard, a worker thread
+# judges it afresh. A large payload is read and judged in a worker from the start. So no call holds
+# the loop, and with it every other agent's call, for more than about INLINE_S.
+INLINE_S = 0.002
+INLINE_MAX_BYTES = 32 * 1024
+WORKERS = 4  # evaluations at once (the engine allows it: a parser per thread, locked sessions and audit)
+# large payloads are read and judged one at a time, in a worker of their own: each holds the interpreter
+# in long stretches of C (decoding, parsing), and two at once would double every other call's wait
+LARGE_WORKERS = 1
 
 Decided = Callable[[ToolCall, Decision, DecidedBy], None]
 
@@ -59,6 +69,8 @@ class BrokerError(RuntimeError):
 
 
 class Broker:
+    takes_over_standby = True  # on start, a standby judging for the command hooks (broker/standby.py) stops
+
     def __init__(self, engine: Engine, queue: PendingQueue, locations: Locations, *, port: int | None = DEFAULT_PORT,
                  host: str = "127.0.0.1", unix_socket: bool = True, ask_policy: Outcome | None = None,
                  reviewer: GuardReviewer | None = None):
@@ -82,6 +94,7 @@ class Broker:
         self._broker_key: bytes | None = None  # this run's broker key (auth.write_broker_key)
         self._watchdog: asyncio.Task | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._large: ThreadPoolExecutor | None = None
         self._recent: dict[tuple[str, str, str, str], tuple[float, str]] = {}  # -> (expiry, hook event)
 
     # -- the contract --------------------------------------------------------------------
@@ -109,14 +122,15 @@ class Broker:
     async def start(self) -> None:
         if self._runner is not None:
             raise RuntimeError("the broker is already running")
-        token = self.token  # create it before the first request needs it
-        assert token
+        if self._want_port is not None:
+            assert self.token  # create it before the first request needs it
         app = web.Application(client_max_size=self.max_body, middlewares=[self._guard])
-        app.router.add_post("/hooks/{agent}", self._hook)
+        self._add_routes(app)
         runner = CappedRunner(app, cap=connection_cap(), on_full=self._connections_full, access_log=None,
                               handle_signals=False, handler_cancellation=True, shutdown_timeout=2.0)
         await runner.setup()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardtui-engine")
+        self._executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="guardtui-engine")
+        self._large = ThreadPoolExecutor(max_workers=LARGE_WORKERS, thread_name_prefix="guardtui-large")
         self._runner = runner
         try:
             if self._want_socket:
@@ -132,6 +146,16 @@ class Broker:
         except BaseException:
             await self.stop()
             raise
+        self._write_port_file()
+        if self.engine is not None and self.engine.audit is not None:
+            self.engine.audit.write_behind()  # the event loop never waits on the disk
+        if self.takes_over_standby and self._want_socket:
+            from .standby import stop_standbys  # standby.py builds on this module
+
+            await stop_standbys(self.locations.runtime_dir)  # the hooks reach this broker first from now on
+
+    def _add_routes(self, app: web.Application) -> None:
+        app.router.add_post("/hooks/{agent}", self._hook)
 
     async def stop(self) -> None:
         """Stop listening. Calls still pending are the owner's to close (queue.close()); if it has
@@ -141,10 +165,14 @@ class Broker:
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
+        self._remove_port_file()
         self._unlink_socket()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+        if self.engine is not None and self.engine.audit is not None:
+            self.engine.audit.flush()
+        for pool in (self._executor, self._large):
+            if pool is not None:
+                pool.shutdown(wait=False)
+        self._executor = self._large = None
         if self.reviewer is not None:
             await self.reviewer.close()
         self._port = None
@@ -153,13 +181,20 @@ class Broker:
     async def answer(self, agent: str | ModuleType, raw: bytes, event: str | None = None,
                      hook_timeout_s: float | None = None) -> HookAnswer:
         """One hook call, start to end: read the payload, judge it, wait for the person if asked."""
+        started = time.monotonic()  # the judging budget counts from here: reading a large payload takes some
         adapter = adapter_for(agent) if isinstance(agent, str) else agent
         timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
-        call = read_call(adapter, raw, event)
+        loop = asyncio.get_running_loop()
+        small = len(raw) <= INLINE_MAX_BYTES
+        call = read_call(adapter, raw, event) if small else \
+            await loop.run_in_executor(self._large, read_call, adapter, raw, event)
         if isinstance(call, HookAnswer):
             return call
         try:
-            decision = await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.evaluate, call)
+            decision = self.engine.evaluate_quickly(call, INLINE_S) if small else None
+            if decision is None:
+                decision = await loop.run_in_executor(self._executor if small else self._large, self._evaluate, call,
+                                                      small, started)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         try:
@@ -173,6 +208,14 @@ class Broker:
             except Exception:  # a broken view must not lose the answer
                 pass
         return answer
+
+    def _evaluate(self, call: ToolCall, small: bool, started: float) -> Decision:
+        """In a worker thread: judge, and make a large asked call's JSON there too when the loop will need it
+        (matching the person's recent "allow once"), not on the loop."""
+        decision = self.engine.evaluate(call, budget_s=self.engine.budget_s - (time.monotonic() - started))
+        if not small and decision.verdict is Verdict.ASK and self._recent:
+            call.serialised_input()
+        return decision
 
     async def _decide(self, call: ToolCall, decision: Decision,
                       timeout: float) -> tuple[Verdict, str, Decision, DecidedBy, str]:
@@ -239,6 +282,8 @@ class Broker:
     def _take_recent(self, call: ToolCall) -> bool:
         """Only the same call's *other* hook passes (Codex: PermissionRequest after PreToolUse); the same
         hook again is a new call, and "allow once" means once."""
+        if not self._recent:
+            return False
         entry = self._recent.get(self._key(call))
         if entry is None or entry[0] <= time.monotonic() or entry[1] == call.event:
             return False
@@ -295,7 +340,12 @@ class Broker:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
         except Exception as exc:  # the connection broke mid-body: whoever still listens gets the safe side
             return _reply(fail_safe(adapter, b"", event, f"the payload could not be read: {type(exc).__name__}"))
-        return self._prove(request, raw, _reply(await self.answer(adapter, raw, event, timeout)))
+        return self._prove(request, raw, await self._answer_request(request, adapter, raw, event, timeout))
+
+    async def _answer_request(self, request: web.Request, adapter: ModuleType, raw: bytes, event: str | None,
+                              timeout: float) -> web.Response:
+        """The answer to one hook request (the standby judges it its own way: broker/standby.py)."""
+        return _reply(await self.answer(adapter, raw, event, timeout))
 
     def _prove(self, request: web.Request, raw: bytes, response: web.Response) -> web.Response:
         """Sign the answer for a command hook that asked (it sent a nonce): see auth.proof."""
@@ -320,7 +370,7 @@ class Broker:
 
     async def _bind(self, runner: web.AppRunner) -> None:
         path = self.socket_path
-        self._broker_key = write_broker_key(path.parent)  # a new key each time: an old one read is worth nothing
+        self._broker_key = write_broker_key(path.parent, key_name(path.name))  # a new key each time: an old one read is worth nothing
         site = web.UnixSite(runner, str(path), backlog=BACKLOG)
         await site.start()
         os.chmod(path, 0o600)
@@ -374,15 +424,28 @@ class Broker:
         if path.exists() or path.is_symlink():
             path.unlink()  # a dead socket or a file left in its place
         if self._broker_key is not None:
-            remove_broker_key(path.parent, self._broker_key)
+            remove_broker_key(path.parent, self._broker_key, key_name(path.name))
         await self._bind(runner)
+
+    def _write_port_file(self) -> None:
+        """Where `guardtui install --http` finds this console's port (only beside its socket)."""
+        if self._socket_inode is not None and self._port is not None:
+            port_file(self.locations).write_text(f"{self._port}\n", encoding="ascii")
+
+    def _remove_port_file(self) -> None:
+        path = port_file(self.locations)
+        try:
+            if self._socket_inode is not None and path.read_text(encoding="ascii").strip() == str(self._port):
+                path.unlink()
+        except OSError:
+            pass
 
     def _unlink_socket(self) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
         if self._broker_key is not None:
-            remove_broker_key(self.socket_path.parent, self._broker_key)
+            remove_broker_key(self.socket_path.parent, self._broker_key, key_name(self.socket_path.name))
             self._broker_key = None
         if self._socket_inode is None:
             return
@@ -392,6 +455,10 @@ class Broker:
         except OSError:
             pass
         self._socket_inode = None
+
+
+def port_file(locations: Locations) -> Path:
+    return locations.runtime_dir / "broker.port"
 
 
 async def _answers(path: Path) -> bool:

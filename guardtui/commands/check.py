@@ -4,6 +4,12 @@ With --llm, a call the rules escalate goes to the guard agent configured in sett
 in the console (its progress on stderr); without, it shows as the ask a person would get.
 
 Exit status: 0 allow, 3 ask, 4 deny (2 for a usage error), so scripts can branch on it.
+
+A single check (without --llm) is judged by the standby the command hook uses
+(guardtui/broker/standby.py), and started like the hook starts it, so `guardtui check` costs little
+more than starting Python: `guardtui check [--json] [--cwd DIR] -- COMMAND` is even read before the
+argument parser is imported (check_fast.py). It judges here when no standby answers
+(GUARDTUI_STANDBY=0: always). Both print the same (judge.check_report, judge.check_text).
 """
 from __future__ import annotations
 
@@ -21,10 +27,9 @@ from ..core.engine import Engine, GuardEvent
 from ..core.inputs import input_problem
 from ..core.llm import GuardReviewer, may_review
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
-from ..judge import load_payload
+from ..judge import check_report, check_text, load_payload
 from ..wiring import cli_engine, llm_settings
 
-EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
 
 
 def run(args, _command: str) -> int:
@@ -37,6 +42,16 @@ def run(args, _command: str) -> int:
         print("guardtui check: give a command after --, or --tool NAME --input JSON, or --batch FILE",
               file=sys.stderr)
         return 2
+    use_llm = bool(getattr(args, "llm", False))
+    if not args.batch and not use_llm:
+        spec = _single(args, words, cwd)
+        if isinstance(spec, int):
+            return spec
+        report = ask_standby(spec)
+        if report is not None:
+            text, status = check_text(report, args.json)
+            sys.stdout.write(text)
+            return status
     engine = cli_engine(cwd)
     with Judge(engine) as judge:
         if getattr(args, "llm", False) and not judge.use_guard_agent(Locations.from_env()):
@@ -44,9 +59,8 @@ def run(args, _command: str) -> int:
         return _check(args, judge, words, cwd)
 
 
-def _check(args, judge: "Judge", words: list[str], cwd: str) -> int:
-    if args.batch:
-        return batch(judge, args.batch, cwd)
+def _single(args, words: list[str], cwd: str) -> dict[str, Any] | int:
+    """The one call to judge as {"tool", "input", "cwd"}, or the exit status of a usage error."""
     if args.tool:
         try:
             tool_input = load_payload((args.input or "{}").encode("utf-8", "surrogateescape"), "--input")
@@ -56,20 +70,60 @@ def _check(args, judge: "Judge", words: list[str], cwd: str) -> int:
         if not isinstance(tool_input, dict):
             print("guardtui check: --input must be a JSON object", file=sys.stderr)
             return 2
-        call = ToolCall(normalise_tool(args.tool), tool_input, cwd, agent="cli")
-        problem = input_problem(call)
+        problem = input_problem(ToolCall(normalise_tool(args.tool), tool_input, cwd, agent="cli"))
         if problem is not None:
             print(f"guardtui check: --input: {problem}", file=sys.stderr)
             return 2
-    else:
-        command = words[0] if len(words) == 1 else shlex.join(words)
-        call = ToolCall("Bash", {"command": command}, cwd, agent="cli")
-    decision = judge(call)
-    if args.json:
-        print(json.dumps(output(decision, call)))
-    else:
-        print_human(decision, call, sys.stdout)
-    return EXIT.get(decision.verdict, 3)
+        return {"tool": args.tool, "input": tool_input, "cwd": cwd}
+    command = words[0] if len(words) == 1 else shlex.join(words)
+    return {"tool": "Bash", "input": {"command": command}, "cwd": cwd}
+
+
+def _check(args, judge: "Judge", words: list[str], cwd: str) -> int:
+    if args.batch:
+        return batch(judge, args.batch, cwd)
+    spec = _single(args, words, cwd)
+    if isinstance(spec, int):
+        return spec
+    call = ToolCall(normalise_tool(spec["tool"]), spec["input"], cwd, agent="cli")
+    text, status = check_text(check_report(judge(call)), args.json)
+    sys.stdout.write(text)
+    return status
+
+
+def ask_standby(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The standby's report, or None (none runs, or it refused): then judge here. As the hook does,
+    a missing standby is started in the background for the next check or call."""
+    from .. import hook_client as hook
+    from ..judge import CHECK_EXIT
+
+    env = hook.Environ()
+    if not hook.standby_wanted(env):
+        return None
+    path = hook.standby_socket(env)
+    try:
+        result = hook.request(path, "/check", json.dumps(spec).encode("utf-8"), 30.0)
+    except hook.Untrusted:
+        return None
+    if result is None:
+        hook.start_standby(path, env)
+        return None
+    if result[0] != "200":
+        return None
+    try:
+        report = json.loads(result[1])
+    except json.JSONDecodeError:
+        return None
+    return report if isinstance(report, dict) and report.get("verdict") in CHECK_EXIT else None
+
+
+def judge_here(spec: dict[str, Any]) -> dict[str, Any]:
+    """The report of one call judged in this process, as the standby judges it (no guard agent)."""
+    from ..judge import check_call
+    from ..wiring import offline_engine
+
+    call = check_call(spec["tool"], spec["input"], spec["cwd"])
+    return check_report(offline_engine(call.cwd, call.cwd, record=False).evaluate(call, record=False))
 
 
 class Judge:
@@ -113,18 +167,9 @@ def print_progress(event: GuardEvent) -> None:
     sys.stderr.flush()
 
 
-def output(decision: Decision, call: ToolCall | None = None) -> dict[str, Any]:
-    out = decision.to_dict()
-    if decision.verdict is Verdict.LLM:  # no LLM here: what the person would see is an ask
-        out["verdict"] = "ask"
-    if decision.metadata.get("escalation") == "llm":
-        out["escalation"] = "llm"
-    if isinstance(decision.metadata.get("llm"), dict):
-        out["llm"] = decision.metadata["llm"]
-    segment = decision.metadata.get("segment")
-    if segment:
-        out["segment"] = segment
-    return out
+def output(decision: Decision) -> dict[str, Any]:
+    """A decision as `check --json` and `--batch` print it."""
+    return {k: v for k, v in check_report(decision).items() if k != "segments"}
 
 
 def batch(judge: Judge, source: str, cwd: str) -> int:
@@ -192,24 +237,3 @@ def _call_from_line(line: str, number: int, cwd: str) -> tuple[ToolCall, Verdict
     if problem is not None:
         raise ValueError(f"line {number}: {problem}")
     return call, verdict
-
-
-_MARK = {"deny": "✗", "ask": "?", "llm": "?", "allow": "✓"}
-
-
-def print_human(decision: Decision, call: ToolCall, out: IO[str]) -> None:
-    verdict = "ask" if decision.verdict is Verdict.LLM else decision.verdict.value
-    review = decision.metadata.get("llm")
-    if isinstance(review, dict):
-        tokens = review["prompt_tokens"] + review["completion_tokens"]
-        tail = (f" (the guard agent, {review['model']}: {review['latency_ms'] / 1000:.1f} s, {review['turns']} "
-                f"turn(s), {tokens:,} tokens{', cached' if review.get('cached') else ''})")
-    elif decision.metadata.get("escalation") == "llm":
-        tail = " (unrecognised: the guard agent's to judge — guardtui check --llm)"
-    else:
-        tail = ""
-    out.write(f"{verdict.upper()}  {decision.blast_radius.value}  {decision.category}  [{decision.rule}]{tail}\n")
-    out.write(f"  {decision.reason}\n")
-    for seg in decision.metadata.get("segments") or []:
-        via = f"  (via {seg['via']})" if seg.get("via") else ""
-        out.write(f"    {_MARK.get(seg['verdict'], '?')} {seg['segment']}{via}: {seg['reason']}\n")

@@ -286,7 +286,7 @@ class Trust:
             _say(f"note: `codex` is not on PATH, so guardtui could not record Codex's trust in its hooks. "
                  f"{UNGUARDED}. Run `guardtui install codex` again where `codex` is on PATH, or trust the hooks "
                  "once with /hooks in the Codex TUI.")
-            return 0
+            return 1  # the hooks are written, but not in force: not a success
         try:
             done = record(self.codex, self.target.path, self.cwd, self.env)
         except NotListed:
@@ -294,7 +294,7 @@ class Trust:
                 return self._failed("install", f"Codex ({self.codex}) does not load {self.target.path}")
             _say(f"note: Codex does not load {self.target.path} yet: it loads a project's hooks only once it "
                  f"trusts the project. {UNGUARDED}. Trust the project in Codex, then run this again.")
-            return 0
+            return 1
         except TrustError as exc:
             return self._failed("install", str(exc))
         if done.changed:

@@ -57,23 +57,36 @@ def run(args, command: str) -> int:
     from ..core.config import Locations
     from . import codex_trust
 
+    locations = Locations.from_env()
+    port_note = None
     try:
+        port = args.port
+        if command == "install" and args.http and port is None:
+            port, port_note = console_port(locations)
         target = resolve_target(args.agent, project=args.project, user=args.user, http=args.http,
-                                port=args.port, env=os.environ)
+                                port=port, env=os.environ)
         trust = codex_trust.Trust(target, os.environ) if target.agent == "codex" else None
         if trust is not None and command == "uninstall":
             trust.read_before_uninstall()
         if command == "install":
-            changed, backup = install(target, Locations.from_env())
+            changed, backup = install(target, locations)
             verb = "installed" if changed else "already installed"
+            kind = f"HTTP hook to 127.0.0.1:{target.port}" if target.http else "command hook"
         else:
-            changed, backup = uninstall(target)
-            verb = "removed" if changed else "nothing to remove"
+            # without --http or --command every guardtui entry goes, and the message names what went
+            kinds = {"http"} if args.http else {"command"} if args.command_hook else {"http", "command"}
+            removed, backup, deleted = uninstall(target, kinds)
+            changed = bool(removed)
+            verb = "removed" if removed else "nothing to remove"
+            kind = " and ".join(KIND_NAMES[k] for k in sorted(removed or kinds))
+            if deleted:
+                kind += "; nothing else was in the file, so it is gone"
     except InstallError as exc:
         print(f"guardtui {command}: {exc}", file=sys.stderr)
         return 1
-    kind = "HTTP hook" if target.http else "command hook"
     print(f"guardtui {command} {target.agent}: {verb} ({kind}) in {target.path}")
+    if port_note and changed:
+        print(f"  note: {port_note}")
     if backup is not None:
         print(f"  the previous file is kept in {backup}")
     status = 0
@@ -83,6 +96,30 @@ def run(args, command: str) -> int:
         for line in NOTES.get(target.agent, ()):
             print(f"  note: {line}")
     return status
+
+
+KIND_NAMES = {"command": "command hook", "http": "HTTP hook"}
+
+
+def console_port(locations) -> tuple[int, str | None]:
+    """The port an HTTP hook should name: the running console's, else the default (and a note saying so)."""
+    import socket
+
+    from ..broker.server import DEFAULT_PORT, port_file
+
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(2.0)
+    try:
+        probe.connect(str(locations.socket_path))
+        text = port_file(locations).read_text(encoding="ascii").strip()
+        if text.isdigit():
+            return int(text), None
+    except OSError:
+        pass
+    finally:
+        probe.close()
+    return DEFAULT_PORT, (f"no console is running, so the hook names port {DEFAULT_PORT}, the console's default: "
+                          f"start it on that port (or install again, with --port, while it runs)")
 
 
 NOTES = {
@@ -153,6 +190,11 @@ def entries(target: Target, token: Callable[[], str]) -> dict[str, list[tuple[st
     raise InstallError(f"no JSON settings for {target.agent}")
 
 
+def kind_of(handler: dict) -> str:
+    return "http" if isinstance(handler.get("url"), str) and not isinstance(handler.get("command"), str) \
+        else "command"
+
+
 # -- doing it ------------------------------------------------------------------------------
 def install(target: Target, locations) -> tuple[bool, Path | None]:
     if target.agent == "docker-agent":
@@ -178,23 +220,36 @@ def install(target: Target, locations) -> tuple[bool, Path | None]:
     return _write(target.path, json.dumps(merged, indent=2) + "\n", private=target.http)
 
 
-def uninstall(target: Target) -> tuple[bool, Path | None]:
+def uninstall(target: Target, kinds: frozenset[str] | set[str] = frozenset({"command", "http"})
+              ) -> tuple[set[str], Path | None, bool]:
+    """Take guardtui's entries of these kinds out: (the kinds removed, the backup, whether the file went
+    because nothing else was in it)."""
     if target.agent == "docker-agent":
-        if not target.path.exists():
-            return False, None
+        if not target.path.exists() or "command" not in kinds:
+            return set(), None, False
         target.path.unlink()
-        return True, None
+        return {"command"}, None, True
     if not target.path.exists():
-        return False, None
+        return set(), None, False
     settings = _read_json(target.path)
-    cleaned = remove_ours(settings, target.agent)
+    cleaned = remove_ours(settings, target.agent, kinds)
     if cleaned == settings:
-        return False, None
-    return _write(target.path, json.dumps(cleaned, indent=2) + "\n", private=False)
+        return set(), None, False
+    removed = {k for k in kinds if remove_ours(settings, target.agent, {k}) != settings}
+    if cleaned in ({}, {"version": 1}):  # only guardtui's entries were there (or it made the file)
+        target.path.unlink()
+        return removed, None, True
+    changed, backup = _write(target.path, json.dumps(cleaned, indent=2) + "\n", private=False)
+    return removed, backup, False
 
 
-def remove_ours(settings: dict, agent: str) -> dict:
-    """A copy of the settings without guardtui's hook entries (and without what they alone filled)."""
+def remove_ours(settings: dict, agent: str, kinds: frozenset[str] | set[str] = frozenset({"command", "http"})
+                ) -> dict:
+    """A copy of the settings without guardtui's hook entries of these kinds (and without what they alone
+    filled)."""
+    def ours(handler: Any) -> bool:
+        return is_ours(handler) and kind_of(handler) in kinds
+
     settings = json.loads(json.dumps(settings))
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict) or not hooks:
@@ -206,14 +261,14 @@ def remove_ours(settings: dict, agent: str) -> dict:
         kept = []
         for group in groups:
             if agent == "cursor":
-                if not is_ours(group):
+                if not ours(group):
                     kept.append(group)
                 continue
             handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+            if not isinstance(handlers, list) or not any(ours(h) for h in handlers):
                 kept.append(group)
                 continue
-            rest = [h for h in handlers if not is_ours(h)]
+            rest = [h for h in handlers if not ours(h)]
             if rest:
                 kept.append({**group, "hooks": rest})
         if kept:

@@ -1,5 +1,6 @@
 """guardtui rules [--json] [--builtin]: the plugins in force, in evaluation order, and what failed
 to load; --builtin: the built-in knowledge of MCP servers (core/data/mcp.yaml) instead.
+guardtui rules --examples: where the shipped example plugins are (to copy one into your guards dir).
 guardtui trust FILE: let a project plugin's `allow` patterns apply, or a project guard skill be
 used by the guard agent (this exact content only).
 
@@ -24,6 +25,11 @@ def run(args, command: str) -> int:
         return trust(args.file, locations, os.getcwd(), sys.stdout)
     if getattr(args, "builtin", False):
         return builtin(args.json, sys.stdout)
+    if getattr(args, "examples", False):
+        from ..tui.shipped import shipped_dir
+
+        print(shipped_dir("plugins"))
+        return 0
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
     loaded = load_plugin_set(locations, cwd)
     if args.json:

@@ -11,7 +11,7 @@ from ..broker.queue import Outcome, PendingQueue
 from ..core.config import Locations
 from ..core.engine import GuardEvent
 from ..core.plugins import watch_plugins
-from ..wiring import cli_engine
+from ..wiring import cli_engine, long_running
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -38,6 +38,7 @@ async def serve(args) -> int:
     except BrokerError as exc:
         print(f"guardtui serve: {exc}", file=sys.stderr)
         return 1
+    long_running()  # start-up is over: out of the garbage collector's reach
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     received: list[str] = []

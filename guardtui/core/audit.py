@@ -10,6 +10,9 @@ A write that fails (a read-only or locked file, `chmod 000`, a full disk) never 
 verdict and never raises: the row is held in memory (up to HOLD_LIMIT) and written with the
 next write that succeeds, tried again at most every RETRY_S. The failure is said once, and
 the recovery once, through `on_problem` (the engine turns it into a guard event).
+
+A row is bounded (MAX_INPUT_CHARS of input, MAX_TEXT_CHARS of reason and cwd): a long string
+in the input is cut where it passes its share, saying how long it was, and the input stays JSON.
 """
 from __future__ import annotations
 
@@ -55,6 +58,9 @@ ADDED_COLUMNS = (
 )
 COLUMNS = ("ts, agent, session, tool, summary, input, cwd, verdict, reason, rule, blast_radius, category, "
            "decided_by, latency_ms, " + ", ".join(name for name, _ in ADDED_COLUMNS))
+MAX_INPUT_CHARS = 64 * 1024
+MAX_TEXT_CHARS = 4096
+WRITE_BEHIND_S = 0.01  # how long a written-behind row may wait for others to share its transaction
 HOLD_LIMIT = 10_000  # rows kept in memory while the file cannot be written
 RETRY_S = 5.0  # a failing file is tried again at most this often (a locked one costs BUSY_TIMEOUT_S a try)
 BUSY_TIMEOUT_S = 1.0
@@ -96,7 +102,12 @@ class AuditEntry:
 
 
 class AuditLog:
-    """Append-only; safe to share between threads (one connection, one lock)."""
+    """Append-only; safe to share between threads (one connection, one lock).
+
+    A long-running process calls write_behind(): rows are then written by a writer thread, many to a
+    transaction, so no caller (the broker's event loop) waits on the disk, which on a busy machine
+    stalls a write for tens of milliseconds now and then. Reading (entries) and close() wait for the
+    rows recorded before them."""
 
     def __init__(self, path: Path | str, clock: Callable[[], float] = time.monotonic):
         self.path = Path(path)
@@ -109,6 +120,9 @@ class AuditLog:
         self._lost = 0
         self._next_try = 0.0
         self._told = False  # the failure was said
+        self._queue: list[tuple] | None = None  # entries waiting for the writer thread (write_behind)
+        self._queued = threading.Condition()
+        self._writing = False
         try:
             self._connect()
         except (sqlite3.Error, OSError) as exc:
@@ -136,15 +150,23 @@ class AuditLog:
 
     def record(self, call: ToolCall, decision: Decision, decided_by: DecidedBy | str, latency_ms: float,
                ts: float | None = None, via: str = "") -> int | None:
-        """Append one decision; its row id, or None when the file cannot be written now (held)."""
-        row = (time.time() if ts is None else ts, call.agent, call.session, call.tool, call.summary(300),
-               call.serialised_input(), call.cwd, decision.verdict.value, decision.reason, decision.rule,
-               decision.blast_radius.value, decision.category, DecidedBy(decided_by).value, float(latency_ms),
-               via, *_llm_values(decision))
+        """Append one decision; its row id, or None when it is written behind or the file cannot be
+        written now (held)."""
+        entry = (call, decision, DecidedBy(decided_by), float(latency_ms), time.time() if ts is None else ts, via)
+        if self._queue is not None:  # the row (its input cut to size) is made by the writer thread too
+            with self._queued:
+                self._queue.append(entry)
+                if len(self._queue) == 1:
+                    self._queued.notify_all()
+            return None
+        return self._store([_row(*entry)])
+
+    def _store(self, rows: list[tuple]) -> int | None:
+        """Write rows (and any held before them) in one transaction; the last row id, or None (held)."""
         with self._lock:
             if self.failure is None or self.clock() >= self._next_try:
                 try:
-                    rowid = self._write(self._connect(), row)
+                    rowid = self._write(self._connect(), rows)
                 except (sqlite3.Error, OSError, ValueError) as exc:  # ValueError: text SQLite cannot take
                     self._fail(exc)
                 else:
@@ -152,19 +174,56 @@ class AuditLog:
                     if report is not None:
                         self._say(report)
                     return rowid
-            self._hold(row)
+            for row in rows:
+                self._hold(row)
             report = self._first_report()
         if report is not None:
             self._say(report)
         return None
 
-    def _write(self, db: sqlite3.Connection, row: tuple) -> int:
+    def write_behind(self) -> None:
+        """From now on rows are written by a writer thread (see the class's docstring)."""
+        with self._queued:
+            if self._queue is not None:
+                return
+            self._queue = []
+        threading.Thread(target=self._write_rows, name="guardtui-audit", daemon=True).start()
+
+    def flush(self) -> None:
+        """Wait until every row recorded so far is written (or held)."""
+        with self._queued:
+            while self._queue or self._writing:
+                self._queued.wait(1.0)
+
+    def _write_rows(self) -> None:
+        while True:
+            with self._queued:
+                while not self._queue:
+                    self._queued.wait()
+                self._writing = True
+            time.sleep(WRITE_BEHIND_S)  # gather what comes meanwhile: one wake-up and one transaction for many rows
+            with self._queued:
+                entries, self._queue[:] = list(self._queue), []
+            try:
+                self._store([_row(*entry) for entry in entries])
+            except Exception as exc:  # _store holds its own failures; this is for the unforeseen
+                self._say(f"the audit log {self.path} could not record {len(entries)} decision(s) "
+                          f"({type(exc).__name__}: {exc})")
+            finally:
+                with self._queued:
+                    self._writing = False
+                    self._queued.notify_all()
+
+    def _write(self, db: sqlite3.Connection, rows: list[tuple]) -> int:
         insert = f"INSERT INTO decisions ({COLUMNS}) VALUES ({','.join('?' * _WIDTH)})"
-        if self._held:
+        if self._held or len(rows) > 1:
             db.execute("BEGIN")
             try:
-                db.executemany(insert, list(self._held))
-                cur = db.execute(insert, row)
+                if self._held:
+                    db.executemany(insert, list(self._held))
+                if len(rows) > 1:
+                    db.executemany(insert, rows[:-1])
+                cur = db.execute(insert, rows[-1])
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -172,7 +231,7 @@ class AuditLog:
                 raise
             self._held.clear()
         else:
-            cur = db.execute(insert, row)
+            cur = db.execute(insert, rows[-1])
         return int(cur.lastrowid)
 
     def _hold(self, row: tuple) -> None:
@@ -235,6 +294,7 @@ class AuditLog:
             clauses.append("(summary LIKE ? OR reason LIKE ? OR rule LIKE ?)")
             params.extend([f"%{text}%"] * 3)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        self.flush()
         sql = f"SELECT id, {COLUMNS} FROM decisions {where} ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
@@ -247,12 +307,79 @@ class AuditLog:
         return iter(self.entries())
 
     def close(self) -> None:
+        self.flush()
         with self._lock:
             self._close_quietly()
 
 
 _WIDTH = len(COLUMNS.split(", "))
 assert _WIDTH == len(fields(AuditEntry)) - 1  # every column but the id has a field
+
+
+def _row(call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float, ts: float,
+         via: str = "") -> tuple:
+    return (ts, _cut(call.agent, 200), _cut(call.session, 200), _cut(call.tool, 200), call.summary(300),
+            capped_input(call), _cut(call.cwd), decision.verdict.value, _cut(decision.reason), _cut(decision.rule, 200),
+            decision.blast_radius.value, _cut(decision.category, 200), decided_by.value, latency_ms,
+            _cut(via or decided_by.value, 200), *_llm_values(decision))
+
+
+def capped_input(call: ToolCall) -> str:
+    """The call's input as JSON, at most MAX_INPUT_CHARS: long strings cut to a share that fits, long
+    lists and objects to their first items, deep nesting to "…"."""
+    if _size(dict(call.input), MAX_INPUT_CHARS) <= MAX_INPUT_CHARS:  # (escapes can make it a few times longer)
+        text = call.serialised_input()
+        if len(text) <= MAX_INPUT_CHARS:
+            return text
+    for share, items in ((4096, 64), (256, 16)):
+        text = json.dumps(_shorten(dict(call.input), share, items), sort_keys=True, ensure_ascii=False, default=str)
+        if len(text) <= MAX_INPUT_CHARS:
+            return text
+    return json.dumps({"cut": "the input was too large to keep"})
+
+
+def _size(value: Any, limit: int, depth: int = 0) -> int:
+    """About how long the JSON of `value` is, counting only until it passes `limit`."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if depth > 64:
+        return limit + 1
+    if isinstance(value, dict):
+        total = 2
+        for key, item in value.items():
+            total += len(str(key)) + 4 + _size(item, limit, depth + 1)
+            if total > limit:
+                break
+        return total
+    if isinstance(value, (list, tuple)):
+        total = 2
+        for item in value:
+            total += 2 + _size(item, limit, depth + 1)
+            if total > limit:
+                break
+        return total
+    return 24
+
+
+def _shorten(value: Any, share: int, items: int, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return _cut(value, share)
+    if depth > 8 and isinstance(value, (dict, list, tuple)):
+        return "…"
+    if isinstance(value, dict):
+        out = {_cut(str(k), share): _shorten(v, share, items, depth + 1) for k, v in list(value.items())[:items]}
+        if len(value) > items:
+            out["…"] = f"[{len(value)} keys, {items} kept]"
+        return out
+    if isinstance(value, (list, tuple)):
+        kept = [_shorten(v, share, items, depth + 1) for v in value[:items]]
+        return kept + [f"… [{len(value)} items, {items} kept]"] if len(value) > items else kept
+    return value
+
+
+def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… [{len(text)} characters, cut]"
 
 
 def _entry(row: tuple) -> AuditEntry:

@@ -7,18 +7,22 @@ engine, asynchronously, where the call waits (the broker); the engine itself nev
 model. An `ask` the person already approved for this session (the exact call, or a pattern
 they chose) becomes `allow`; a critical verdict is never auto-approved. A rule that raises
 makes the call `ask`, never `allow`.
+
+Judging has a time budget (BUDGET_S, core/budget.py): whatever the input, the rules end in time,
+and a call they cannot judge in time asks, saying so.
 """
 from __future__ import annotations
 
 import os
 import shutil
-import threading
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
+from .budget import OverBudget, within
+from .catalog import sensitive_patterns, tool_classes
 from .inputs import input_problem, was_cut
 from .effects import call_effects, describe
 from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
@@ -44,12 +48,17 @@ class GuardEvent:
 EventSink = Callable[[GuardEvent], None]
 PLUGINS_RULE = "plugins"  # the person's rules: they may tighten an earlier rule's ask
 SESSION_RULE = "session"  # a retry of something denied earlier in the session
+_Event = tuple[str, str, str]  # (kind, message, rule id) of a GuardEvent still to report
+# the rules' time for one call: with the payload read and the answer written, a call of any size
+# and shape is answered within 100 ms (GUARDTUI_BUDGET_MS sets another)
+BUDGET_S = 0.06
+BUDGET_RULE = "engine.budget"
 
 
 class Engine:
     def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None,
                  audit: AuditLog | None = None, home: str | None = None, protection: Protection | None = None,
-                 on_event: EventSink | None = None, path_env: str | None = None):
+                 on_event: EventSink | None = None, path_env: str | None = None, budget_s: float | None = None):
         self._rules: tuple[Rule, ...] = tuple(rules)
         self.analyzer = analyzer or Analyzer(command_exists=command_lookup(path_env if path_env is not None
                                                                            else os.environ.get("PATH", "")))
@@ -61,7 +70,8 @@ class Engine:
         self.on_event = on_event
         if audit is not None:  # a failing audit write is said once in the guard log; verdicts stand
             audit.on_problem = self._audit_problem
-        self._quiet = threading.local()  # an evaluation on this thread raises no guard events
+        self.budget_s = default_budget() if budget_s is None else budget_s
+        tool_classes(), sensitive_patterns()  # data loaded here, once, not inside a call's budget
 
     # -- rules -----------------------------------------------------------------------
     @property
@@ -73,15 +83,24 @@ class Engine:
         self._rules = tuple(rule if r.id == rule_id else r for r in self._rules)
 
     # -- evaluation ------------------------------------------------------------------
-    def evaluate(self, call: ToolCall, record: bool = True, quiet: bool = False) -> Decision:
+    def evaluate(self, call: ToolCall, record: bool = True, quiet: bool = False,
+                 budget_s: float | None = None) -> Decision:
         """Judge a call. Final verdicts (allow, deny) are audited when `record` is set; `quiet`: no
-        guard events (a call judged again when the rules change has had its flags raised once)."""
-        if quiet:
-            self._quiet.on = True
-            try:
-                return self.evaluate(call, record)
-            finally:
-                self._quiet.on = False
+        guard events (a call judged again when the rules change has had its flags raised once).
+        `budget_s`: what is left of the budget when reading the call took some of it (the broker,
+        the offline hook)."""
+        seconds = self.budget_s if budget_s is None else max(0.0, budget_s)
+        decision = self._judge(call, record, quiet, seconds, quick=False)
+        assert decision is not None
+        return decision
+
+    def evaluate_quickly(self, call: ToolCall, seconds: float, record: bool = True) -> Decision | None:
+        """The decision if the rules reach it within `seconds`; else None, with nothing recorded or
+        reported (evaluate() then judges the call afresh). The broker judges small calls this way on
+        its event loop, without handing them to a thread."""
+        return self._judge(call, record, False, seconds, quick=True)
+
+    def _judge(self, call: ToolCall, record: bool, quiet: bool, seconds: float, quick: bool) -> Decision | None:
         start = time.perf_counter()
         session = self.sessions.get(call.agent, call.session)
         if call.session:  # calls without a session id share nothing worth a project root
@@ -90,21 +109,33 @@ class Engine:
         ctx = EvalContext(session, self.home, lambda command, cwd: self._analyze(command, cwd, facts), self.temp_dirs,
                           self.protection.for_call(call.cwd, self.home),
                           judge_call=self._judge_equivalent)
-        decision, flags = self._run_rules(call, ctx)
-        decision = self._remembered(call, decision, ctx)
-        if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and was_cut(call.input):
-            why = "part of this call was nested too deep to read and was cut, so it cannot be allowed"
-            decision = decision.with_(verdict=Verdict.ASK, reason=f"{why} — {decision.reason}")
+        approval: Approval | None = None
+        try:
+            with within(seconds):
+                decision, flags, events = self._run_rules(call, ctx)
+                decision = self._remembered(call, decision, ctx)
+                if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and was_cut(call.input):
+                    why = "part of this call was nested too deep to read and was cut, so it cannot be allowed"
+                    decision = decision.with_(verdict=Verdict.ASK, reason=f"{why} — {decision.reason}")
+                if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
+                    decision = decision.with_(verdict=Verdict.ASK,
+                                              metadata={**decision.metadata, "escalation": "llm"})
+                if decision.verdict is Verdict.ASK:
+                    approval = self._approval_for(call, decision, ctx)
+        except OverBudget:
+            if quick:
+                return None
+            decision, flags, approval = self._over_budget(self.budget_s), [], None
+            events = [("budget", decision.reason, BUDGET_RULE)]
+        if not quiet:
+            for kind, message, rule_id in events:
+                self._emit(kind, message, rule_id, call)
         decided_by = DecidedBy.RULE
-        if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine
-            decision = decision.with_(verdict=Verdict.ASK, metadata={**decision.metadata, "escalation": "llm"})
-        if decision.verdict is Verdict.ASK:
-            approval = self._approval_for(call, decision, ctx)
-            if approval is not None:
-                decision = decision.with_(verdict=Verdict.ALLOW, reason=f"previously approved ({approval.label})",
-                                          metadata={**decision.metadata, "approval": approval.label,
-                                                    "approved_reason": decision.reason})
-                decided_by = DecidedBy.APPROVAL
+        if approval is not None:
+            decision = decision.with_(verdict=Verdict.ALLOW, reason=f"previously approved ({approval.label})",
+                                      metadata={**decision.metadata, "approval": approval.label,
+                                                "approved_reason": decision.reason})
+            decided_by = DecidedBy.APPROVAL
         latency_ms = (time.perf_counter() - start) * 1000
         extra: dict[str, Any] = {"decided_by": decided_by.value, "latency_ms": latency_ms}
         if flags:
@@ -113,6 +144,12 @@ class Engine:
         if record and decision.verdict in (Verdict.ALLOW, Verdict.DENY):
             self.settle(call, decision, decided_by, latency_ms)
         return decision
+
+    @staticmethod
+    def _over_budget(seconds: float) -> Decision:
+        return Decision(Verdict.ASK, f"judging this call took longer than its {seconds * 1000:.0f} ms budget (a very "
+                                     f"large or intricate input), so a person should look at it", BUDGET_RULE,
+                        BlastRadius.UNKNOWN, "too-complex", {"budget_ms": round(seconds * 1000)})
 
     def settle(self, call: ToolCall, decision: Decision, decided_by: DecidedBy, latency_ms: float,
                via: str = "") -> None:
@@ -178,7 +215,7 @@ class Engine:
         if ctx.depth >= 3:
             return Decision(Verdict.ASK, "the call amounts to calls nested too deeply to follow", "engine",
                             BlastRadius.UNKNOWN, "unknown")
-        decision, _flags = self._run_rules(call, replace(ctx, _shell=None, _memo={}, depth=ctx.depth + 1))
+        decision, _flags, _events = self._run_rules(call, replace(ctx, _shell=None, _memo={}, depth=ctx.depth + 1))
         return decision
 
     def _remembered(self, call: ToolCall, decision: Decision, ctx: EvalContext) -> Decision:
@@ -210,49 +247,54 @@ class Engine:
                                 decision.category or "session", {**decision.metadata, "retry_of": denial.call,
                                                                  "earlier_reason": denial.reason})
         return decision.with_metadata(**extra) if extra else decision
-    def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision]]:
+    def _run_rules(self, call: ToolCall, ctx: EvalContext) -> tuple[Decision, list[Decision], list[_Event]]:
+        """The first decision, the flags raised, and the guard events to report (reported by the caller
+        once judging is over, so a call judged again after running out of time reports them once)."""
         flags: list[Decision] = []
+        events: list[_Event] = []
         problem = input_problem(call)
         if problem is not None:  # the entry points refuse it first; never judged as an empty call
             return Decision(Verdict.ASK, f"cannot judge this call: {problem}", "engine", BlastRadius.UNKNOWN,
-                            "bad-input"), flags
+                            "bad-input"), flags, events
         rules = self._rules
         for index, rule in enumerate(rules):
-            decision = self._run_rule(rule, call, ctx, flags)
+            decision = self._run_rule(rule, call, ctx, flags, events)
             if decision is None:
                 continue
             if decision.verdict is Verdict.ASK:
                 # the person's plugins may only tighten: their deny beats a built-in rule's ask
                 tighter = next((r for r in rules[index + 1:] if r.id == PLUGINS_RULE), None)
-                verdict = self._run_rule(tighter, call, ctx, flags) if tighter is not None else None
+                verdict = self._run_rule(tighter, call, ctx, flags, events) if tighter is not None else None
                 if verdict is not None and verdict.verdict is Verdict.DENY:
-                    return verdict.with_metadata(tightened=decision.reason), flags
-            return decision, flags
-        return Decision(Verdict.LLM, "no rule judged this call", "engine", BlastRadius.UNKNOWN, "unknown"), flags
+                    return verdict.with_metadata(tightened=decision.reason), flags, events
+            return decision, flags, events
+        return Decision(Verdict.LLM, "no rule judged this call", "engine", BlastRadius.UNKNOWN, "unknown"), flags, \
+            events
 
-    def _run_rule(self, rule: Rule, call: ToolCall, ctx: EvalContext, flags: list[Decision]) -> Decision | None:
+    def _run_rule(self, rule: Rule, call: ToolCall, ctx: EvalContext, flags: list[Decision],
+                  events: list[_Event]) -> Decision | None:
         """One rule's decision (None: abstains or only flags; its flags go into `flags`)."""
         try:
             decision = rule.evaluate(call, ctx)
         except Exception as exc:  # fail closed: a broken rule asks, never allows
             message = f"rule {rule.id} failed: {type(exc).__name__}: {exc}"
-            self._emit("rule-error", message, rule.id, call)
+            events.append(("rule-error", message, rule.id))
             return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error")
         if decision is None:
             return None
         if not isinstance(decision, Decision):
             message = f"rule {rule.id} returned {type(decision).__name__}, not a decision"
-            self._emit("rule-error", message, rule.id, call)
+            events.append(("rule-error", message, rule.id))
             return Decision(Verdict.ASK, message, rule.id, BlastRadius.UNKNOWN, "rule-error")
         raised = decision.metadata.get("flags_raised")
         if raised:  # flags a rule raised beside its verdict (plugins): recorded like its own
             decision = decision.with_(metadata={k: v for k, v in decision.metadata.items() if k != "flags_raised"})
             for flag in raised:
                 flags.append(flag)
-                self._emit("flag", flag.reason, flag.rule or rule.id, call)
+                events.append(("flag", flag.reason, flag.rule or rule.id))
         if decision.verdict is Verdict.FLAG:
             flags.append(decision)
-            self._emit("flag", decision.reason, decision.rule or rule.id, call)
+            events.append(("flag", decision.reason, decision.rule or rule.id))
             return None
         return decision
 
@@ -266,11 +308,20 @@ class Engine:
         return None
 
     def _emit(self, kind: str, message: str, rule: str, call: ToolCall) -> None:
-        if self.on_event is not None and not getattr(self._quiet, "on", False):
+        if self.on_event is not None:
             try:
                 self.on_event(GuardEvent(time.time(), kind, message, rule, call.agent, call.summary(120)))
             except Exception:  # a broken listener must not break judging
                 pass
+
+
+def default_budget() -> float:
+    """BUDGET_S, or GUARDTUI_BUDGET_MS when it is set to a positive number (a slow machine, the tests)."""
+    try:
+        value = float(os.environ.get("GUARDTUI_BUDGET_MS", "")) / 1000
+    except ValueError:
+        return BUDGET_S
+    return value if value > 0 else BUDGET_S
 
 
 def asking_segments(call: ToolCall, decision: Decision, ctx: EvalContext | None = None) -> list[str]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -102,13 +103,19 @@ class ToolCall:
         return None
 
     def serialised_input(self) -> str:
+        return self._serialised
+
+    @cached_property
+    def _serialised(self) -> str:  # made once per call: a large input takes a while (the broker makes it in a worker)
         return json.dumps(dict(self.input), sort_keys=True, ensure_ascii=False, default=str)
 
     def summary(self, width: int = 200) -> str:
         """The call in one line: the command, else the file, else the input."""
-        text = self.command or self.file_path or self.serialised_input()
-        text = " ".join(text.split())
-        return text if len(text) <= width else text[: width - 1] + "…"
+        text = self.command or self.file_path or self.__dict__.get("_serialised") or \
+            _json_head(dict(self.input), 4 * width + 64)
+        head = text[: 4 * width + 64]  # enough to fill the line: a huge input is not split whole
+        line = " ".join(head.split())
+        return line if len(line) <= width and len(head) == len(text) else line[: width - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,27 @@ class Decision:
             "blast_radius": self.blast_radius.value,
             "category": self.category,
         }
+
+
+def _json_head(value: Any, room: int) -> str:
+    """The start of the JSON of `value`, made without walking all of a large one (what is left out
+    shows as "…")."""
+
+    def cut(item: Any, depth: int) -> Any:
+        if isinstance(item, str):
+            return item if len(item) <= room else item[:room] + "…"
+        if isinstance(item, dict):
+            if depth >= 4:
+                return "…"
+            out = {str(k)[:room]: cut(v, depth + 1) for k, v in list(item.items())[:16]}
+            return {**out, "…": "…"} if len(item) > 16 else out
+        if isinstance(item, (list, tuple)):
+            if depth >= 4:
+                return "…"
+            return [cut(v, depth + 1) for v in item[:16]] + (["…"] if len(item) > 16 else [])
+        return item
+
+    return json.dumps(cut(value, 0), sort_keys=True, ensure_ascii=False, default=str)[:room]
 
 
 def more_restrictive(a: Decision, b: Decision) -> Decision:

@@ -31,6 +31,7 @@ from ..core.config import Locations
 from ..core.engine import Engine, GuardEvent, asking_segments
 from ..core.model import BlastRadius, DecidedBy, Decision, ToolCall, Verdict
 from ..core.session import exact_approval, propose_pattern
+from ..wiring import long_running
 from .messages import BrokerStatus, CallAdded, CallRejudged, CallResolved, CallReviewed, GuardEventPosted, PluginsChanged
 from .present import LogLine, ProjectNames, SessionLabels, answer_line, event_line, short_path
 from .screens.always_allow import AlwaysChoice, AlwaysOption
@@ -61,6 +62,8 @@ class ConsoleSettings:
     theme: str = "guardtui"
     answer_pause_s: float = 0.6  # an answer key is ignored this long after the selected call appears or changes
     catch_signals: bool = False  # SIGTERM, SIGHUP and SIGINT stop the console as `q` does (the CLI sets it)
+    own_process: bool = False  # `guardtui` itself: a broker that cannot start ends the console (one line,
+    #                            status 1), and the process is tuned for a long run (wiring.long_running)
 
 
 class GuardApp(App[int]):
@@ -192,10 +195,15 @@ class GuardApp(App[int]):
     async def run_broker(self) -> None:
         try:
             await self.broker.start()
-        except Exception as exc:  # port in use, bad socket dir: say so, keep the console usable
+        except Exception as exc:  # port in use, bad socket dir: say so (and, as `guardtui`, stop)
+            if self.settings.own_process:
+                self.exit(return_code=1, message=f"guardtui: the broker cannot start: {exc}")
+                return
             self.post_message(BrokerStatus("failed", f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(BrokerStatus("listening", self.broker_address()))
+        if self.settings.own_process:
+            long_running()  # start-up is over: out of the garbage collector's reach
         await self._stopping.wait()
 
     def broker_address(self) -> str:

@@ -78,14 +78,75 @@ def test_codex_installs_pre_tool_use_and_permission_request(isolated_env, tmp_pa
     (tmp_path / "bin").mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no codex: trust cannot be recorded (the e2e tests do)
     done = run("install", "codex", "--user")
-    assert done.returncode == 0
+    assert done.returncode == 1  # written, but not in force: not a success
     assert "`codex` is not on PATH" in done.stdout and "does NOT guard Codex" in done.stdout and "/hooks" in done.stdout
     data = json.loads((tmp_path / "codex-home" / "hooks.json").read_text())
     assert set(data) == {"hooks"} and set(data["hooks"]) == {"PreToolUse", "PermissionRequest"}
     assert data["hooks"]["PermissionRequest"][0]["hooks"][0]["command"].endswith("codex --timeout 600")
     assert run("install", "codex", "--http").returncode == 1  # Codex has no HTTP hooks
     run("uninstall", "codex", "--user")
-    assert json.loads((tmp_path / "codex-home" / "hooks.json").read_text()) == {}
+    assert not (tmp_path / "codex-home" / "hooks.json").exists()  # guardtui made it, and it held nothing else
+
+
+def test_uninstall_without_a_kind_removes_every_guardtui_entry_and_names_what_it_removed(isolated_env, tmp_path):
+    settings = isolated_env / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(THEIRS))
+    assert run("install", "claude", "--user", "--http").returncode == 0
+    done = run("uninstall", "claude", "--user")
+    assert done.returncode == 0 and "removed (HTTP hook) in" in done.stdout and "command hook" not in done.stdout
+    assert json.loads(settings.read_text()) == THEIRS
+    run("install", "claude", "--user", "--http")
+    only_command = run("uninstall", "claude", "--user", "--command")
+    assert "nothing to remove (command hook)" in only_command.stdout  # the HTTP hook stays
+    assert json.loads(settings.read_text())["hooks"]["PreToolUse"][-1]["hooks"][0]["type"] == "http"
+    assert "removed (HTTP hook)" in run("uninstall", "claude", "--user", "--http").stdout
+
+
+@pytest.mark.parametrize("agent, relative", [("claude", ".claude/settings.local.json"),
+                                             ("cursor", ".cursor/hooks.json"), ("gemini", ".gemini/settings.json")])
+def test_uninstall_leaves_no_empty_file_behind_in_a_file_guardtui_made(isolated_env, tmp_path, agent, relative):
+    project = tmp_path / "p"
+    project.mkdir()
+    assert run("install", agent, "--project", str(project)).returncode == 0
+    assert (project / relative).exists()
+    done = run("uninstall", agent, "--project", str(project))
+    assert done.returncode == 0 and "nothing else was in the file, so it is gone" in done.stdout
+    assert not (project / relative).exists()
+
+
+def test_an_http_hook_names_the_running_consoles_port(isolated_env, tmp_path, short_runtime):
+    import asyncio
+
+    from guardtui.broker.queue import PendingQueue
+    from guardtui.broker.server import Broker
+    from guardtui.core.factory import build_engine
+
+    without = run("install", "claude", "--user", "--http")
+    assert "no console is running, so the hook names port 8765" in without.stdout
+    engine = build_engine(Locations.from_env(), record=False)
+    broker = Broker(engine, PendingQueue(engine), Locations.from_env(), port=0)
+
+    async def with_a_console() -> subprocess.CompletedProcess:
+        await broker.start()
+        try:
+            return await asyncio.to_thread(run, "install", "claude", "--user", "--http")
+        finally:
+            await broker.stop()
+
+    done = asyncio.run(with_a_console())
+    handler = json.loads((isolated_env / "home" / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"][0]
+    assert handler["hooks"][0]["url"].startswith(f"http://127.0.0.1:{broker_port(done)}/hooks/")
+    assert f"HTTP hook to 127.0.0.1:{broker_port(done)}" in done.stdout and "no console" not in done.stdout
+    assert not (Locations.from_env().runtime_dir / "broker.port").exists()  # gone with the console
+
+
+def broker_port(done: subprocess.CompletedProcess) -> int:
+    import re
+
+    port = int(re.search(r"HTTP hook to 127\.0\.0\.1:(\d+)", done.stdout).group(1))
+    assert port != 8765
+    return port
 
 
 def test_a_codex_that_cannot_be_asked_is_one_line_and_a_failure(isolated_env, tmp_path, monkeypatch):

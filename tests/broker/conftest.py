@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import tempfile
 from typing import Callable
 
 import aiohttp
@@ -15,15 +13,6 @@ from guardtui.broker.server import Broker
 from guardtui.core.config import Locations
 
 PROJECT = "/home/user/project"
-
-
-@pytest.fixture
-def short_runtime(isolated_env, monkeypatch):
-    """A runtime dir with a short path (AF_UNIX paths are limited to about 107 bytes)."""
-    path = tempfile.mkdtemp(prefix="gt")
-    monkeypatch.setenv("GUARDTUI_RUNTIME_DIR", path + "/rt")
-    yield path + "/rt"
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -86,6 +86,58 @@ def test_batch_reads_json_lines_and_keeps_going_after_bad_ones(isolated_env, tmp
     assert results[9]["verdict"] == "allow"
 
 
+def test_batch_goes_on_past_lines_that_break_the_reader(isolated_env, tmp_path):
+    """Bytes that are not UTF-8, JSON nested past the parser's depth, a relative cwd: each line is
+    answered with its own error or verdict, and the lines after it are still judged."""
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"command": "ls"}\n'
+                       b'\xff\xfe{"command": "ls"}\n'
+                       + b"[" * 100_000 + b"\n"
+                       + b'{"command": "rm -rf ~", "cwd": "sub/dir"}\n'
+                       b'{"command": "pwd"}\n')
+    out = guardtui("check", "--batch", str(source))
+    assert out.returncode == 0 and out.stderr == ""
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r.get("verdict") or r["error"] for r in results] == [
+        "allow", "line 2: not UTF-8 text", "line 3: the JSON nests too deeply", "deny", "allow"]
+
+
+def test_check_through_the_standby_says_what_check_says_here(isolated_env, short_runtime):
+    """A single check is judged by the standby the command hook uses when one runs; the report is the same."""
+    import asyncio
+
+    from guardtui.broker.standby import Standby
+
+    from ..broker.test_standby import standby_socket
+
+    socket = standby_socket(os.environ)
+    standby = Standby(Locations.from_env(), socket)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(standby.start())
+    thread = __import__("threading").Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        for args in (["--", "ls && rm -rf ~"], ["--json", "--", "git push --force origin x"],
+                     ["--tool", "write_file", "--input", '{"file_path": "/etc/hosts"}'], ["--", "frobnicate"]):
+            here = guardtui("check", "--cwd", "/home/user/project", *args)
+            there = guardtui("check", "--cwd", "/home/user/project", *args, env={"GUARDTUI_STANDBY": "1"})
+            assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+        assert standby.served == 4
+        probe = ("import sys, contextlib, io\n"
+                 "from guardtui.cli import main\n"
+                 "with contextlib.redirect_stdout(io.StringIO()):\n"
+                 "    status = main(['check', '--', 'ls'])\n"
+                 "print(status, sorted(m for m in ('argparse', 'json', 'guardtui.core.engine') if m in sys.modules))\n")
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "GUARDTUI_STANDBY": "1"})
+        assert out.stdout.split() == ["0", "[]"], out  # answered with nothing heavy imported
+        assert standby.served == 5
+    finally:
+        asyncio.run_coroutine_threadsafe(standby.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
 def test_batch_from_stdin_shows_escalation_as_ask(isolated_env):
     fake_bin = isolated_env / "bin"
     fake_bin.mkdir()
@@ -131,3 +183,74 @@ def test_log_prints_the_audit_log(isolated_env):
 def test_help_and_version_work(args):
     out = guardtui(*args)
     assert out.returncode == 0 and out.stdout
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--port", "9100"], ("console", 9100, False)),
+    (["--no-bell"], ("console", None, True)),
+    (["--no-bell", "--port", "9101", "console"], ("console", 9101, True)),
+    (["console", "--port", "9102"], ("console", 9102, False)),
+    ([], ("console", None, False)),
+])
+def test_bare_guardtui_takes_the_consoles_options(argv, expected, monkeypatch):
+    from guardtui import cli
+
+    seen = []
+
+    class Console:
+        @staticmethod
+        def run(args, command):
+            seen.append((command, args.port, args.no_bell))
+            return 0
+
+    monkeypatch.setattr(cli.importlib, "import_module", lambda name: Console)
+    assert cli.main(argv) == 0 and seen == [expected]
+
+
+def test_a_console_option_before_another_command_is_a_usage_error():
+    out = guardtui("--port", "9100", "check", "--", "ls")
+    assert out.returncode == 2 and "--port is an option of the console, not of check" in out.stderr
+
+
+def test_the_cli_and_the_broker_agree_on_the_default_port():
+    from guardtui.broker.server import DEFAULT_PORT
+    from guardtui.commands import arguments
+
+    assert arguments.DEFAULT_PORT == DEFAULT_PORT and f"(default: {DEFAULT_PORT})" in guardtui("console", "--help").stdout
+
+
+def test_a_console_whose_port_is_taken_says_so_in_one_line_and_does_not_open(isolated_env, short_runtime):
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        out = guardtui("--port", str(taken.getsockname()[1]))
+    finally:
+        taken.close()
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.startswith("guardtui: cannot listen on 127.0.0.1:") and out.stderr.count("\n") == 1
+
+
+def test_a_second_console_says_the_first_one_runs(isolated_env, short_runtime):
+    import socket
+
+    from guardtui.core.config import ensure_private_dir
+
+    path = Locations.from_env().socket_path
+    ensure_private_dir(path.parent)
+    first = socket.socket(socket.AF_UNIX)
+    first.bind(str(path))
+    first.listen()
+    try:
+        out = guardtui("--port", "0")
+    finally:
+        first.close()
+    assert out.returncode == 1 and "another guardtui console (or guardtui serve) is running" in out.stderr
+
+
+def test_rules_examples_names_the_shipped_example_plugins(isolated_env):
+    out = guardtui("rules", "--examples")
+    folder = out.stdout.strip()
+    assert out.returncode == 0 and os.path.isfile(os.path.join(folder, "no-network.yaml"))

@@ -5,8 +5,9 @@
     Gemini CLI   @google/gemini-cli         fake_gemini.py             ~/.cache/gemini-e2e  $GUARDTUI_GEMINI
 
 Each CLI comes from npm at the version pinned below. It is installed into its cache directory the
-first time (a fresh CI machine: the npm registry is reachable), or taken from the environment
-variable. Set GUARDTUI_SKIP_E2E=1 to skip these tests on a machine without node.
+first time (a fresh CI machine: the npm registry is reachable; about 1.2 GB for the three), or taken
+from the environment variable. That cache is the only thing the tests write into the real HOME: each
+CLI runs in a throwaway one. Set GUARDTUI_SKIP_E2E=1 to skip these tests on a machine without node.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -43,11 +45,16 @@ def _executable(*candidates: Path) -> Path | None:
 
 
 def _version_ok(binary: Path, version: str) -> bool:
-    try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    """Is this the pinned version? Asked in a throwaway HOME: even `--version` writes there (Gemini CLI
+    leaves ~/.gemini/projects.json.*.tmp), and the tests write nothing into the real one."""
+    with tempfile.TemporaryDirectory(prefix="guardtui-e2e-home-") as home:
+        env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/.config", "XDG_STATE_HOME":
+               f"{home}/.local/state", "XDG_DATA_HOME": f"{home}/.local/share", "XDG_CACHE_HOME": f"{home}/.cache"}
+        try:
+            out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
+                                 stdin=subprocess.DEVNULL, env=env, cwd=home)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
     return out.returncode == 0 and version in out.stdout.split()
 
 
@@ -66,8 +73,9 @@ def npm_cli(name: str, package: str, version: str, find: Callable[[Path], Path |
             pytest.fail(f"the end-to-end tests need npm to install {package} (or set GUARDTUI_{name.upper()}, "
                         "or GUARDTUI_SKIP_E2E=1)")
         prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix), f"{package}@{version}"],
-                       check=True, capture_output=True, timeout=600)
+        # npm's own download cache goes beside the install, not into ~/.npm
+        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--cache", str(prefix / ".npm-cache"), "--prefix",
+                        str(prefix), f"{package}@{version}"], check=True, capture_output=True, timeout=600)
         binary = find(prefix)
         if binary is None or not _version_ok(binary, version):
             pytest.fail(f"{package} {version} did not install under {prefix}")

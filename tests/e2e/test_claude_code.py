@@ -89,7 +89,7 @@ def test_uninstall_leaves_claude_code_unguarded_again(claude_cli, world, servers
     start_guardtui(world, servers, "deny")
     install(world, "--command")
     assert world.guardtui("uninstall", "claude", "--project", str(world.project)).returncode == 0
-    assert json.loads((world.project / ".claude" / "settings.local.json").read_text()) == {}
+    assert not (world.project / ".claude" / "settings.local.json").exists()  # it held only guardtui's hook
     turns = [{"tool": "Bash", "input": {"command": "echo hi > made.txt"}}, {"text": "done"}]
     result, _ = run_claude(claude_cli, world, turns, servers, "--permission-mode", "bypassPermissions")
     assert result["permission_denials"] == [] and (world.project / "made.txt").exists()

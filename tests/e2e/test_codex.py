@@ -43,9 +43,9 @@ def codex(codex_cli, world):
     return codex_cli
 
 
-def install(world) -> str:
+def install(world, status: int = 0) -> str:
     done = world.guardtui("install", "codex", "--user")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == status, done.stderr
     return done.stdout
 
 
@@ -135,7 +135,7 @@ def test_without_trust_codex_skips_the_hooks_without_a_word(codex, world, server
     """Why install records trust: hooks Codex does not trust never run, and nothing says so."""
     path = world.env["PATH"]
     world.env["PATH"] = os.pathsep.join(d for d in path.split(os.pathsep) if not os.path.exists(f"{d}/codex"))
-    out = install(world)
+    out = install(world, status=1)  # the hooks are written, but not in force: not a success
     assert "`codex` is not on PATH" in out and "does NOT guard Codex" in out and not trust_entries(world)
     world.env["PATH"] = path
     proc, requests = run_codex(codex, world, [shell(ASKS), {"text": "done"}], servers, NO_APPROVALS)
@@ -161,6 +161,6 @@ def test_install_is_idempotent_keeps_the_users_config_and_uninstall_leaves_codex
     done = world.guardtui("uninstall", "codex", "--user")
     assert done.returncode == 0 and "removed Codex's trust in guardtui's 2 hooks" in done.stdout
     assert tomllib.loads(config.read_text()) == tomllib.loads(theirs)
-    assert json.loads((world.home / ".codex" / "hooks.json").read_text()) == {}
+    assert not (world.home / ".codex" / "hooks.json").exists()  # guardtui made it, and it held nothing else
     _, requests = run_codex(codex, world, [shell("echo hi > made.txt"), {"text": "done"}], servers, NO_APPROVALS)
     assert (world.project / "made.txt").exists() and ran(told(requests)[0]) and world.audit() == []

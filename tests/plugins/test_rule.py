@@ -5,7 +5,7 @@ import time
 
 from guardtui.core.engine import GuardEvent
 from guardtui.core.model import Verdict
-from guardtui.core.plugins import PluginRule
+from guardtui.core.plugins import REGEX_TIMEOUT_S, PluginRule
 
 from ..conftest import PROJECT
 from .helpers import bash, engine_with, judge, plugin, tool
@@ -143,11 +143,24 @@ def test_a_flag_beside_another_plugins_verdict_is_still_recorded(make_engine):
 
 def test_a_catastrophic_regex_asks_with_the_reason_instead_of_hanging(make_engine):
     p = plugin('patterns: [{match: "(a|aa)+$", verdict: allow}]\n', file="slow.yaml")
+    engine = engine_with(make_engine, [p])
+    engine.budget_s = 30.0  # the pattern's own limit ends it, not the call's budget (tested below)
     start = time.monotonic()
-    decision = judge(make_engine, [p], bash("echo " + "a" * 40 + "!"))
-    assert time.monotonic() - start < 10  # generous: the limit is 0.1 s per search
+    decision = engine.evaluate(bash("echo " + "a" * 40 + "!"), record=False)
+    assert time.monotonic() - start < 10  # generous: the limit is 0.05 s per search
     assert (decision.verdict, decision.category, decision.rule) == (Verdict.ASK, "plugin-timeout", "plugins/slow")
-    assert "ran longer than 100 ms" in decision.reason and "pattern 1 (line 1)" in decision.reason
+    assert f"ran longer than {REGEX_TIMEOUT_S * 1000:.0f} ms" in decision.reason and "pattern 1 (line 1)" in decision.reason
+
+
+def test_a_catastrophic_regex_never_runs_past_the_calls_budget(make_engine):
+    """The search runs in C, where the budget cannot interrupt it: it is given what is left of the
+    budget as its own limit, so the call still asks in about the budget's time."""
+    p = plugin('patterns: [{match: "(a|aa)+$", verdict: allow}]\n', file="slow.yaml")
+    engine = engine_with(make_engine, [p])
+    engine.budget_s = 0.005  # less than the pattern's own limit
+    decision = engine.evaluate(bash("echo " + "a" * 40 + "!"), record=False)
+    assert (decision.verdict, decision.rule) == (Verdict.ASK, "engine.budget")
+    assert "took longer than its 5 ms budget" in decision.reason
 
 
 def test_a_timeout_never_loosens_another_plugins_deny(make_engine):

@@ -10,8 +10,17 @@ from .loader import PluginDir, PluginSet, load_plugin_paths, load_plugin_set, pl
 from .projects import ProjectPlugins
 from .model import PROJECT, USER, Pattern, Plugin, PluginTest
 from .rule import REGEX_TIMEOUT_S, PluginRule
-from .watch import watch_plugins
 
 __all__ = ["PROJECT", "USER", "Pattern", "Plugin", "PluginDir", "PluginRule", "PluginSet", "PluginTest",
            "ProjectPlugins", "REGEX_TIMEOUT_S", "load_plugin_paths", "load_plugin_set", "plugin_dirs",
            "plugin_files", "project_root", "watch_plugins"]
+
+
+def __getattr__(name: str):
+    """watch_plugins is imported when asked for: it brings asyncio and watchfiles, which judging a call
+    (the offline hook, check) never needs."""
+    if name == "watch_plugins":
+        from .watch import watch_plugins
+
+        return watch_plugins
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import regex
 
+from ..budget import OverBudget, remaining
 from ..catalog import tool_classes
 from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
 from ..rules.base import EvalContext, resolve_path
@@ -30,7 +31,8 @@ from .model import Pattern, Plugin
 if TYPE_CHECKING:  # pragma: no cover
     from .projects import ProjectPlugins
 
-REGEX_TIMEOUT_S = 0.1  # per search: a catastrophic pattern asks instead of hanging the guard
+REGEX_TIMEOUT_S = 0.05  # per search: a catastrophic pattern asks instead of hanging the guard
+_BUDGET_MARGIN_S = 0.002  # a search ends this long before the call's judging budget (core/budget.py)
 _NO_MATCH = object()
 
 
@@ -123,5 +125,14 @@ class PluginRule:
         return first
 
     def _search(self, compiled: regex.Pattern, text: str) -> object:
-        found = compiled.search(text, timeout=self.regex_timeout)
+        # the search runs in C, out of the budget's reach: it gets what is left of the budget as its limit
+        left = remaining() - _BUDGET_MARGIN_S
+        if left <= 0:
+            raise OverBudget()
+        try:
+            found = compiled.search(text, timeout=min(self.regex_timeout, left))
+        except TimeoutError:
+            if left < self.regex_timeout:
+                raise OverBudget() from None  # the call's budget ran out, not this pattern's own limit
+            raise
         return found.group(0) if found is not None else _NO_MATCH

@@ -150,7 +150,7 @@ class _Run:
             self.result.parse_errors.append(error)
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
                          "shell.parse"), text, via, span)
-        m = _TCP_EXEC.search(text)
+        m = _TCP_EXEC.search(text) if "/dev/" in text else None  # `in` first: the regex is slow on long text
         if m and (re.search(r"\b(?:ba|z|k|da)?sh\b[^;|&\n]*<&\s*" + m.group(1) + r"\b", text) or
                   re.search(r"<&\s*" + m.group(1) + r"\b[^;&\n]*\|\s*(?:\S*/)?(?:ba|z|k|da)?sh\b", text)):
             # exec 3<>/dev/tcp/h/p; bash <&3 >&3: a shell reading commands from a socket

@@ -10,12 +10,14 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter as ts
 import tree_sitter_bash as tsb
 
+from ..budget import OverBudget, remaining
 from .evaluate import Output, static_output
 from .words import DYN, GlobMatch, Scope, Word, WordResolver, expand_braces
 
@@ -23,9 +25,62 @@ MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and as
 _OPAQUE_NODES = frozenset({"heredoc_body", "comment", "raw_string", "ansi_c_string", "string_content"})
 
 
+_PARSE_IN_STEPS_FROM = 4096  # bytes: a longer script is fed to the parser in pieces (see _parse)
+_PIECE = 4096
+_threads = threading.local()
+
+
 @lru_cache(maxsize=1)
+def _bash() -> ts.Language:
+    return ts.Language(tsb.language())
+
+
 def _parser() -> ts.Parser:
-    return ts.Parser(ts.Language(tsb.language()))
+    """One parser per thread: the broker judges calls in several threads at once."""
+    parser = getattr(_threads, "parser", None)
+    if parser is None:
+        parser = _threads.parser = ts.Parser(_bash())
+    return parser
+
+
+def _parse(source: bytes) -> ts.Tree:
+    """Parse a script. The parser runs in C and holds the interpreter (about half a second per
+    megabyte), out of the judging budget's reach (core/budget.py); so a long script is fed to it in
+    small pieces with a progress callback, and once the budget is spent the parse is cancelled (or
+    the next piece is the end of the input) and ends in OverBudget."""
+    parser = _parser()
+    if len(source) < _PARSE_IN_STEPS_FROM:
+        return parser.parse(source)
+    stopped: list[bool] = []
+
+    def read(offset: int, _point) -> bytes:
+        try:
+            if remaining() > 0:
+                return source[offset:offset + _PIECE]
+        except OverBudget:  # interrupted here: an exception would not stop the parser, the end does
+            pass
+        stopped.append(True)
+        return b""
+
+    def progress(_offset: int, _has_error: bool) -> bool:  # a Python frame now and then: other threads get a turn
+        try:
+            if remaining() <= 0:
+                stopped.append(True)
+        except OverBudget:
+            stopped.append(True)
+        return bool(stopped)  # cancel (ending the input alone can leave the parser recovering for long)
+
+    try:
+        tree = parser.parse(read, progress_callback=progress)
+    except BaseException:
+        parser.reset()  # else the next parse would resume this one
+        if remaining() <= 0 or stopped:
+            raise OverBudget() from None
+        raise
+    if stopped:
+        parser.reset()
+        raise OverBudget()
+    return tree
 
 
 @dataclass
@@ -112,15 +167,20 @@ class Walker:
 
     # -- entry -----------------------------------------------------------------------
     def run(self, scope: Scope) -> Script:
-        tree = _parser().parse(self.source)
-        root = tree.root_node
-        if root.has_error:
-            self.script.parse_error = True
-            self.script.errors.append("bash could not parse this (tree-sitter found a syntax error)")
-        self._check_coverage(root)
-        self._statements(root.children, scope)
-        self._uncalled_functions(scope)
-        return self.script
+        try:
+            tree = _parse(self.source)
+            root = tree.root_node
+            if root.has_error:
+                self.script.parse_error = True
+                self.script.errors.append("bash could not parse this (tree-sitter found a syntax error)")
+            self._check_coverage(root)
+            self._statements(root.children, scope)
+            self._uncalled_functions(scope)
+            return self.script
+        finally:  # the resolver refers back to this walker: let go, so no cycle waits for the garbage collector
+            self.resolver.subst_eval = None
+            self.function_bodies.clear()
+            self.deferred.clear()
 
     def _uncalled_functions(self, final: Scope) -> None:
         """Deferred functions no walked path called: walked (with unknown arguments) when their name

@@ -4,7 +4,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -149,7 +149,7 @@ class Taxonomy:
                     return candidate
         return spec
 
-    @property
+    @cached_property
     def _interpreter_globs(self) -> list[tuple[str, dict]]:
         return [(n, s) for n, s in self.interpreters.items() if any(c in n for c in "*?[")]
 

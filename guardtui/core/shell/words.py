@@ -124,24 +124,16 @@ def decode_ansi_c(body: str) -> str:
     return _ANSI_RE.sub(repl, body)
 
 
+_ESCAPED = re.compile(r"\\(.)", re.S)
+
+
 def unescape_unquoted(text: str) -> tuple[str, bool]:
     """Remove backslashes as bash does outside quotes; report an unescaped glob char."""
-    out: list[str] = []
-    glob = False
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt != "\n":
-                out.append(nxt)
-            i += 2
-            continue
-        if ch in "*?[":
-            glob = True
-        out.append(ch)
-        i += 1
-    return "".join(out), glob
+    if "\\" not in text:  # the usual word: nothing to remove (and no loop over a megabyte of it)
+        return text, "*" in text or "?" in text or "[" in text
+    bare = _ESCAPED.sub("", text)  # what is not escaped
+    glob = "*" in bare or "?" in bare or "[" in bare
+    return _ESCAPED.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text), glob
 
 
 def unescape_double_quoted(text: str) -> str:

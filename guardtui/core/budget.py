@@ -1,0 +1,264 @@
+"""A time budget for judging: whatever the input, an evaluation ends in time.
+
+    with within(seconds):      # OverBudget is raised in this thread once the time is up
+        ...
+    remaining() -> float       # seconds left of the current thread's budget (inf: none)
+
+The budget is enforced from outside the code it bounds, so it holds for every rule and every
+analyzer, those written later included: one watchdog thread per process raises OverBudget in
+a thread whose time is up (PyThreadState_SetAsyncExc), at that thread's next Python
+instruction. OverBudget is a BaseException, so the `except Exception` that turns a failing rule
+into an ask does not swallow it. Raised where Python ignores exceptions (a __del__, a garbage
+collector callback), it is reported to sys.unraisablehook instead: that re-arms the watchdog,
+which raises it again a millisecond later. It is never raised inside the import system (whose
+module locks an exception would leave held, hanging every later import of the module): there it
+waits a millisecond and tries again. Work in C that holds the interpreter cannot be
+interrupted this way: the bash parser is given a progress callback (a Python frame to be
+interrupted in), a plugin's regex search is given `remaining()` as its own limit.
+
+In the main thread the budget is a SIGALRM timer instead (when nobody else uses it): no watchdog
+thread is woken, which matters for the broker's event loop, judging small calls by the thousand.
+
+A thread has one budget at a time: `within` is not nested.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+
+_clock = time.monotonic
+REARM_S = 0.001
+SOON_S = 0.00002
+
+
+class OverBudget(BaseException):
+    """The time given to judge a call ran out."""
+
+
+class _Watchdog:
+    """Sleeps until the earliest deadline, then interrupts the thread it belongs to (once)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.wake = threading.Condition(self.lock)
+        self.inside: set[int] = set()  # threads inside their budget
+        self.deadlines: dict[int, float] = {}  # thread id -> when to interrupt it
+        self.fired: set[int] = set()  # threads interrupted since they entered their budget
+        self.next_wake = math.inf
+        self.raise_in = _async_exc()
+        threading.Thread(target=self._run, name="guardtui-budget", daemon=True).start()
+
+    def enter(self, thread_id: int, deadline: float) -> None:
+        with self.lock:
+            self.inside.add(thread_id)
+            self.fired.discard(thread_id)
+            self._arm(thread_id, deadline)
+
+    def leave(self, thread_id: int) -> bool:
+        """False when the budget ran out (an OverBudget may still be on its way: see within.__exit__)."""
+        with self.lock:
+            self.inside.discard(thread_id)
+            self.deadlines.pop(thread_id, None)
+            if thread_id not in self.fired:
+                return True
+            self.fired.discard(thread_id)
+            return False
+
+    def rearm(self, thread_id: int) -> None:
+        """The OverBudget raised in this thread was swallowed: raise it again soon."""
+        with self.lock:
+            if thread_id in self.inside:
+                self._arm(thread_id, _clock() + REARM_S)
+
+    def _arm(self, thread_id: int, deadline: float) -> None:
+        self.deadlines[thread_id] = deadline
+        if deadline < self.next_wake:
+            self.wake.notify()
+
+    def _run(self) -> None:
+        with self.lock:
+            while True:
+                now = _clock()
+                frames = None
+                for thread_id, deadline in list(self.deadlines.items()):
+                    if deadline <= now:
+                        frames = sys._current_frames() if frames is None else frames
+                        if _not_now(frames.get(thread_id)):
+                            self.deadlines[thread_id] = now + REARM_S
+                            continue
+                        del self.deadlines[thread_id]
+                        self.fired.add(thread_id)
+                        self.raise_in(thread_id)
+                self.next_wake = min(self.deadlines.values(), default=math.inf)
+                self.wake.wait(None if self.next_wake == math.inf else self.next_wake - now)
+
+
+def _not_now(frame) -> bool:
+    """Is the thread inside the import system, or a finalizer? The import system takes its module
+    locks by hand: an exception raised there would leave one held, and every later import of that
+    module would wait for ever. A finalizer (__del__) swallows it. The interruption waits a moment
+    and tries again."""
+    depth = 0
+    while frame is not None and depth < 64:
+        code = frame.f_code
+        if code.co_name == "__del__" or code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
+
+
+def _async_exc():
+    """Raise OverBudget in a thread. (Never "clear" one with NULL: in CPython that leaves the
+    interpreter's eval breaker set for good, which slows every thread and hangs a traced one.)"""
+    import ctypes
+
+    set_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(
+        ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
+    return lambda thread_id: set_exc(thread_id, OverBudget)
+
+
+class _Alarm:
+    """The main thread's budget: a SIGALRM timer whose handler raises OverBudget, if the block is still
+    running when it runs. No other thread is woken (the watchdog is, twice per budget): the event loop
+    of the console, serve and the standby judges small calls this way, and the offline hook its one."""
+
+    def __init__(self) -> None:
+        import signal
+
+        self.signal = signal
+        self.inside = False
+        self.fired = False
+        self.deadline = math.inf
+        signal.signal(signal.SIGALRM, self._ring)
+
+    @staticmethod
+    def usable() -> bool:
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        if _alarm is not None:
+            return True
+        try:
+            import signal
+
+            return signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None) and \
+                signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        except (ImportError, AttributeError, ValueError):  # no SIGALRM here
+            return False
+
+    def enter(self, deadline: float) -> None:
+        self.inside, self.fired, self.deadline = True, False, deadline
+        self.signal.setitimer(self.signal.ITIMER_REAL, max(1e-6, deadline - _clock()))
+
+    def leave(self) -> bool:
+        """False when the budget ran out."""
+        self.inside = False
+        self.signal.setitimer(self.signal.ITIMER_REAL, 0)
+        return not self.fired
+
+    def rearm(self) -> None:
+        if self.inside:
+            self.signal.setitimer(self.signal.ITIMER_REAL, REARM_S)
+
+    def _ring(self, _signum, frame) -> None:
+        if not self.inside:  # (a timer that rang as the block ended finds it gone: nothing to do)
+            return
+        if _not_now(frame):  # soon again: a signal is handled at the next check, often the same place
+            self.signal.setitimer(self.signal.ITIMER_REAL, SOON_S)
+            return
+        self.fired = True
+        raise OverBudget()
+
+
+def _rearming(previous):
+    """An OverBudget that Python had to ignore is raised again (and not printed)."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, OverBudget):
+            if _alarm is not None and threading.current_thread() is threading.main_thread():
+                _alarm.rearm()
+            elif _watchdog is not None:
+                _watchdog.rearm(threading.get_ident())
+        else:
+            previous(unraisable)
+
+    return hook
+
+
+_watchdog: _Watchdog | None = None
+_alarm: _Alarm | None = None
+_start_lock = threading.Lock()
+
+
+def _hook_unraisable() -> None:
+    if not getattr(sys.unraisablehook, "guardtui_budget", False):
+        sys.unraisablehook = _rearming(sys.unraisablehook)
+        sys.unraisablehook.guardtui_budget = True  # type: ignore[attr-defined]
+
+
+def _the_watchdog() -> _Watchdog:
+    global _watchdog
+    if _watchdog is None:
+        with _start_lock:
+            if _watchdog is None:
+                _hook_unraisable()
+                _watchdog = _Watchdog()
+    return _watchdog
+
+
+def _the_alarm() -> _Alarm:
+    global _alarm
+    if _alarm is None:
+        _hook_unraisable()
+        _alarm = _Alarm()
+    return _alarm
+
+
+class within:
+    """Run the block within `seconds`, counted from entry."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.alarm = False
+
+    def __enter__(self) -> "within":
+        deadline = _clock() + self.seconds
+        self.alarm = _Alarm.usable()
+        if self.alarm:
+            _hook_unraisable()  # again each time: a test runner or an app may have put its own in place
+            _the_alarm().enter(deadline)
+        else:
+            _the_watchdog().enter(threading.get_ident(), deadline)
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if self.alarm:
+            if _the_alarm().leave() or kind is not None:
+                return False
+            raise OverBudget()  # the time ran out as the block ended (or its interruption was lost)
+        if _the_watchdog().leave(threading.get_ident()):
+            return False
+        try:  # an interruption fired but not yet raised arrives here, at the loop's jump, and ends here
+            for _ in range(2):
+                pass
+        except OverBudget:
+            pass
+        if kind is not None:
+            return False
+        raise OverBudget()  # the time ran out as the block ended (or its interruption was lost): too late
+
+
+def remaining() -> float:
+    """Seconds left of this thread's budget (inf when it has none)."""
+    if _alarm is not None and _alarm.inside and threading.current_thread() is threading.main_thread():
+        return 0.0 if _alarm.fired else _alarm.deadline - _clock()
+    watchdog = _watchdog
+    if watchdog is None:
+        return math.inf
+    thread_id = threading.get_ident()
+    if thread_id not in watchdog.inside:
+        return math.inf
+    if thread_id in watchdog.fired:
+        return 0.0
+    return watchdog.deadlines.get(thread_id, 0.0) - _clock()
