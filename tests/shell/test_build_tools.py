@@ -139,3 +139,13 @@ def test_gradle_parsing(tmp_path):
     assert build.configuration == []
     assert abbreviation("dD", list(build.tasks)) == ["deployDev"]
     assert abbreviation("x", list(build.tasks)) == []
+
+
+def test_a_package_runner_runs_the_tool_it_downloads_as_that_tool(machine):
+    # npx / bunx / pnpm dlx / yarn dlx / bun x of a tool guardtui knows: the download asks, and what the tool
+    # is asked to do is judged as the tool (a reset of the linked remote database denies)
+    for runner in ("npx", "bunx", "pnpm dlx", "yarn dlx", "bun x", "npm exec --"):
+        assert machine.verdict(f"{runner} supabase db reset --linked") == "deny", runner
+        assert machine.verdict(f"{runner} supabase status") == "ask", runner  # still a download
+    assert machine.verdict("npx supabase db reset") == "ask"  # the local dev database
+    assert machine.verdict("pnpm dlx cowsay hi") == "ask"

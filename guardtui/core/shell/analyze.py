@@ -1008,8 +1008,10 @@ _HANDLERS = {
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **cmd_tasks.HANDLERS,
     **cmd_build.HANDLERS,
-    "npm": lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv),
-    "bun": lambda run, inv: cmd_tasks.package_manager(run, inv) or cmd_code.judge(run, inv),
+    **{n: lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv)
+       for n in ("npm", "pnpm", "yarn")},
+    "bun": lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv) or
+    cmd_code.judge(run, inv),
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
