@@ -13,7 +13,7 @@ from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
 from .paths import PathKind, describe, glob_members, write_finding
-from .secrets import is_secret, is_secret_area
+from .secrets import is_secret, is_secret_area, read_reason
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1124,8 +1124,15 @@ def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
         if w.value.startswith("-") or w.dynamic:
             continue
         info = run.path(w, inv)
-        if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
+        if not info.path:
+            continue
+        if is_secret(info.path, inv.scope.home, run.tax, home_only=True):
             return [ask(f"{inv.name} {w.display()} reads a secret (keys or credentials)", "sensitive-read",
+                        BlastRadius.MEDIUM, "fs.secret-read")]
+        reason = None if inv.scope.remote else read_reason(info.path, inv.scope.home,
+                                                             inv.scope.project or inv.scope.cwd)
+        if reason:  # the project's .env holding a live key, as Read of it
+            return [ask(f"{inv.name} {w.display()} reads a secret ({reason})", "sensitive-read",
                         BlastRadius.MEDIUM, "fs.secret-read")]
     return []
 
