@@ -261,6 +261,11 @@ def test_a_project_env_file_asks_when_it_holds_credentials(machine):
     assert machine.verdict("cat .env") == "allow"
     assert machine.verdict("set -a && . ./.env.production && set +a && npm test") == "allow"  # loads, prints nothing
     assert read_on(machine, "mcp__filesystem__read_text_file", {"path": f"{p}/.env.stripe"}) is Verdict.ASK
+    for reader in ("sed -n p .env.stripe", "awk '{print}' .env.stripe", "cp .env.stripe /tmp/x",
+                   "python3 -c \"print(open('.env.stripe').read())\""):  # other ways to print or copy it
+        assert machine.verdict(reader) == "ask", reader
+    for reader in ("sed -n p .env", "awk '{print}' .env"):
+        assert machine.verdict(reader) == "allow", reader
 
 
 def test_aws_config_asks_only_when_it_holds_keys(machine):

@@ -33,3 +33,9 @@ def is_secret_area(path: str, home: str, tax=None) -> bool:
     if catalog.match(path, home, places_only=True) is not None:
         return True
     return catalog.in_area(path, home)
+
+
+def reads_secret(path: str, home: str, project: str | None) -> bool:
+    """Would reading `path` ask (read_reason)? For the commands that read a file into somewhere the
+    agent can read it again: a copy, a program's print."""
+    return read_reason(path, home, project) is not None
