@@ -177,9 +177,9 @@ def batch(judge: Judge, source: str, cwd: str) -> int:
     the broker keeps them: what an earlier line left (a destroy plan) or had denied counts for the
     later ones. An `answer` ("allow"/"deny") on a line that asks stands for the person's answer.
     A line that cannot be read gets an `error` line, and the batch goes on."""
-    stream: IO[str]
+    stream: IO[bytes]
     try:
-        stream = sys.stdin if source == "-" else open(source, encoding="utf-8")
+        stream = sys.stdin.buffer if source == "-" else open(source, "rb")
     except OSError as exc:
         print(f"guardtui check: {source}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -189,10 +189,12 @@ def batch(judge: Judge, source: str, cwd: str) -> int:
                 continue
             try:
                 call, answer = _call_from_line(line, number, cwd)
+                decision = judge(call)
             except ValueError as exc:
                 result: dict[str, Any] = {"error": str(exc)}
+            except Exception as exc:  # whatever went wrong, it was this line: say so and go on
+                result = {"error": f"line {number}: cannot judge it ({type(exc).__name__}: {exc})"}
             else:
-                decision = judge(call)
                 result = output(decision)
                 if answer is not None and decision.verdict in (Verdict.ASK, Verdict.LLM):
                     judge.engine.remember(call, decision.with_(verdict=answer, reason=f"answered {answer.value} — "
@@ -205,9 +207,9 @@ def batch(judge: Judge, source: str, cwd: str) -> int:
     return 0
 
 
-def _call_from_line(line: str, number: int, cwd: str) -> tuple[ToolCall, Verdict | None]:
+def _call_from_line(line: bytes, number: int, cwd: str) -> tuple[ToolCall, Verdict | None]:
     try:
-        data = load_payload(line.encode("utf-8", "surrogateescape"), "it")
+        data = load_payload(line, "it")
     except PayloadError as exc:
         raise ValueError(f"line {number}: {exc}") from None
     if not isinstance(data, dict):

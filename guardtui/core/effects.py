@@ -95,7 +95,20 @@ def shell_acts(name: str, args: list[str], cwd: str | None) -> list[Effect]:
                                                                           "-destroy" in args)):
         chdir = next((a.partition("=")[2] for a in args if a.startswith("-chdir=")), "")
         directory = posixpath.normpath(posixpath.join(cwd or "/", chdir)) if cwd else chdir or "."
-        out.append(("terraform-destroy", directory))
+        # `-target` narrows the destroy to those resources: another effect than tearing down the stack
+        targets = sorted({t for t in _options(args, ("-target", "--target")) if t})
+        out.append(("terraform-destroy", directory + "".join(f" -target={t}" for t in targets)))
+    return out
+
+
+def _options(args: list[str], flags: tuple[str, ...]) -> list[str]:
+    """Every value given to one of `flags` (`-target=a -target b`)."""
+    out = []
+    for i, a in enumerate(args):
+        if a in flags and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif a.partition("=")[0] in flags and "=" in a:
+            out.append(a.partition("=")[2])
     return out
 
 
@@ -220,6 +233,9 @@ def describe(effect: Effect) -> str:
     if kind == "helm-release-delete":
         return f"uninstalling the helm release {target}"
     if kind == "terraform-destroy":
+        directory, _, targets = target.partition(" -target=")
+        if targets:
+            return f"destroying {targets.replace(' -target=', ', ')} in the terraform stack in {directory}"
         return f"destroying the terraform stack in {target}"
     return f"{kind} {target}"
 

@@ -3,6 +3,8 @@ repository's config can make git run programs).
 
     status(path) -> "tracked" | "modified" | "untracked" | "ignored" | None (not in a repository,
                     or the index cannot be read)
+    current_branch(gitdir) -> "main" | None (detached HEAD, or unreadable)
+    branch_after("switch", ["-c", "fix"]) -> "fix" (the branch a checkout or switch leaves HEAD on)
 
 `git checkout .`, `restore`, `stash` and `reset --hard` put back tracked files that changed;
 `git clean` and `stash -u/-a` remove untracked (and ignored) ones. The index (versions 2 and 3)
@@ -15,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
+import re
 import struct
 from functools import lru_cache
 
@@ -22,8 +25,11 @@ MAX_INDEX = 64 * 1024 * 1024
 
 
 def repository(path: str) -> tuple[str, str] | None:
-    """(work tree root, git dir) of the repository holding `path`, if any."""
+    """(work tree root, git dir) of the repository holding `path`, if any. As git does, the search
+    never goes up into a directory listed in GIT_CEILING_DIRECTORIES."""
     d = path if os.path.isdir(path) else posixpath.dirname(path)
+    ceilings = {posixpath.normpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":")
+                if c.startswith("/")}
     while True:
         dot = posixpath.join(d, ".git")
         if os.path.isdir(dot):
@@ -39,9 +45,50 @@ def repository(path: str) -> tuple[str, str] | None:
                 return d, gitdir if gitdir.startswith("/") else posixpath.normpath(posixpath.join(d, gitdir))
             return None
         parent = posixpath.dirname(d)
-        if parent == d:
+        if parent == d or parent in ceilings:
             return None
         d = parent
+
+
+def current_branch(gitdir: str) -> str | None:
+    """The branch HEAD names (`ref: refs/heads/main` → "main"), or None: detached, or unreadable."""
+    try:
+        with open(posixpath.join(gitdir, "HEAD"), "rb") as fh:
+            line = fh.read(1024).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    return line[len("ref: refs/heads/"):] if line.startswith("ref: refs/heads/") else None
+
+
+def branch_after(subcommand: str, args: list[str]) -> str | None:
+    """The branch `git checkout|switch ARGS` leaves HEAD on: "" when HEAD ends detached or the branch
+    cannot be told (`checkout -`, a commit, a tag, a remote-tracking name), None when the command
+    does not move HEAD (it restores files)."""
+    created = {"checkout": ("-b", "-B", "--orphan"), "switch": ("-c", "-C", "--create", "--force-create",
+                                                                "--orphan")}.get(subcommand)
+    if created is None:
+        return None
+    positionals = []
+    for i, a in enumerate(args):
+        if a == "--":
+            return None if subcommand == "checkout" else ""  # checkout … -- paths restores files
+        if a in created:
+            return args[i + 1] if i + 1 < len(args) else ""
+        if a.partition("=")[0] in created and "=" in a:
+            return a.partition("=")[2]
+        if a in ("--detach", "-d") or (subcommand == "checkout" and a == "--detach"):
+            return ""
+        if not a.startswith("-") or a == "-":
+            positionals.append(a)
+    if not positionals:
+        return None
+    target = positionals[0]
+    if subcommand == "checkout" and len(positionals) > 1:
+        return None  # checkout REV PATHS restores files
+    if target == "-" or re.fullmatch(r"[0-9a-f]{7,40}|v?\d+(\.\d+)+\S*|(HEAD|@)([~^]\d*)*", target) or \
+            re.match(r"(origin|upstream)/", target):
+        return ""
+    return target
 
 
 def status(path: str) -> str | None:

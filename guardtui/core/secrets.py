@@ -3,7 +3,8 @@ credential looks like in text (data/secrets.yaml).
 
     catalog = secret_catalog()
     catalog.match("/home/u/.aws/credentials", "/home/u")        -> SecretFile(reason="AWS credentials", …)
-    catalog.read_reason("/home/u/proj/.env", "/home/u", "/home/u/proj")  -> None (the project's own)
+    catalog.read_reason("/home/u/proj/.env", "/home/u", "/home/u/proj")  -> None (the project's own, no key in it)
+                                                    -> "environment file holding a Stripe live key"
     catalog.credential_in("token=ghp_…")                         -> "a GitHub token"
 
 The shell (core/shell/secrets.py), the file-tool rules, MCP tools and the web rule all ask here.
@@ -15,17 +16,24 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from .yamlfile import DataError, Field, check, load_yaml
+from .yamlfile import DataError, Field, check, load_yaml, read_regular_file
 
-_FILE = {"path": Field(str), "name": Field(str), "reason": Field(str, required=True), "reads": Field(bool)}
+_FILE = {"path": Field(str), "name": Field(str), "reason": Field(str, required=True), "reads": Field(bool),
+         "content": Field(bool)}
 _TOKEN = {"name": Field(str, required=True), "pattern": Field(str, required=True)}
+_SETTINGS = {"names": Field(str, required=True), "public": Field(str, required=True),
+             "placeholders": Field(str, required=True), "bare_key": Field(str, required=True)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "files": Field(list, required=True, items=_FILE),
     "not_secret": Field(list, required=True, items=str),
     "areas": Field(list, required=True, items=str),
     "tokens": Field(list, required=True, items=_TOKEN),
+    "settings": Field(dict, fields=_SETTINGS),  # without it, only the token shapes tell a credential
 }
+MAX_CONTENT_BYTES = 256 * 1024  # what is read of a file to tell whether it holds credentials
+_JSON_PAIR = re.compile(r'"([A-Za-z_][\w.-]*)"\s*:\s*"([^"\n]*)"')
+_SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.-]*)[\"']?\s*[:=]\s*(.*?)\s*$")
 _HOMES = r"(?:/home/[^/]+|/Users/[^/]+|/root)"
 
 
@@ -37,6 +45,7 @@ class SecretFile:
     reason: str
     by_name: bool  # a file name anywhere (.env), not a place (~/.aws/credentials)
     reads: bool = True
+    content: bool = False  # reading asks only when the file holds credentials (~/.aws/config)
 
 
 @dataclass
@@ -45,6 +54,7 @@ class SecretCatalog:
     not_secret: tuple[str, ...]
     areas: tuple[str, ...]
     tokens: tuple[tuple[str, re.Pattern], ...]
+    settings: dict[str, re.Pattern] = field(default_factory=dict)  # names, public, placeholders, bare_key
     _compiled: dict = field(default_factory=dict, repr=False)
 
     # -- files ----------------------------------------------------------------------
@@ -77,14 +87,54 @@ class SecretCatalog:
         return None
 
     def read_reason(self, path: str, home: str, project: str | None) -> str | None:
-        """Why reading `path` asks: a secret in a home directory or the system, or a secret file
-        outside the project. None when reading it is routine."""
+        """Why reading `path` asks: a secret in a home directory or the system, a secret file outside
+        the project, or one inside it (or a `content` entry) whose content on disk holds credentials.
+        None when reading it is routine."""
         entry = self.match(path, home, reading=True)
         if entry is None:
             return None
-        if entry.by_name and project and _within(path, project):
-            return None  # the project's own .env, its test keys: its configuration
+        if entry.content or (entry.by_name and project and _within(path, project)):
+            # the project's own .env and its test keys are its configuration, unless they hold the real thing
+            held = self.credentials_in_file(path)
+            return f"{entry.reason.split(' (')[0]} holding {held}" if held else None
         return entry.reason
+
+    def credentials_in_file(self, path: str) -> str | None:
+        """What credential the file holds ("a Stripe live key", "a value for STRIPE_SECRET_KEY", …), or
+        None: no credential in it, or no file. A file that exists but cannot be read as text (too large,
+        binary: a key store) is taken to hold one."""
+        try:
+            data = read_regular_file(path, MAX_CONTENT_BYTES)
+        except FileNotFoundError:
+            return None
+        except DataError:
+            return "what cannot be read to check (too large, or not a regular file)"
+        if b"\x00" in data[:8192]:
+            return "binary key material"
+        return self.credentials_in_text(data.decode("utf-8", "replace"))
+
+    def credentials_in_text(self, text: str) -> str | None:
+        """The credential a file's text holds: a token shape, a setting whose name says secret with a
+        value that is no placeholder, or the whole text one bare key."""
+        found = self.credential_in(text)
+        if found:
+            return found
+        names, public = self.settings.get("names"), self.settings.get("public")
+        placeholders = self.settings.get("placeholders")
+        if names is None or public is None or placeholders is None:
+            return None
+        pairs = [(m.group(1), _unquoted(m.group(2))) for line in text.splitlines()
+                 if not line.lstrip().startswith(("#", "//", ";")) and (m := _SETTING.match(line))]
+        pairs += [(m.group(1), m.group(2)) for m in _JSON_PAIR.finditer(text)]  # {"client_secret": "…", …}
+        for name, value in pairs:
+            if names.search(name) and not public.search(name) and _looks_real(value, placeholders):
+                return f"a value for {name}"
+        bare = self.settings.get("bare_key")
+        stripped = text.strip()
+        if bare is not None and "\n" not in stripped and bare.match(stripped) and re.search(r"\d", stripped) and \
+                re.search(r"[A-Za-z]", stripped):
+            return "a bare key"
+        return None
 
     def in_area(self, path: str, home: str) -> bool:
         """A directory that holds keys (~/.ssh, ~/.aws, …) or a file in one."""
@@ -144,6 +194,22 @@ def _in_home(path: str, prefix: re.Pattern) -> str | None:
     return path[m.end():] if m else None
 
 
+def _unquoted(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    value = re.split(r"\s+#", value, maxsplit=1)[0]  # a trailing comment
+    return value.rstrip(",").strip().strip("\"'")
+
+
+def _looks_real(value: str, placeholders: re.Pattern) -> bool:
+    """A setting's value that is a credential, not a placeholder, a reference or a word."""
+    if len(value) < 8 or placeholders.match(value):
+        return False
+    kinds = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
+    return kinds >= 2 and not re.fullmatch(r"[a-z]+(?:[-_][a-z]+)*", value)
+
+
 def _glob(pattern: str) -> str:
     return "".join(".*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in pattern)
 
@@ -165,7 +231,8 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
             raise doc.error(("files", i, "path"), "a path starts with ~/ or /")
         if raw.get("name") and "/" in pattern:
             raise doc.error(("files", i, "name"), "a name has no /; use path")
-        files.append(SecretFile(pattern, raw["reason"], bool(raw.get("name")), raw.get("reads", True)))
+        files.append(SecretFile(pattern, raw["reason"], bool(raw.get("name")), raw.get("reads", True),
+                                raw.get("content", False)))
     tokens = []
     for i, raw in enumerate(doc.data["tokens"]):
         try:
@@ -174,7 +241,14 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
             raise doc.error(("tokens", i, "pattern"), f"regex does not compile: {exc}") from None
     if not files:
         raise DataError(file, None, "files", "the list of secret files is empty")
-    return SecretCatalog(tuple(files), tuple(doc.data["not_secret"]), tuple(doc.data["areas"]), tuple(tokens))
+    settings = {}
+    for key, pattern in (doc.data.get("settings") or {}).items():
+        try:
+            settings[key] = re.compile(pattern)
+        except re.error as exc:
+            raise doc.error(("settings", key), f"regex does not compile: {exc}") from None
+    return SecretCatalog(tuple(files), tuple(doc.data["not_secret"]), tuple(doc.data["areas"]), tuple(tokens),
+                         settings)
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ from .model import BlastRadius, Decision, ToolCall, Verdict
 
 HISTORY_LIMIT = 256
 DENIED_LIMIT = 256  # effects denied earlier, newest kept
-FACTS_LIMIT = 128  # what earlier calls left for later ones (destroy plans made)
+FACTS_LIMIT = 128  # what earlier calls left for later ones (destroy plans made, branches checked out)
 CWD_LIMIT = 32
 
 

@@ -96,15 +96,6 @@ def test_judging_quickly_gives_up_without_a_trace_and_a_full_evaluation_reports_
     assert [e.kind for e in events] == ["flag"] and len(audit.entries()) == 1
 
 
-def test_judging_quickly_leaves_the_llm_guard_to_a_worker():
-    class Guard:
-        def validate(self, call, decision):
-            raise AssertionError("the LLM guard must not be called on the event loop")
-
-    e = engine(budget_s=1.0, llm=Guard())  # no rule decides: the call escalates
-    assert e.evaluate_quickly(bash("frobnicate --all"), 1.0) is None
-
-
 def test_the_budget_interrupts_the_thread_it_belongs_to_and_no_other():
     stopped: list[str] = []
 

@@ -99,7 +99,7 @@ def test_batch_goes_on_past_lines_that_break_the_reader(isolated_env, tmp_path):
     assert out.returncode == 0 and out.stderr == ""
     results = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r.get("verdict") or r["error"] for r in results] == [
-        "allow", "line 2: not UTF-8 text", "line 3: the JSON nests too deeply", "deny", "allow"]
+        "allow", "line 2: it is not UTF-8 text", "line 3: it is nested deeper than 64 levels", "deny", "allow"]
 
 
 def test_check_through_the_standby_says_what_check_says_here(isolated_env, short_runtime):

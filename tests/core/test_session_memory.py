@@ -136,3 +136,16 @@ def test_batch_keeps_one_session_per_session_id(isolated_env):
 def test_only_the_parts_that_were_refused_are_remembered(machine):
     judge(machine, "Bash", {"command": "rm -rf build/tmp && git push --force origin main"})  # denied for the push
     assert judge(machine, "Bash", {"command": "rm -rf build/tmp"}).verdict is Verdict.ASK
+
+
+def test_a_targeted_destroy_is_another_effect_than_the_whole_stack(machine):
+    assert judge(machine, "Bash", {"command": "terraform destroy -auto-approve"}).verdict is Verdict.DENY
+    targeted = judge(machine, "Bash", {"command": "terraform destroy -target=aws_instance.bastion"})
+    assert targeted.verdict is Verdict.ASK, targeted.reason  # one resource, not the stack refused before
+    # the targets name the effect: the same targeted destroy refused by the person is refused again, in any order
+    judge(machine, "Bash", {"command": "terraform destroy -target=aws_instance.a -target aws_s3_bucket.b"},
+          person=Verdict.DENY)
+    again = judge(machine, "Bash", {"command": "terraform destroy -target=aws_s3_bucket.b -target=aws_instance.a"})
+    assert again.verdict is Verdict.DENY and again.rule == "session"
+    assert "aws_instance.a, aws_s3_bucket.b" in again.reason
+    assert shell_acts("terraform", ["destroy", "-target=x.y"], "/p") == [("terraform-destroy", "/p -target=x.y")]

@@ -13,7 +13,7 @@ from guardtui.broker.server import Broker
 from guardtui.core.config import Locations
 from guardtui.core.llm import GuardReviewer, SkillLibrary
 
-from ..broker.conftest import decision_of, payload, post, short_runtime, until  # noqa: F401 (a fixture)
+from ..broker.conftest import decision_of, payload, post, until
 from .conftest import installed
 from .fake_model import hang, raw, say, tools
 
@@ -21,7 +21,7 @@ UNKNOWN, ASKS, SAFE = "frobnicate --all", "npm install left-pad", "ls -la"
 
 
 @pytest.fixture
-async def guarded(short_runtime, make_engine, settings):  # noqa: F811
+async def guarded(short_runtime, make_engine, settings):
     started: list[Broker] = []
 
     async def start(ask_policy: Outcome | None = None, timeout_policy: Outcome = Outcome.DEFER,

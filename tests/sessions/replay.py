@@ -134,6 +134,9 @@ class World:
                     "GUARDTUI_STATE_DIR": str(self.home / ".local" / "state" / "guardtui"),
                     "GUARDTUI_RUNTIME_DIR": str(self.runtime / "guardtui")}
         self.locations = Locations.from_env(self.env)
+        # a machine's home is in no git repository: the checkout this world is made in must not be found above it
+        os.environ["GIT_CEILING_DIRECTORIES"] = ":".join(
+            filter(None, [os.environ.get("GIT_CEILING_DIRECTORIES", ""), str(self.root)]))
         self.code_dir = self._install_guardtui()
         # the console has run here (the corpora's sessions say it is running): it made its token
         self.locations.token_file.parent.mkdir(parents=True, exist_ok=True)
@@ -154,6 +157,11 @@ class World:
         return code
 
     def close(self) -> None:
+        ceilings = [c for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if c and c != str(self.root)]
+        if ceilings:
+            os.environ["GIT_CEILING_DIRECTORIES"] = ":".join(ceilings)
+        else:
+            os.environ.pop("GIT_CEILING_DIRECTORIES", None)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def map(self, value: Any) -> Any:

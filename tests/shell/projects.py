@@ -45,6 +45,9 @@ class Machine:
         self.engine: Engine = build_engine(Locations.from_env(env), record=False, path_env="")
         self.engine.analyzer = Analyzer(command_exists=lambda _name: True)
         self.engine.home = str(self.home)
+        # a machine's home is in no git repository: the checkout this world is made in must not be found above it
+        os.environ["GIT_CEILING_DIRECTORIES"] = ":".join(
+            filter(None, [os.environ.get("GIT_CEILING_DIRECTORIES", ""), str(self.root)]))
 
     def write(self, files: dict[str, str], base: Path | None = None) -> None:
         for name, text in files.items():
@@ -65,6 +68,11 @@ class Machine:
         return "ask" if value == "llm" else value
 
     def close(self) -> None:
+        ceilings = [c for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if c and c != str(self.root)]
+        if ceilings:
+            os.environ["GIT_CEILING_DIRECTORIES"] = ":".join(ceilings)
+        else:
+            os.environ.pop("GIT_CEILING_DIRECTORIES", None)
         shutil.rmtree(self.root, ignore_errors=True)
 
 

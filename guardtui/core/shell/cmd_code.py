@@ -24,7 +24,7 @@ from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
-from .secrets import is_secret, is_secret_area
+from .secrets import is_secret, is_secret_area, reads_secret
 from ..web import metadata_in_text
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
 from .words import DYN, Scope, Word
@@ -577,7 +577,12 @@ def _secret_path(run: "Run", inv: "Invocation", path: str) -> bool:
     info = run.path(_path_word(path, inv.scope.home), inv)
     home = inv.scope.home
     return bool(info.path) and (is_secret(info.path, home, run.tax, home_only=True) or
-                                is_secret_area(info.path, home, run.tax))
+                                is_secret_area(info.path, home, run.tax) or _project_secret(inv, info.path))
+
+
+def _project_secret(inv: "Invocation", path: str) -> bool:
+    """A secret by name whose reading asks (one in the project holding credentials, one outside it)."""
+    return not inv.scope.remote and reads_secret(path, inv.scope.home, inv.scope.project or inv.scope.cwd)
 
 
 def _known(value: str | None) -> str | None:
@@ -776,11 +781,11 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
             if target:
                 info = run.path(_path_word(target, home), inv)
                 if info.path and (is_secret(info.path, home, run.tax, home_only=True) or
-                                  is_secret_area(info.path, home, run.tax)):
+                                  is_secret_area(info.path, home, run.tax) or _project_secret(inv, info.path)):
                     secrets.append(target)
     secrets += [_unescape(m.group("s")) for m in _PATH_READ.finditer(code)
                 if (info := run.path(_path_word(_unescape(m.group("s")), home), inv)).path
-                and is_secret(info.path, home, run.tax, home_only=True)]
+                and (is_secret(info.path, home, run.tax, home_only=True) or _project_secret(inv, info.path))]
     env_dump = bool(_ENV_DUMP.search(code))
     secret_env = [m.group(1) for m in _SECRET_ENV.finditer(code)]
     if _NET_SENDS.search(code):

@@ -565,16 +565,26 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \
             [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
-    return [ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")]
+    fetched = ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")
+    # what it downloads still runs as itself: `npx supabase db reset --linked` is supabase's reset
+    as_tool = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name)) \
+        if re.fullmatch(r"[\w.-]+", name) else []
+    known = [f for f in as_tool if f.rule not in ("shell.unknown", "shell.not-installed")]
+    rank = (fetched.verdict.restrictiveness, fetched.blast_radius.severity)
+    return [f for f in known if (f.verdict.restrictiveness, f.blast_radius.severity) > rank] or [fetched]
+
+
+_RUNS_A_PACKAGE = {"npm": ("exec", "x"), "pnpm": ("dlx",), "yarn": ("dlx",), "bun": ("x",)}
 
 
 def npm_exec(run: "Run", inv: "Invocation") -> list[Finding]:
-    """`npm exec` and `npm x` are npx; every other npm subcommand is left to the taxonomy."""
+    """`npm exec`, `npm x`, `pnpm dlx`, `yarn dlx` and `bun x` are npx; every other subcommand is left to
+    the package manager's analyzer and the taxonomy."""
     words = inv.words
     i = 0
     while i < len(words) and words[i].value.startswith("-"):
         i += 1
-    if i < len(words) and words[i].value in ("exec", "x"):
+    if i < len(words) and words[i].value in _RUNS_A_PACKAGE.get(inv.name, ()):
         return npx(run, inv.__class__(f"{inv.name} {words[i].value}", words[i + 1:], inv.cmd, inv.scope,
                                       inv.privileged, inv.written_name))
     return []

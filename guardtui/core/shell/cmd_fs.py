@@ -13,7 +13,7 @@ from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
 from .paths import PathKind, describe, glob_members, write_finding
-from .secrets import is_secret, is_secret_area
+from .secrets import is_secret, is_secret_area, read_reason, reads_secret
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -242,7 +242,9 @@ def cp(run: "Run", inv: "Invocation") -> list[Finding]:
     for w in sources:
         info = run.path(w, inv)
         run.read(w, inv)
-        if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
+        if info.path and (is_secret(info.path, inv.scope.home, run.tax, home_only=True) or
+                          (not inv.scope.remote and reads_secret(info.path, inv.scope.home,
+                                                                 inv.scope.project or inv.scope.cwd))):
             findings.append(ask(f"{inv.name} copies {w.display()}, a secret (keys or credentials)", "secrets",
                                 BlastRadius.MEDIUM, "fs.cp"))
             dest_info = run.path(dest, inv) if dest is not None else None
@@ -735,6 +737,8 @@ def sed(run: "Run", inv: "Invocation") -> list[Finding]:
             f = run.write(Word.literal(argument), inv, "sed w")
             if f is not None:
                 findings.append(f)
+    if not in_place:
+        findings += read_secret(run, inv)  # `sed -n p .env` prints it as cat does
     if in_place:
         for w in files:
             f = run.write(w, inv, "sed -i")
@@ -807,6 +811,9 @@ def awk(run: "Run", inv: "Invocation") -> list[Finding]:
                 f = run.write(target, inv, "awk print >")
                 if f is not None:
                     findings.append(f)
+    data_files = words[i:] if program == "" else words[i + 1:]  # after the program text (none with -f)
+    findings += read_secret(run, inv.__class__(inv.name, data_files, inv.cmd, inv.scope, inv.privileged,
+                                               inv.written_name))
     return [with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
 
@@ -1147,8 +1154,15 @@ def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
         if w.value.startswith("-") or w.dynamic:
             continue
         info = run.path(w, inv)
-        if info.path and is_secret(info.path, inv.scope.home, run.tax, home_only=True):
+        if not info.path:
+            continue
+        if is_secret(info.path, inv.scope.home, run.tax, home_only=True):
             return [ask(f"{inv.name} {w.display()} reads a secret (keys or credentials)", "sensitive-read",
+                        BlastRadius.MEDIUM, "fs.secret-read")]
+        reason = None if inv.scope.remote else read_reason(info.path, inv.scope.home,
+                                                             inv.scope.project or inv.scope.cwd)
+        if reason:  # the project's .env holding a live key, as Read of it
+            return [ask(f"{inv.name} {w.display()} reads a secret ({reason})", "sensitive-read",
                         BlastRadius.MEDIUM, "fs.secret-read")]
     return []
 

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
-from ..gitindex import repository
+from ..gitindex import branch_after, current_branch, repository
 from .findings import Finding, allow, ask, deny, unknown, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
@@ -125,6 +125,8 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
     else:
         findings.append(unknown(f"git {sub} is not a git command guardtui knows (an extension or alias?)", "git",
                                 rule="git.unknown"))
+    if sub in ("checkout", "switch"):
+        _note_branch(run, inv_scope, sub, rest)
     return [worst(findings)] if findings else []
 
 
@@ -388,6 +390,50 @@ def branch(run, inv, rest) -> list[Finding]:
 _PUSH_VALUES = {"-o", "--push-option", "--repo", "--receive-pack", "--exec", "--recurse-submodules"}
 
 
+def _repository_keys(scope) -> list[str]:
+    """Where what this session knows of a repository's HEAD is kept: its work tree, else the directory."""
+    cwd = scope.cwd
+    if not cwd:
+        return []
+    repo = repository(cwd)
+    return [repo[0], cwd] if repo and repo[0] != cwd else [cwd]
+
+
+def _note_branch(run, inv, sub: str, rest: list[Word]) -> None:
+    """A checkout or switch moves HEAD: later calls of the session read which branch HEAD is from this
+    when the repository on disk cannot say (it is read from .git/HEAD first)."""
+    words = [w.value for w in rest]
+    if any(w.dynamic for w in rest):
+        branch: str | None = ""
+    else:
+        branch = branch_after(sub, words)
+        positionals = [w for w in rest if not w.value.startswith("-")]
+        if sub == "checkout" and branch and len(positionals) == 1 and branch == positionals[0].value and \
+                _looks_like_path(positionals[0], inv.scope.cwd):
+            branch = None  # `git checkout README.md` restores a file
+    keys = _repository_keys(inv.scope)
+    if branch is not None and keys:
+        run.result.leaves["git-branch:" + keys[0]] = branch
+
+
+def current_branch_of(scope) -> str | None:
+    """The branch HEAD is on where a command runs: switched to earlier in this command, else what the
+    repository's HEAD says, else what this session switched to earlier; None when unknown."""
+    keys = _repository_keys(scope)
+    for key in keys:
+        if "git-switch:" + key in scope.facts:
+            return scope.facts["git-switch:" + key] or None
+    repo = repository(scope.cwd) if scope.cwd else None
+    if repo is not None:
+        head = current_branch(repo[1])
+        if head is not None:
+            return head
+    for key in keys:
+        if "git-branch:" + key in scope.facts:
+            return scope.facts["git-branch:" + key] or None
+    return None
+
+
 def push(run, inv, rest) -> list[Finding]:
     options: list[str] = []
     positionals: list[str] = []
@@ -412,10 +458,18 @@ def push(run, inv, rest) -> list[Finding]:
     lease = _long(options, "--force-with-lease")  # --force-if-includes alone forces nothing
     mirror = _long(options, "--mirror")
     targets, forced_targets = set(), set()
+    here = None
+    if any(r.lstrip("+").split(":", 1)[-1] in ("HEAD", "@") for r in refspecs) or \
+            (not refspecs and not _long(options, "--all", "--branches", "--mirror", "--tags")):
+        here = current_branch_of(inv.scope)  # HEAD, or no refspec at all (push.default): the current branch
+    if not refspecs and here and (global_force or lease):
+        refspecs = [here]
     for r in refspecs:
         plus = r.startswith("+")
         r = r.lstrip("+")
         dst = re.sub(r"^refs/heads/", "", r.split(":", 1)[1] if ":" in r else r)
+        if dst in ("HEAD", "@") and here:
+            dst = here
         targets.add(dst)
         if plus or global_force:
             forced_targets.add(dst)

@@ -11,6 +11,7 @@ from .findings import Finding, ask, deny, worst
 from .listeners import listens_on_broker_port
 from .secrets import is_secret, is_secret_area
 from .words import Word
+from ..secrets import secret_catalog
 from ..web import host_of, metadata_service, serves_its_own_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -175,6 +176,9 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
         return ask(f"{inv.name} uploads the local file {path_text}", "network", BlastRadius.MEDIUM, "net.upload")
     if value.dynamic:
         return _sends_output(value, inv)
+    credential = secret_catalog().credential_in(text)
+    if credential and not _only_local_destinations(inv.words):  # -d 'dsn=postgres://app:Xk9…@db/app'
+        return deny(f"{inv.name} sends {credential} to a remote host", "secrets", "net.exfiltration")
     return None
 
 

@@ -18,6 +18,7 @@ import tree_sitter as ts
 import tree_sitter_bash as tsb
 
 from ..budget import OverBudget, remaining
+from ..gitindex import branch_after, repository
 from .evaluate import Output, static_output
 from .words import DYN, GlobMatch, Scope, Word, WordResolver, expand_braces
 
@@ -751,7 +752,12 @@ class Walker:
         if not words:
             return
         name = posixpath.basename(words[0])
-        if name == "git" and "config" in words[1:4]:
+        if name == "git" and len(words) > 1 and words[1] in ("checkout", "switch") and scope.cwd:
+            branch = "" if any(w.dynamic for w in argv[2:]) else branch_after(words[1], words[2:])
+            if branch is not None:  # HEAD moves for the commands after it (`git checkout main && git push -f`)
+                repo = repository(scope.cwd)
+                scope.facts["git-switch:" + (repo[0] if repo else scope.cwd)] = branch
+        elif name == "git" and "config" in words[1:4]:
             for i, w in enumerate(words):
                 if w.startswith("alias.") and i + 1 < len(words) and not argv[i + 1].dynamic:
                     scope.facts["git-alias:" + w[len("alias."):]] = words[i + 1]

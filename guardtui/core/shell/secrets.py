@@ -15,8 +15,16 @@ def is_secret(path: str, home: str, tax=None, home_only: bool = False) -> bool:
     must not be sent away, staged or published)."""
     catalog = secret_catalog()
     if home_only:
-        return catalog.match(path, home, places_only=True, reading=True) is not None
+        entry = catalog.match(path, home, places_only=True, reading=True)
+        return entry is not None and (not entry.content or catalog.credentials_in_file(path) is not None)
     return catalog.match(path, home) is not None
+
+
+def read_reason(path: str, home: str, project: str | None) -> str | None:
+    """Why printing `path` asks (the rule of the file tools' Read, core/secrets.py): a key or
+    credential in a home directory or the system, a secret file outside the project, or one in it
+    that holds credentials (a .env with a live key, a master.key). None: routine."""
+    return secret_catalog().read_reason(path, home, project)
 
 
 def is_secret_area(path: str, home: str, tax=None) -> bool:
@@ -25,3 +33,9 @@ def is_secret_area(path: str, home: str, tax=None) -> bool:
     if catalog.match(path, home, places_only=True) is not None:
         return True
     return catalog.in_area(path, home)
+
+
+def reads_secret(path: str, home: str, project: str | None) -> bool:
+    """Would reading `path` ask (read_reason)? For the commands that read a file into somewhere the
+    agent can read it again: a copy, a program's print."""
+    return read_reason(path, home, project) is not None

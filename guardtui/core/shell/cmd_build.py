@@ -1,0 +1,192 @@
+"""Build tools whose tasks are code in the project: Gradle (the tasks asked for, read from
+build.gradle(.kts) with what they depend on, and what the build script runs while Gradle
+configures it), the Maven wrapper (judged as mvn), and CMake's install step (it writes where the
+prefix says)."""
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from .findings import Finding, allow
+from .gradlefiles import BUILD_NAMES, abbreviation, load_gradle
+from .invocation import UNKNOWN_WORD, Invocation, Origin
+from .projectfiles import read_text, shown
+from .words import DYN, Scope, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Run
+
+MAX_TASKS = 64  # Gradle tasks followed for one command
+
+# Gradle's options that take a value (the CLI's and the built-in tasks'): the value is not a task
+_GRADLE_VALUE_OPTIONS = frozenset({
+    "-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x", "--exclude-task", "-I",
+    "--init-script", "-g", "--gradle-user-home", "--console", "--warning-mode", "--max-workers", "--include-build",
+    "--priority", "--project-cache-dir", "--update-locks", "-F", "--dependency-verification", "-M",
+    "--write-verification-metadata", "--tests", "--configuration", "--args", "--task", "--dependency", "--type",
+    "--dsl", "--project-name", "--package", "--test-framework", "--configuration-cache-problems", "--gradle-version",
+    "--distribution-type", "--rerun-tasks-for"})
+_GRADLE_DRY_RUN = frozenset({"-m", "--dry-run"})
+# what a Gradle run does without a task of the project's: help, reports, the wrapper
+_GRADLE_BUILTIN_READS = frozenset({"help", "tasks", "dependencies", "dependencyInsight", "properties", "projects",
+                                   "buildEnvironment", "outgoingVariants", "resolvableConfigurations", "javaToolchains",
+                                   "model", "components"})
+
+
+def _shell_words(argv: list[str]) -> str:
+    """A command's words as shell text the analysis reads back as the same words (values known only
+    when Gradle runs stay unknown words)."""
+    out = []
+    for arg in argv:
+        pieces = arg.split(UNKNOWN_WORD)
+        if re.fullmatch(r"[\w@%+=:,./-]+", arg):
+            out.append(arg)
+            continue
+        quoted = [re.sub(r'([\\"$`])', r"\\\1", p) for p in pieces]
+        out.append('"' + UNKNOWN_WORD.join(quoted) + '"')
+    return " ".join(out) or UNKNOWN_WORD
+
+
+def _is_gradle_wrapper(path: str) -> bool:
+    text = read_text(path)
+    return text is not None and ("GradleWrapperMain" in text or "gradle-wrapper.jar" in text)
+
+
+def gradle(run: "Run", inv: Invocation) -> list[Finding]:
+    """gradle / ./gradlew TASK…: each task asked for (by name, a project path or a camel-case
+    abbreviation) and those it depends on, as build.gradle(.kts) defines them; the commands the
+    build script runs while Gradle configures it run whatever the task. What the task's name says
+    (publish, deploy, release) is the taxonomy's."""
+    if inv.written_name and "/" in inv.written_name:
+        launcher = _launcher(inv)
+        if launcher is not None and os.path.isfile(launcher) and not _is_gradle_wrapper(launcher):
+            return [run.script_run(inv)]  # a `gradlew` that is not Gradle's wrapper: judged as the script it is
+    words = inv.words
+    args = inv.args
+    if any(a in _GRADLE_DRY_RUN for a in args) or any(w.dynamic for w in words):
+        return []  # a dry run only lists the tasks; an unknown word: the taxonomy's word on the command
+    directory, excluded, tasks = _gradle_arguments(args)
+    if directory is not None and DYN in directory:
+        return []
+    cwd = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", directory)) if directory else inv.scope.cwd
+    as_gradle = Invocation("gradle", words, inv.cmd, inv.scope, inv.privileged, "gradle")
+    said = run.taxonomy(as_gradle)
+    build = load_gradle(cwd, UNKNOWN_WORD) if cwd else None
+    if build is None:
+        return said
+    for path in build.files:
+        changed = run.changed_earlier(path, inv)
+        if changed is not None:
+            return [changed]
+    root = posixpath.dirname(build.files[0])
+    for file, line, argv in build.configuration[:MAX_TASKS]:
+        _judge(run, inv, argv, file, line, root, "gradle (configuring the build)")
+    todo = [t for name in tasks for t in abbreviation(name.rsplit(":", 1)[-1], list(build.tasks))]
+    seen: set[str] = set()
+    while todo and len(seen) < MAX_TASKS:
+        name = todo.pop(0)
+        if name in seen or name in excluded or name not in build.tasks:
+            continue
+        seen.add(name)
+        for task in build.tasks[name]:
+            todo += task.depends
+            for line, argv in task.commands:
+                _judge(run, inv, argv, task.file, line, root, f"gradle {name}")
+    return said or [allow("gradle runs the project's tasks (judged above)", "build-test", rule="tasks.gradle")]
+
+
+def _launcher(inv: Invocation) -> str | None:
+    name = inv.written_name
+    if DYN in name or not inv.scope.cwd:
+        return None
+    return posixpath.normpath(posixpath.join(inv.scope.cwd, name)) if not name.startswith("/") else name
+
+
+def _gradle_arguments(args: list[str]) -> tuple[str | None, set[str], list[str]]:
+    """(-p directory, tasks excluded with -x, tasks asked for)."""
+    directory: str | None = None
+    excluded: set[str] = set()
+    tasks: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        flag, eq, value = arg.partition("=")
+        if flag in _GRADLE_VALUE_OPTIONS and arg.startswith("-"):
+            if not eq:
+                value = args[i + 1] if i + 1 < len(args) else ""
+                i += 1
+            if flag in ("-p", "--project-dir"):
+                directory = value
+            elif flag in ("-x", "--exclude-task"):
+                excluded.add(value.rsplit(":", 1)[-1])
+        elif re.fullmatch(r"-[pxcbgI].+", arg):  # -pdir, -xtest: the value attached
+            if arg[1] == "p":
+                directory = arg[2:]
+            elif arg[1] == "x":
+                excluded.add(arg[2:].rsplit(":", 1)[-1])
+        elif not arg.startswith("-"):
+            tasks.append(arg)
+        i += 1
+    return directory, excluded, [t for t in tasks if t.rsplit(":", 1)[-1] not in _GRADLE_BUILTIN_READS]
+
+
+def _judge(run: "Run", inv: Invocation, argv: list[str], file: str, line: int, cwd: str, label: str) -> None:
+    where = shown(file, inv.scope.project or inv.scope.cwd)
+    scope = Scope(cwd, inv.scope.home, project=inv.scope.project, facts=dict(inv.scope.facts))
+    run.program(_shell_words(argv), "shell", inv, Origin(where, line), scope, f"{label} › {where}:{line}")
+
+
+def maven_wrapper(run: "Run", inv: Invocation) -> list[Finding]:
+    """./mvnw GOALS: Maven itself, by its goals (deploy, release:perform ask)."""
+    return run.taxonomy(Invocation("mvn", inv.words, inv.cmd, inv.scope, inv.privileged, "mvn"))
+
+
+# -- cmake -------------------------------------------------------------------------------------------
+def cmake(run: "Run", inv: Invocation) -> list[Finding]:
+    """cmake --install DIR [--prefix P] (and cmake --build DIR --target install): the install writes
+    into the prefix given, else the one the build was configured with (CMakeCache.txt); where it
+    writes is judged as any write (outside the project asks)."""
+    args = inv.args
+    build_dir = _value(args, "--install")
+    if build_dir is None:
+        build_dir = _value(args, "--build")
+        target = _value(args, "--target") or _value(args, "-t")
+        if build_dir is None or target != "install":
+            return []
+    if DYN in build_dir:
+        return []
+    prefix_word = _value_word(inv.words, "--prefix")
+    if prefix_word is None:
+        cache = read_text(posixpath.join(inv.scope.cwd or "/", build_dir, "CMakeCache.txt"))
+        found = re.search(r"(?m)^CMAKE_INSTALL_PREFIX:\w+=(.*)$", cache or "")
+        if not found:
+            return []
+        prefix_word = Word.literal(found.group(1).strip())
+    finding = run.write(prefix_word, inv, "cmake --install writes into")
+    return [finding] if finding is not None else []
+
+
+def _value(args: list[str], flag: str) -> str | None:
+    for i, a in enumerate(args):
+        if a == flag and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(flag + "=") and flag.startswith("--"):
+            return a.partition("=")[2]
+    return None
+
+
+def _value_word(words: list[Word], flag: str) -> Word | None:
+    for i, w in enumerate(words):
+        if w.value == flag and i + 1 < len(words):
+            return words[i + 1]
+        if w.value.startswith(flag + "="):
+            return Word(w.value.partition("=")[2], w.raw)
+    return None
+
+
+HANDLERS = {"gradle": gradle, "gradlew": gradle, "./gradlew": gradle, "mvnw": maven_wrapper,
+            "./mvnw": maven_wrapper, "cmake": cmake}
+
+__all__ = ["HANDLERS", "BUILD_NAMES"]
