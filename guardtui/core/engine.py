@@ -53,6 +53,11 @@ _Event = tuple[str, str, str]  # (kind, message, rule id) of a GuardEvent still 
 # and shape is answered within 100 ms (GUARDTUI_BUDGET_MS sets another)
 BUDGET_S = 0.06
 BUDGET_RULE = "engine.budget"
+# the first call in a process builds what judging builds once (the parser, compiled patterns, data
+# indexes): it is given this long, so no call asks for the process's start-up, and nothing built
+# once is cut off half-way by the budget
+COLD_BUDGET_S = 2.0
+_warm = False
 
 
 class Engine:
@@ -101,7 +106,10 @@ class Engine:
         return self._judge(call, record, False, seconds, quick=True)
 
     def _judge(self, call: ToolCall, record: bool, quiet: bool, seconds: float, quick: bool) -> Decision | None:
+        global _warm
         start = time.perf_counter()
+        if not _warm:
+            seconds = max(seconds, COLD_BUDGET_S)
         session = self.sessions.get(call.agent, call.session)
         if call.session:  # calls without a session id share nothing worth a project root
             session.saw_cwd(call.cwd)
@@ -127,6 +135,8 @@ class Engine:
                 return None
             decision, flags, approval = self._over_budget(self.budget_s), [], None
             events = [("budget", decision.reason, BUDGET_RULE)]
+        finally:
+            _warm = True
         if not quiet:
             for kind, message, rule_id in events:
                 self._emit(kind, message, rule_id, call)

@@ -198,3 +198,25 @@ def test_the_budget_never_interrupts_an_import_half_way():
     threading.Thread(target=lambda: ([importlib.import_module(m) for m in modules], done.set()),
                      daemon=True).start()
     assert done.wait(10), "an import lock was left held"
+
+
+def test_the_first_call_in_a_process_has_time_to_build_what_judging_builds_once():
+    """The first evaluation builds the parser, compiled patterns and indexes: it is not cut off by the
+    budget (a cold `guardtui check` or offline hook would otherwise ask for its own start-up, and a
+    structure built once could be left half-built); the next ones are held to it."""
+    import subprocess
+    import sys
+
+    code = ("import time\n"
+            "from guardtui.core.engine import Engine\n"
+            "from guardtui.core.model import ToolCall\n"
+            "class Slow:\n"
+            "    id = 'slow'\n"
+            "    def evaluate(self, call, ctx):\n"
+            "        end = time.monotonic() + 0.3\n"
+            "        while time.monotonic() < end: pass\n"
+            "e = Engine([Slow()], budget_s=0.05)\n"
+            "call = ToolCall('Bash', {'command': 'ls'}, '/tmp')\n"
+            "print(e.evaluate(call, record=False).rule, e.evaluate(call, record=False).rule)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["engine", "engine.budget"], out.stderr

@@ -131,6 +131,10 @@ def test_install_wrote_what_the_tests_attack(world):
     "ln -s ~/.claude c && echo '{}' > c/settings.json",
     "ln -s /tmp/fake .codex",
     "ln -sfn /tmp/fake ~/.claude",
+    # the same machine reached over ssh, and a path spelled in capitals and lowered by tr
+    "ssh localhost 'rm -f ~/.claude/settings.json'",
+    "ssh 127.0.0.1 -- echo '{}' '>' ~/.codex/hooks.json",
+    "p=$(echo \"$HOME/.CODEX/HOOKS.JSON\" | tr '[:upper:]' '[:lower:]'); rm -f \"$p\"",
 ])
 def test_shell_changes_to_hook_settings_deny(world, command):
     assert_denied_for_the_person(world.run(command), command)
@@ -842,3 +846,15 @@ def test_filtered_deletes_are_judged_by_their_filter(world):
 def test_an_ask_here_never_hides_a_deny_elsewhere(world):
     d = world.run("cat ~/.config/guardtui/token; rm -rf ~")
     assert d.verdict is Verdict.DENY and "home" in d.reason
+
+
+def test_the_launcher_keeps_running(world):
+    """guardtui's launcher (where pipx puts it) is the guard's code: `chmod -x` of it stops the
+    console starting; a chmod that keeps it runnable is quiet only for files that are not the guard's."""
+    launcher = world.home / ".local" / "bin" / "guardtui"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text("#!/usr/bin/env python3\n")
+    launcher.chmod(0o755)
+    for command in ("chmod -x ~/.local/bin/guardtui", "chmod 644 ~/.local/bin/guardtui", "chmod u-x ~/.local/bin/guardtui"):
+        assert_denied_for_the_person(world.run(command), command)
+    assert verdict(world.run("chmod -x src/app.py")) == "allow"

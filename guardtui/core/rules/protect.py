@@ -298,7 +298,7 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
         for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
             if m.contains and not _members_hit(m, e.members, e.recursive):
                 continue
-            if keeps_access(e.detail, secret=m.kind == TOKEN):
+            if keeps_access(e.detail, secret=m.kind == TOKEN, runs=m.kind == GUARD_CODE):
                 continue  # chmod 600, go-w, +x: the owner still reads and writes it, nobody else may write
             add(act(m, "chmod", subject))
         return out
@@ -340,17 +340,18 @@ def _partly_known(e: FileEffect, protected: Protected, subject: str) -> list[Rul
     return [v] if v is not None else []
 
 
-def keeps_access(detail: str, secret: bool = False) -> bool:
+def keeps_access(detail: str, secret: bool = False, runs: bool = False) -> bool:
     """Does `chmod MODE` (the effect's detail) leave a file readable and writable by its owner and
-    writable by no one else (for a secret: readable by no one else)? Then the guard loses nothing
-    (`chmod 000`, `a+w`, chown, chattr: it may)."""
+    writable by no one else (for a secret: readable by no one else; for guardtui's code and launcher,
+    `runs`: runnable too)? Then the guard loses nothing (`chmod 000`, `a+w`, `-x` of the launcher,
+    chown, chattr: it may)."""
     name, _, mode = detail.partition(" ")
     if name != "chmod" or not mode:
         return False
     barred = {"w", "r"} if secret else {"w"}
     if mode.isdigit() and len(mode) in (3, 4):
         owner, group, other = (int(c) for c in mode[-3:])
-        return owner & 6 == 6 and not (group | other) & (6 if secret else 2)
+        return owner & (7 if runs else 6) == (7 if runs else 6) and not (group | other) & (6 if secret else 2)
     for clause in mode.split(","):
         m = re.fullmatch(r"([ugoa]*)([-+=])([rwxXst]*)", clause)
         if m is None:
@@ -358,8 +359,9 @@ def keeps_access(detail: str, secret: bool = False) -> bool:
         who, op, perms = m.groups()
         owner = not who or bool(set(who) & {"u", "a"})
         others = not who or bool(set(who) & {"g", "o", "a"})
-        if owner and (op == "-" and bool(set(perms) & {"r", "w"}) or op == "=" and not {"r", "w"} <= set(perms)):
-            return False  # takes reading or writing away from the owner
+        needed = {"r", "w", "x"} if runs else {"r", "w"}
+        if owner and (op == "-" and bool(set(perms) & needed) or op == "=" and not needed <= set(perms)):
+            return False  # takes reading or writing (or running) away from the owner
         if others and op in "+=" and set(perms) & barred:
             return False  # lets others write (or read a secret)
     return True

@@ -457,9 +457,36 @@ def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
     text = " ".join(w.value for w in remote)
     if DYN in text:
         return [ask(f"ssh runs a command built at run time on {host}", "remote-exec", BlastRadius.HIGH, "exec.ssh")]
+    if _this_machine(words[i].value):  # the same machine (the same files, the same guard): judged as here
+        scope = Scope(inv.scope.home, inv.scope.home, project=inv.scope.project)
+        run.nested(text, inv, f"ssh {host}", scope)
+        return [allow(f"ssh runs a command on this machine ({host}), judged as if run here", "remote-exec",
+                      rule="exec.ssh")]
     scope = Scope(None, "~", {}, set(), remote=True)  # the remote user's home: only ever "~"
     run.nested(text, inv, f"ssh {host}", scope)
     return [allow(f"ssh runs a command on {host} (judged on its own)", "remote-exec", rule="exec.ssh")]
+
+
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "0", "0.0.0.0", "::1",
+                   "[::1]", "::", "127.1"}
+
+
+def _this_machine(target: str) -> bool:
+    """Is an ssh target (`[user@]host[:port]`) this machine? Loopback in any spelling, or its own name."""
+    import socket
+
+    host = target.rsplit("@", 1)[-1].lower()
+    if host.startswith("ssh://"):
+        host = host[6:].split("/", 1)[0]
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    if host in _LOOPBACK_NAMES or host.startswith("127.") or host.endswith(".localhost"):
+        return True
+    try:
+        name = socket.gethostname().lower()
+    except OSError:
+        return False
+    return bool(name) and host in (name, name.split(".", 1)[0])
 
 
 # -- shell state ----------------------------------------------------------------------------

@@ -190,6 +190,8 @@ def _tr(args, stdin: Output | None, scope) -> Output | None:
         return None
     if args[:1] == ["-d"] and len(args) == 2:
         drop = set(_tr_set(args[1]))
+        if not drop:
+            return None
         return Output("".join(c for c in stdin.text if c not in drop), stdin.obfuscated)
     if len(args) != 2 or any(a.startswith("-") for a in args):
         return None
@@ -201,10 +203,38 @@ def _tr(args, stdin: Output | None, scope) -> Output | None:
     return Output(stdin.text.translate(table), obfuscated=True)
 
 
+_TR_CLASSES = {
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "lower": "abcdefghijklmnopqrstuvwxyz", "digit": "0123456789",
+    "alpha": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "alnum": "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "xdigit": "0123456789ABCDEFabcdef", "blank": " \t", "space": " \t\n\v\f\r",
+}
+_TR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "v": "\v", "f": "\f", "a": "\a", "b": "\b"}
+
+
 def _tr_set(spec: str) -> str:
+    """A tr set spelled out: ranges, character classes ([:upper:] …) and backslash escapes. Anything
+    else tr gives a meaning of its own ([=c=], [c*n], octal escapes) is not guessed at: "" (unknown),
+    and the command's output is then unknown rather than wrong."""
     out, i = [], 0
     while i < len(spec):
-        if i + 2 < len(spec) and spec[i + 1] == "-":
+        if spec.startswith("[:", i):
+            end = spec.find(":]", i + 2)
+            name = spec[i + 2:end] if end > 0 else ""
+            if name not in _TR_CLASSES:
+                return ""
+            out.extend(_TR_CLASSES[name])
+            i = end + 2
+        elif spec.startswith(("[=", "[", "\\0", "\\1", "\\2", "\\3"), i) and (spec[i] == "[" or spec[i + 1:i + 2].isdigit()):
+            return ""
+        elif spec[i] == "\\" and i + 1 < len(spec):
+            if spec[i + 1] not in _TR_ESCAPES:
+                return ""
+            out.append(_TR_ESCAPES[spec[i + 1]])
+            i += 2
+        elif i + 2 < len(spec) and spec[i + 1] == "-":
+            if ord(spec[i + 2]) < ord(spec[i]):
+                return ""
             out.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
             i += 3
         else:
