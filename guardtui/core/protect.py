@@ -198,7 +198,7 @@ class Protection:
 
     def __init__(self, locations: Locations | None = None, homes: Iterable[str] = (),
                  env: Mapping[str, str] | None = None, code_dir: str | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, interpreter: str | None = None):
         self.locations = locations
         self.env = dict(os.environ if env is None else env)
         found = [str(h) for h in homes]
@@ -206,6 +206,9 @@ class Protection:
             found.append(str(locations.home))
         self.homes = tuple(dict.fromkeys(posixpath.normpath(h) for h in found if h and h.startswith("/")))
         self.code_dir = code_dir if code_dir is not None else str(Path(__file__).resolve().parent.parent)
+        # the interpreter the installed hooks run (`<python> -S …/guardtui/hook.py`): a venv's own bin/python
+        self.interpreter = interpreter if interpreter is not None else \
+            (sys.executable if sys.executable and sys.prefix != sys.base_prefix else "")
         self._fixed: dict[tuple[str, ...], tuple[Target, ...]] = {}
         # the targets' list is data and paths (no look at the disk): kept per working directory
         self._projects: dict[tuple, tuple[Target, ...]] = {}
@@ -264,9 +267,8 @@ class Protection:
             editable = not any(p in ("site-packages", "dist-packages") for p in Path(self.code_dir).parts)
             out.append(Target(_norm(self.code_dir), GUARD_CODE, "guardtui's own code (the hooks run it)", tree=True,
                               editable=editable))
-            # the interpreter the installed hooks run (`<python> -S …/guardtui/hook.py`): a venv's own bin/python
-            if sys.executable and sys.prefix != sys.base_prefix:
-                out.append(Target(_norm(sys.executable), GUARD_CODE, "the Python the hooks run guardtui with",
+            if self.interpreter:
+                out.append(Target(_norm(self.interpreter), GUARD_CODE, "the Python the hooks run guardtui with",
                                   by_link=False, editable=editable))
         launcher = shutil.which("guardtui", path=self.env.get("PATH", "")) if self.env.get("PATH") else None
         if launcher and launcher.startswith("/"):  # the program the person starts the console with

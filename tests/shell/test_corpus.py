@@ -32,6 +32,7 @@ def dev_scored(request):
 def corpus_engine(tmp_path_factory):
     from guardtui.core.config import Locations
     from guardtui.core.factory import build_engine
+    from guardtui.core.protect import Protection
     from guardtui.core.shell.analyze import Analyzer
 
     from ..conftest import HOME, TYPICAL
@@ -42,6 +43,11 @@ def corpus_engine(tmp_path_factory):
     engine = build_engine(Locations.from_env(env), record=False)
     engine.analyzer = Analyzer(command_exists=lambda name: name in TYPICAL)
     engine.home = HOME
+    # guardtui installed where a user has it, not where this checkout happens to be (a clone in /tmp
+    # would make `rm -rf /tmp` remove the guard's own code, and deny)
+    engine.protection = Protection(Locations.from_env(env), homes=(HOME,), env={"PATH": "/usr/bin:/bin"},
+                                   code_dir="/opt/guardtui/lib/python3/site-packages/guardtui",
+                                   interpreter="/opt/guardtui/bin/python")
     return engine
 
 
