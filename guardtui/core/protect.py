@@ -357,7 +357,9 @@ class Protected:
 
         follow: the final component is followed if it is a symbolic link (writes, chmod, reads);
         False for what acts on the link itself (rm, mv, ln's destination).
-        contains: "existing" or "any" also matches a directory holding a target."""
+        contains: "existing" or "any" also matches a directory holding a target; "near" a directory
+        holding a target that exists, or one that would be its own file (`.claude` for
+        `.claude/settings.json`, there or not: moved aside, it is where the agent reads hooks from)."""
         if not path:
             return []
         lexical = self.absolute(path, cwd)
@@ -511,8 +513,10 @@ class Protected:
                 for form, targets in index.items():
                     if not form.startswith(prefix):
                         continue
+                    direct = "/" not in form[len(prefix):].rstrip("/")
                     for target in targets:
-                        if target not in found and (contains == "any" or self.exists(target.path)):
+                        if target not in found and (contains == "any" or contains == "near" and direct or
+                                                    self.exists(target.path)):
                             found[target] = Match(target, cand, "contains", form[len(prefix):])
         return list(found.values())
 

@@ -858,3 +858,25 @@ def test_the_launcher_keeps_running(world):
     for command in ("chmod -x ~/.local/bin/guardtui", "chmod 644 ~/.local/bin/guardtui", "chmod u-x ~/.local/bin/guardtui"):
         assert_denied_for_the_person(world.run(command), command)
     assert verdict(world.run("chmod -x src/app.py")) == "allow"
+
+
+def test_moving_a_settings_directory_aside_denies_even_before_it_holds_settings(world, tmp_path):
+    """`mv .claude .claude.bak` moves where the agent reads hooks from, whether or not a settings file
+    is in it today (one written there later, by install or the person, would land in the moved copy's
+    place); a directory merely holding a file of that name deeper down still needs the file to exist."""
+    other = tmp_path / "fresh"
+    (other / ".claude").mkdir(parents=True)
+    (other / "notes").mkdir()
+    for command in ("mv .claude .claude.bak", "rm -rf .claude", "mv .codex /tmp/x"):
+        assert_denied_for_the_person(world.run(command, cwd=other), command)
+    assert verdict(world.run("mv notes docs", cwd=other)) == "allow"
+
+
+def test_the_broker_socket_lost_with_a_whole_temp_dir_is_not_the_guard(world):
+    """No hook trusts a socket that cannot prove itself, so removing one along with a temp dir costs
+    only speed: that is judged as the delete it is; aimed at the socket, it still denies."""
+    temp = world.locations.runtime_dir.parent
+    (world.locations.runtime_dir / "broker.sock").write_text("")
+    d = world.run(f"rm -rf {temp}/*")
+    assert d.rule != "protect/runtime" and "run it yourself" not in d.reason, d.reason
+    assert_denied_for_the_person(world.run(f"rm {world.locations.runtime_dir}/broker.sock"))
