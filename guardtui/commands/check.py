@@ -42,21 +42,27 @@ def run(args, _command: str) -> int:
         print("guardtui check: give a command after --, or --tool NAME --input JSON, or --batch FILE",
               file=sys.stderr)
         return 2
-    use_llm = bool(getattr(args, "llm", False))
-    if not args.batch and not use_llm:
-        spec = _single(args, words, cwd)
-        if isinstance(spec, int):
-            return spec
-        report = ask_standby(spec)
-        if report is not None:
-            text, status = check_text(report, args.json)
-            sys.stdout.write(text)
-            return status
-    engine = cli_engine(cwd)
-    with Judge(engine) as judge:
-        if getattr(args, "llm", False) and not judge.use_guard_agent(Locations.from_env()):
+    spec: dict[str, Any] | None = None
+    if not args.batch:
+        read = _single(args, words, cwd)
+        if isinstance(read, int):
+            return read
+        spec = read
+        if not args.llm:  # the guard agent is configured per run: only this process can call it
+            report = ask_standby(spec)
+            if report is not None:
+                text, status = check_text(report, args.json)
+                sys.stdout.write(text)
+                return status
+    with Judge(cli_engine(cwd)) as judge:
+        if args.llm and not judge.use_guard_agent(Locations.from_env()):
             return 2
-        return _check(args, judge, words, cwd)
+        if spec is None:
+            return batch(judge, args.batch, cwd)
+        call = ToolCall(normalise_tool(spec["tool"]), spec["input"], cwd, agent="cli")
+        text, status = check_text(check_report(judge(call)), args.json)
+        sys.stdout.write(text)
+        return status
 
 
 def _single(args, words: list[str], cwd: str) -> dict[str, Any] | int:
@@ -77,18 +83,6 @@ def _single(args, words: list[str], cwd: str) -> dict[str, Any] | int:
         return {"tool": args.tool, "input": tool_input, "cwd": cwd}
     command = words[0] if len(words) == 1 else shlex.join(words)
     return {"tool": "Bash", "input": {"command": command}, "cwd": cwd}
-
-
-def _check(args, judge: "Judge", words: list[str], cwd: str) -> int:
-    if args.batch:
-        return batch(judge, args.batch, cwd)
-    spec = _single(args, words, cwd)
-    if isinstance(spec, int):
-        return spec
-    call = ToolCall(normalise_tool(spec["tool"]), spec["input"], cwd, agent="cli")
-    text, status = check_text(check_report(judge(call)), args.json)
-    sys.stdout.write(text)
-    return status
 
 
 def ask_standby(spec: dict[str, Any]) -> dict[str, Any] | None:

@@ -501,35 +501,27 @@ def load_justfile(path: str, text: str | None = None) -> Justfile | None:
 
 # -- other task runners ------------------------------------------------------------------------
 def load_toml(path: str) -> dict | None:
-    text = read_text(path)
-    if text is None:
-        return None
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError):
-        return None
+    return _load_mapping(path, tomllib.loads, (tomllib.TOMLDecodeError, ValueError))
 
 
 def load_json(path: str) -> dict | None:
-    text = read_text(path)
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return _load_mapping(path, json.loads, (ValueError,))
 
 
 def load_yaml_mapping(path: str) -> dict | None:
+    import yaml
+
+    return _load_mapping(path, yaml.safe_load, (yaml.YAMLError,))
+
+
+def _load_mapping(path: str, parse, errors: tuple[type[Exception], ...]) -> dict | None:
+    """A project file read as a mapping, or None (missing, too large, not parsable, not a mapping)."""
     text = read_text(path)
     if text is None:
         return None
-    import yaml
-
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
+        data = parse(text)
+    except errors:
         return None
     return data if isinstance(data, dict) else None
 
