@@ -1,7 +1,9 @@
 """Helpers shared by the benchmarks: an isolated engine, the corpora, percentiles."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -19,6 +21,7 @@ CORPORA = ROOT / "tests" / "shell" / "data"
 def isolated_engine() -> Engine:
     """The engine on built-in defaults (an empty config dir), this machine's PATH."""
     root = Path(tempfile.mkdtemp(prefix="guardtui-bench-"))
+    atexit.register(shutil.rmtree, root, True)  # a throwaway home: gone when the benchmark ends
     env = {"HOME": str(root), "GUARDTUI_CONFIG_DIR": str(root / "config"), "GUARDTUI_STATE_DIR": str(root / "state"),
            "GUARDTUI_RUNTIME_DIR": str(root / "run")}
     return build_engine(Locations.from_env(env), record=False, path_env=os.environ.get("PATH", ""))

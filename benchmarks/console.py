@@ -17,11 +17,13 @@ lateness.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import asyncio
 import json
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -77,6 +79,7 @@ async def run(calls: int, rate: float) -> dict:
     import aiohttp
 
     root = Path(tempfile.mkdtemp(prefix="guardtui-bench-"))
+    atexit.register(shutil.rmtree, root, True)  # a throwaway home: gone when the benchmark ends
     env = {"HOME": str(root), "GUARDTUI_CONFIG_DIR": str(root / "config"), "GUARDTUI_STATE_DIR": str(root / "state"),
            "GUARDTUI_RUNTIME_DIR": str(root / "run")}
     locations = Locations.from_env(env)
