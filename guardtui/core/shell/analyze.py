@@ -185,6 +185,14 @@ class _Run:
         return name in self.tax.shells or self.tax.interpreter(name) is not None or name in self.tax.sql_clients \
             or name in ("crontab", "xargs", "parallel", "source", ".", "eval", "at", "batch")
 
+    def holds_secret(self, path: str, home: str) -> bool:
+        """A secret file, a directory of them, a copy of one made earlier in the command, or a directory
+        such a copy was put in (`tar czf - -C "$out" .` after `tar czf "$out/env.tgz" ~/.ssh`)."""
+        if is_secret(path, home, self.tax) or is_secret_area(path, home, self.tax) or path in self.secret_copies:
+            return True
+        inside = path.rstrip("/") + "/"
+        return any(copy.startswith(inside) for copy in self.secret_copies)
+
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
                origin: Origin | None = None) -> None:
         """Analyze a script that `inv` runs (bash -c, eval, ssh …); `origin`: the project file it is from."""
@@ -605,8 +613,7 @@ class _Run:
                 any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
             return [allow(f"{name} dry run only reports what it would do", spec["category"] if spec else "read-only",
                           rule="taxonomy.dry-run")]
-        captured = inv.cmd.pipes_out or any(v in inv.cmd.via for v in ("$(…)", "<(…)", ">(…)")) or \
-            any(r.writes and r.fd in (None, 1) for r in inv.cmd.redirects)
+        captured = not _reaches_terminal(inv.cmd)
         best = next((m for s in self.tax.shapes_for(name) if not (s.prints and captured)
                      and (m := match_shape(s, canonical, args, value_options)) is not None), None)
         if best is not None:
@@ -846,8 +853,11 @@ class _Run:
             return Stream("secret")
         if name in ("tar", "zip", "7z", "gzip", "cpio") and any(
                 not w.value.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
-                and is_secret_area(info.path, cmd.scope.home, self.tax) for w in words[1:]):
+                and self.holds_secret(info.path, cmd.scope.home) for w in words[1:]):
             return Stream("secret")  # tar czf - ~/.ssh: an archive of keys
+        if name in ("tar", "gtar", "bsdtar") and any(self.holds_secret(p, cmd.scope.home)
+                                                     for p in cmd_fs.tar_member_paths(self, words[1:], cmd.scope)):
+            return Stream("secret")  # tar czf - -C ~ .ssh, or a directory a secret was archived into above
         if name in ("cat", "head", "tail", "base64", "xxd", "tac", "strings") and any(
                 not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
                 and is_secret(info.path, cmd.scope.home, self.tax) for a, w in zip(args, words[1:])):
@@ -862,6 +872,24 @@ class _Run:
         if name in _PASS_THROUGH and upstream.kind in ("network", "secret"):
             return Stream(upstream.kind)
         return Stream("unknown")
+
+
+def _reaches_terminal(cmd: SimpleCommand) -> bool:
+    """Does what this command prints end up on the terminal (and in the agent's transcript)? Through a
+    filter that passes its input on (`gh auth token | head -c 12`) it still does; captured in $(…),
+    redirected to a file or piped into another program, the program that takes it is judged instead."""
+    for _ in range(16):
+        if any(v in cmd.via for v in ("$(…)", "<(…)", ">(…)")) or \
+                any(r.writes and r.fd in (None, 1) for r in cmd.redirects):
+            return False
+        if not cmd.pipes_out:
+            return True
+        following = cmd.stdout_to
+        name = posixpath.basename(following.argv[0].value) if following is not None and following.argv else ""
+        if following is None or name not in _PASS_THROUGH:  # tee prints what it writes
+            return False
+        cmd = following
+    return False
 
 
 # commands whose output is a secret: keychains, password managers, cloud credentials

@@ -12,7 +12,7 @@ from .deletes import DELETERS, FIND_FILTERS, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
-from .paths import PathKind, describe, glob_members, write_finding
+from .paths import PathKind, classify, describe, glob_members, write_finding
 from .secrets import is_secret, is_secret_area, read_reason, reads_secret
 from .words import DYN, Word
 
@@ -876,6 +876,8 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
             directory = inv.words[i + 1]
         elif a.startswith("--directory="):
             directory = Word.literal(a.partition("=")[2])
+    if not extracting:
+        _archive_of_secrets(run, inv, directory)
     if extracting:
         target = directory or Word.literal(".")
         archive, members, strip = _tar_operands(inv.words)
@@ -889,6 +891,41 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
                                 "fs.tar"))
     return [with_rule(worst(findings), "fs.tar")] if findings else [allow("tar packs or lists files", "fs-write",
                                                                            rule="fs.tar")]
+
+
+def tar_member_paths(run: "Run", words: list[Word], scope) -> list[str]:
+    """Where the members a `tar c` names are on disk: relative ones under its -C directory."""
+    base = scope.cwd
+    for i, w in enumerate(words):
+        if w.value in ("-C", "--directory") and i + 1 < len(words):
+            target = words[i + 1]
+            base = None if target.dynamic else classify(target, scope, run.tax).path
+        elif w.value.startswith("--directory="):
+            base = classify(Word.literal(w.value.partition("=")[2]), scope, run.tax).path
+    _, members, _ = _tar_operands(words)
+    paths = []
+    for m in members:
+        if m.dynamic and not m.value.startswith("/"):
+            continue
+        if m.value.startswith(("/", "~")) or base is None:
+            info = classify(m, scope, run.tax)
+            if info.path:
+                paths.append(info.path)
+        else:
+            paths.append(posixpath.normpath(posixpath.join(base, m.value)))
+    return paths
+
+
+def _archive_of_secrets(run: "Run", inv: "Invocation", directory: Word | None) -> None:
+    """`tar czf $out/env.tgz -C ~ .config/fly`: the archive now holds credentials; sending it (or the
+    directory it is in) away later in the command sends them."""
+    archive, _, _ = _tar_operands(inv.words)
+    if archive is None or archive.value == "-" or archive.dynamic and not archive.value.startswith("/"):
+        return
+    if any(run.holds_secret(p, inv.scope.home) for p in tar_member_paths(run, inv.words, inv.scope)):
+        info = run.path(archive, inv)
+        if info.path:
+            run.secret_copies.add(info.path)
 
 
 _TAR_VALUE_LETTERS = "fCbgHKLNTVXIF"  # short options that take a value (-f FILE, -C DIR, …)

@@ -83,6 +83,7 @@ class Run(Protocol):
     added_remotes: set[str]  # `git remote add NAME URL` earlier
     empty_dirs: set[str]  # directories created earlier (mkdir, mktemp -d)
 
+    def holds_secret(self, path: str, home: str) -> bool: ...  # a secret, a place of them, or a copy made above
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
                origin: "Origin | None" = None) -> None: ...
     def judge(self, cmd: SimpleCommand, depth: int) -> None: ...
