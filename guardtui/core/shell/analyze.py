@@ -17,8 +17,8 @@ from typing import Callable
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_proc, cmd_tasks,
-               cmd_term, selfcall)
+from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
+               cmd_proc, cmd_tasks, cmd_term, selfcall)
 from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
@@ -1043,6 +1043,7 @@ _HANDLERS = {
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **cmd_tasks.HANDLERS,
     **cmd_build.HANDLERS,
+    **cmd_notebook.HANDLERS,
     **{n: lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv)
        for n in ("npm", "pnpm", "yarn")},
     "bun": lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv) or

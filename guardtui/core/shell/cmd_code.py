@@ -49,6 +49,12 @@ _SHELL_CALLS = {
     "r": [r"\bsystem2?"],
     "applescript": [r"\bdo shell script"],
     "tcl": [r"\bexec"],
+    "elixir": [r"\bSystem\.shell", r":os\.cmd"],
+    "erlang": [r"\bos:cmd"],
+    "clojure": [r"\bshell/sh", r"\bclojure\.java\.shell/sh", r"\bbabashka\.process/(?:shell|process)", r"\bp/shell"],
+    "haskell": [r"\bcallCommand", r"\bsystem", r"\bspawnCommand", r"\breadCreateProcess\s*\(\s*shell"],
+    "racket": [r"\bsystem\*?", r"\bprocess\*?"],
+    "groovy": [r"\.execute\(\)"],
 }
 _RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
@@ -126,6 +132,10 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     i = 0
     in_place = False
+    if spec.get("subcommand"):  # mix run …: the other tasks are the taxonomy's
+        if not words or words[0].value != spec["subcommand"]:
+            return []
+        words = words[1:]
     if spec.get("code_subcommand") and words and words[0].value == spec["code_subcommand"]:
         if len(words) > 1:
             return code_findings(run, inv, words[1], language)
@@ -299,7 +309,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                                     BlastRadius.HIGH, "code.shell"))
             elif literal:
                 run.nested(literal, inv, f"{inv.name} → shell")
-    for pattern in re.finditer(r"`(?P<s>[^`]+)`", code) if language in ("ruby", "perl", "php") else ():
+    for pattern in re.finditer(r"`(?P<s>[^`]+)`", code) if language in ("ruby", "perl", "php", "julia") else ():
         run.nested(pattern.group("s"), inv, f"{inv.name} → shell")
     for m in re.finditer(r"\b(?:qx|%x)\s*[\(\{\[](?P<s>[^\)\}\]]*)[\)\}\]]", code):
         run.nested(m.group("s"), inv, f"{inv.name} → shell")

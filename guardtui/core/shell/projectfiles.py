@@ -543,3 +543,57 @@ __all__ = ["MAX_FILE_BYTES", "Package", "Makefile", "MakeRule", "Justfile", "Jus
            "find_upward", "line_of", "shown", "load_package", "nearest_package", "workspace_root",
            "workspace_packages", "filter_packages", "makefile_path", "load_makefile", "make_goal", "find_justfile",
            "load_justfile", "load_toml", "load_json", "load_yaml_mapping", "python_module_file"]
+
+
+MAX_NOTEBOOK_BYTES = 2 * 1024 * 1024  # a notebook carries its outputs: a larger cap, only its code is judged
+_NOTEBOOK_LANGUAGES = {"python": "python", "python3": "python", "ipython": "python", "r": "r", "ir": "r",
+                       "julia": None, "bash": "shell", "sh": "shell"}
+_CELL_SHELL = re.compile(r"^%%(?:bash|sh|script\s+(?:ba)?sh)\b")
+_LINE_SHELL = re.compile(r"^(\s*)(?:!|%(?:sx|system)\b|[A-Za-z_]\w*\s*=\s*!)\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    """A notebook's code cells, split by what runs them: the kernel's language and the shell (`!cmd`,
+    `%%bash` cells); line N of `program` is line N of the cells' text joined, so findings can say where."""
+    language: str | None  # python, r, shell; None: a kernel guardtui does not read
+    program: str
+    shell: str
+
+
+def notebook_code(text: str) -> NotebookCode | None:
+    """The code a Jupyter notebook (.ipynb JSON) runs when executed; None when it is not one."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
+        return None
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
+    info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
+    spoken = str(kernel.get("language") or info.get("name") or "python").lower()
+    language = _NOTEBOOK_LANGUAGES.get(spoken, None) if spoken in _NOTEBOOK_LANGUAGES else None
+    program: list[str] = []
+    shell: list[str] = []
+    for cell in doc["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        body = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else \
+            source if isinstance(source, str) else ""
+        lines = body.split("\n")
+        if lines and _CELL_SHELL.match(lines[0]):  # a %%bash cell: all of it is shell
+            shell.extend(lines[1:])
+            program.extend("" for _ in lines)
+            continue
+        for line in lines:
+            m = _LINE_SHELL.match(line) if language == "python" else None
+            if m:  # `!curl …`, `files = !ls`: the rest of the line runs in a shell
+                shell.append(m.group(2))
+                program.append(m.group(1) + "pass")
+            elif line.lstrip().startswith("%") and language == "python":
+                program.append(re.match(r"\s*", line).group(0) + "pass")  # other magics: not Python
+            else:
+                program.append(line)
+    return NotebookCode(language, "\n".join(program), "\n".join(shell))

@@ -44,6 +44,7 @@ _WRAPPER = {
 _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
     "value_options": _LIST, "module": _LIST, "language": Field(str, required=True), "code_subcommand": Field(str),
+    "subcommand": Field(str),  # only `NAME SUB …` runs code (mix run); the rest is the taxonomy's
 }
 _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
         "only_with_code": Field(bool),
