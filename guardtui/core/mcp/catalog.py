@@ -142,6 +142,12 @@ class McpCatalog:
             if token in self.verbs["weak"]:
                 weak = weak or (cls, token)
                 continue
+            if token in self.verbs["carriers"]:
+                # execute_log_insights_query, run_search: what it carries is named after it, and only reads
+                # (its payload, SQL or a command, is judged on its own)
+                following = [t for t in tokens[tokens.index(token) + 1:] if self._class_of(t) is not None]
+                if following and all(self._class_of(t) == "read" for t in following):
+                    return "read", following[-1]
             return cls, token
         if weak is not None:
             return weak

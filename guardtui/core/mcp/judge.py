@@ -169,7 +169,7 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
     parts: list[Decision] = []
     payload: list[Decision] = []  # what it runs: SQL, a shell command (the verb `run`/`execute` only carries it)
     for key in names["sql"]:
-        payload += _sql(label, args.get(key), declared=key != "query")
+        payload += _sql(label, args.get(key), declared=key not in _UNDECLARED_SQL)
     for key in names["shell"]:
         value = args.get(key)
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
@@ -199,6 +199,8 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
 
 
 # -- what arguments carry ---------------------------------------------------------------------
+_UNDECLARED_SQL = frozenset({"query", "query_string", "queryString"})  # SQL only when the text is SQL
+
 def _sql(label: str, value: Any, declared: bool) -> list[Decision]:
     if not isinstance(value, str) or not value.strip():
         return []

@@ -796,6 +796,8 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
     secrets += [_unescape(m.group("s")) for m in _PATH_READ.finditer(code)
                 if (info := run.path(_path_word(_unescape(m.group("s")), home), inv)).path
                 and (is_secret(info.path, home, run.tax, home_only=True) or _project_secret(inv, info.path))]
+    if any(re.search(pattern + r"\s*\(", code) for pattern in _FILE_READS):
+        secrets += _home_secrets_named(run, inv, code)
     env_dump = bool(_ENV_DUMP.search(code))
     secret_env = [m.group(1) for m in _SECRET_ENV.finditer(code)]
     if _NET_SENDS.search(code):
@@ -813,6 +815,31 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
         what = f"${secret_env[0]}" if secret_env else "the whole environment"
         return [ask(f"{inv.name} prints {what}", "sensitive-read", BlastRadius.LOW, "code.secret-print")]
     return []
+
+
+_HOME_IN_CODE = re.compile(r"\bhomedir\s*\(|\bPath\.home\s*\(|expanduser\s*\(|\bos\.homedir\b|\$HOME\b|"
+                           r"\bENV\[\s*['\"]HOME|getenv\s*\(\s*['\"]HOME|environ(?:\.get)?\s*[\[(]\s*['\"]HOME|"
+                           r"\bDir\.home\b|System\.user_home|\bhome_dir\b")
+_LITERAL = re.compile(r"""(['"`])((?:~/|\.)[\w.@+/-]{2,200})\1""")
+
+
+def _home_secrets_named(run: "Run", inv: "Invocation", code: str) -> list[str]:
+    """Secret files a program names under the home directory, the path built from parts
+    (`join(homedir(), '.npmrc')`, `Path.home() / '.aws' / 'credentials'`): it reads files, so these."""
+    home = inv.scope.home.rstrip("/")
+    joins = _HOME_IN_CODE.search(code) is not None
+    literals = [m.group(2) for m in _LITERAL.finditer(code)]
+    found = []
+    for literal in literals:
+        if literal.startswith("~/"):
+            path = home + literal[1:]
+        elif joins and literal.startswith("."):
+            path = home + "/" + literal
+        else:
+            continue
+        if is_secret(path, home, run.tax, home_only=True) or is_secret_area(path, home, run.tax):
+            found.append(literal)
+    return found
 
 
 def _decoded_code(code: str) -> str | None:

@@ -8,6 +8,7 @@ import posixpath
 
 from ..model import BlastRadius, Verdict
 from ..protect import agent_of_program, protect_data
+from ..web import metadata_in_text
 from .deletes import DELETERS, find_delete, find_listing
 from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
@@ -701,6 +702,10 @@ def ansible(run: "Run", inv: "Invocation") -> list[Finding]:
         become |= a in ("-b", "--become") or (a.startswith("-") and not a.startswith("--") and "b" in a[1:]
                                               and a[1:].isalpha())
         i += 1
+    reached = metadata_in_text(module_args or "")
+    if reached is not None:  # -m uri -a 'url=http://169.254.169.254/…': the hosts' cloud credentials
+        return [deny(f"ansible -m {module} reaches {reached[1]} ({reached[0][:60]}), which hands out the hosts' cloud "
+                     f"credentials", "secrets", "exec.ansible-metadata")]
     if module in _ANSIBLE_READ_MODULES:
         return [allow(f"ansible -m {module} only gathers facts or checks the hosts", "infra-as-code",
                       rule="exec.ansible")]

@@ -10,7 +10,7 @@ from . import listeners
 from .findings import Finding, ask, deny, worst
 from .listeners import listens_on_broker_port
 from .secrets import is_secret, is_secret_area
-from .words import Word
+from .words import DYN, Word
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service, serves_its_own_tokens
 
@@ -141,8 +141,19 @@ _LOCAL_HOST = re.compile(r"(?i)^(localhost|127\.[0-9.]+|0\.0\.0\.0|\[::1\]|169\.
 def _only_local_destinations(words: list[Word]) -> bool:
     """Every URL goes to this machine or its own metadata service (`curl -H "X-aws-ec2-metadata-token:
     $TOKEN" http://169.254.169.254/…` hands the token back where it came from)."""
-    hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
-    return bool(hosts) and all(_LOCAL_HOST.match(h) for h in hosts)
+    hosts = _hosts(words)
+    return bool(hosts) and all(h is not None and _LOCAL_HOST.match(h) for h in hosts)
+
+
+def _hosts(words: list[Word]) -> list[str | None]:
+    """The hosts the URLs among `words` name; None for one whose host is only known at run time. A URL whose path is built at run time still names its host
+    (`"http://localhost:8080/orders/$id"`)."""
+    hosts: list[str | None] = []
+    for w in words:
+        m = _URL_HOST.match(w.value)
+        if m is not None:
+            hosts.append(None if DYN in m.group(0) else m.group(1))
+    return hosts
 
 
 _ISSUED_BY = re.compile(r"\$\(\s*(?:command\s+)?([\w.-]+)\s|`\s*([\w.-]+)\s")
@@ -155,8 +166,8 @@ def _back_to_its_issuer(word: Word, words: list[Word]) -> bool:
     if len(issuers) != 1:
         return False
     issuer = issuers.pop()
-    hosts = [m.group(1) for w in words if w.static and (m := _URL_HOST.match(w.value))]
-    return bool(hosts) and all(serves_its_own_tokens(issuer, h) for h in hosts)
+    hosts = _hosts(words)
+    return bool(hosts) and all(h is not None and serves_its_own_tokens(issuer, h) for h in hosts)
 
 
 def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:

@@ -11,6 +11,7 @@ left to the taxonomy, as before.
 """
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shlex
@@ -794,7 +795,7 @@ class _MakeExpander:
             if command.strip():
                 self.run.program(command, "shell", self.inv, self.origin, _scope(self.inv, self.directory),
                                  f"make $(shell …) › {self.origin.at(0)}")
-            return UNKNOWN_WORD
+            return "" if _prints_nothing(self.run, command, self.directory) else UNKNOWN_WORD
         parts = _split_args(argument)
         values = [self.expand(p) for p in parts]
         words = values[0].split() if values else []
@@ -823,6 +824,47 @@ class _MakeExpander:
         if function in ("info", "warning", "error", "eval"):
             return ""
         return UNKNOWN_WORD
+
+
+# commands that print nothing when the files they read are missing (an error goes to stderr), and filters
+# that print nothing for nothing in
+_FILE_READERS = {"grep": 1, "egrep": 1, "fgrep": 1, "cat": 0, "head": 0, "tail": 0, "cut": 0, "sort": 0}
+_EMPTY_FILTERS = frozenset({"cut", "tr", "sort", "uniq", "head", "tail", "grep", "egrep", "fgrep", "xargs"})
+_VALUE_FLAGS = frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-f", "-n", "-c", "-k", "-t", "--max-count",
+                          "--regexp", "--file", "--delimiter", "--fields", "--lines", "--bytes", "--key"})
+
+
+def _prints_nothing(run: "Run", command: str, directory: str | None) -> bool:
+    """`$(shell grep -s '^dir=' .cache.conf | cut -d= -f2)` with no .cache.conf: the value is empty (make
+    expands a recipe whole before running it, so a file its own lines would create is not there yet)."""
+    if not directory or re.search(r"[;&`$<>(){}]|\|\|", command):
+        return False
+    stages = [s.strip() for s in command.split("|")]
+    try:
+        first = shlex.split(stages[0])
+        rest = [shlex.split(s) for s in stages[1:]]
+    except ValueError:
+        return False
+    if not first or first[0] not in _FILE_READERS or any(not s or s[0] not in _EMPTY_FILTERS or
+                                                         s[0] == "xargs" and len(s) > 1 for s in rest):
+        return False
+    operands, i = [], 1
+    pattern_given = any(a in ("-e", "-f", "--regexp", "--file") or a.startswith(("--regexp=", "--file="))
+                        for a in first[1:])
+    while i < len(first):
+        a = first[i]
+        if a in _VALUE_FLAGS:
+            i += 2
+            continue
+        if not a.startswith("-") or a == "-":
+            operands.append(a)
+        i += 1
+    files = operands[_FILE_READERS[first[0]] if not pattern_given else 0:]
+    if not files or any(f == "-" or any(c in f for c in "*?[~") for f in files):
+        return False
+    paths = [posixpath.normpath(posixpath.join(directory, f)) for f in files]
+    written = {e.path for e in run.result.effects}
+    return all(not os.path.lexists(p) and p not in written for p in paths)
 
 
 def _patsubst(pattern: str, replacement: str, word: str) -> str:
