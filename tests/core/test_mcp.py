@@ -222,6 +222,14 @@ LOCAL = [
     ("mcp__ide__getDiagnostics", {}, A),
     ("mcp__ide__executeCode", {"code": "import shutil; shutil.rmtree('/')"}, D),
     ("mcp__ide__executeCode", {"code": "print(df.head())"}, A),
+    # a Jupyter kernel runs on this machine: a cell's code is judged as Python where it is written or run
+    ("mcp__jupyter__insert_execute_code_cell", {"cell_index": 5, "cell_source": "df.groupby('plan').churned.mean()"}, A),
+    ("mcp__jupyter__append_execute_code_cell",
+     {"cell_source": "import urllib.request\nurllib.request.urlopen('http://0xa9.0xfe.0xa9.0xfe/latest/')"}, D),
+    ("mcp__jupyter__overwrite_cell_source", {"cell_index": 2, "cell_source": "import shutil; shutil.rmtree('/')"}, D),
+    ("mcp__jupyter__execute_cell", {"cell_index": 2}, ASK),  # code it has not seen
+    ("mcp__jupyter__read_all_cells", {}, A),
+    ("mcp__jupyter__insert_markdown_cell", {"cell_index": 1, "cell_source": "## Results"}, A),
 ]
 
 
@@ -265,6 +273,10 @@ def test_servers_are_recognised_by_alias_or_by_their_tools(judge, tool, expected
     ("mcp__scraper__scrape", {"url": "http://2852039166/latest/meta-data/"}, D, "mcp/url"),
     ("mcp__issues__manage_issue", {"action": "delete", "id": 3}, ASK, "mcp/verb"),
     ("mcp__deploy__run", {"target": "staging"}, ASK, "mcp/verb"),  # a deploy target, not a path
+    # a carrier verb whose object only reads: a Logs Insights query is not SQL, and reads
+    ("mcp__logs__execute_log_insights_query", {"query_string": "fields @message | limit 20"}, A, "mcp/verb"),
+    ("mcp__logs__execute_log_insights_query", {"query_string": "DROP TABLE logs"}, D, "mcp/sql"),
+    ("mcp__jobs__run_job", {"name": "nightly"}, ASK, "mcp/verb"),
 ])
 def test_unknown_servers_are_judged_from_the_tool_name_and_arguments(judge, tool, tool_input, expected, rule):
     check(judge, tool, tool_input, expected, rule)
@@ -334,6 +346,10 @@ def test_verbs_read_names_in_every_style():
     assert catalog.verb_class("addCommentToJiraIssue") == ("change", "add")
     assert catalog.verb_class("atlassianUserInfo") == ("read", "info")
     assert catalog.verb_class("frobnicate") is None
+    assert catalog.verb_class("execute_log_insights_query") == ("read", "query")  # runs what only reads
+    assert catalog.verb_class("run_search") == ("read", "search")
+    assert catalog.verb_class("execute_cell") == ("change", "execute")
+    assert catalog.verb_class("run_and_delete") == ("change", "run")
     assert catalog.wide_scope("delete_project_item", {}) is None  # an item, not the project
     assert catalog.wide_scope("delete_project", {}) == "project"
 
