@@ -91,6 +91,12 @@ async def run(calls: int, rate: float) -> dict:
     # (a real console answers past them by policy) and the pause after a call comes up (the
     # simulated person presses y on the same call each time, with no pause to wait out)
     app.queue.max_pending = app.queue.max_per_agent = calls
+    # and the cap on open connections (one per waiting call; client and broker share this process,
+    # so each call holds two descriptors)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 2 * calls + 256
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
     rss_before, _ = rss_mib()
     frozen_seen = 0
     answered_at: dict[int, float] = {}
@@ -102,6 +108,7 @@ async def run(calls: int, rate: float) -> dict:
     async with app.run_test(size=(160, 48)) as pilot:
         while app.broker_state != "listening":
             await asyncio.sleep(0.01)
+        app.broker._runner.cap = calls + 64  # every call of the flood holds its connection while it waits
         frozen_seen = gc.get_freeze_count()  # what the console put out of the collector's reach
         url, token = app.broker.url, app.broker.token
         connector = aiohttp.TCPConnector(limit=0)

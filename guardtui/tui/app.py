@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable
 from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.signal import Signal
 
 from ..broker.queue import PendingCall, PendingQueue, Rejudged
@@ -90,10 +90,12 @@ class GuardApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
-    pending_count: reactive[int] = reactive(0)
-    agent_counts: reactive[tuple[tuple[str, int], ...]] = reactive(())
-    broker_state: reactive[str] = reactive("off")
-    broker_detail: reactive[str] = reactive("")
+    # plain vars: the widgets that show them watch them; a repaint of the whole app on each change
+    # (a reactive's default) redrew every widget 200 times a second under a flood
+    pending_count: var[int] = var(0)
+    agent_counts: var[tuple[tuple[str, int], ...]] = var(())
+    broker_state: var[str] = var("off")
+    broker_detail: var[str] = var("")
 
     def __init__(self, engine: Engine, queue: PendingQueue, *, locations: Locations, cwd: str,
                  broker: Any = None, feeder: Feeder | None = None, settings: ConsoleSettings = ConsoleSettings(),

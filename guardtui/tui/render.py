@@ -66,9 +66,10 @@ def fill_table(table, headers: list[str], rows: list[tuple[list[str | Content], 
         table.add_row(*cells, key=key)
 
 
-def set_virtual_height(widget, width: int, height: int) -> None:
+def set_virtual_height(widget, width: int, height: int, redraw: bool = True) -> None:
     """Resize a line-API widget's scrollable area without a layout pass (a queue of 1,000
-    calls growing 200 times a second must not re-lay the whole screen each time)."""
+    calls growing 200 times a second must not re-lay the whole screen each time); `redraw`
+    False: what is shown did not change, only the scrollbar does."""
     from textual.geometry import Size
     from textual.widget import Widget
 
@@ -76,4 +77,5 @@ def set_virtual_height(widget, width: int, height: int) -> None:
     if widget.virtual_size != size:
         widget.set_reactive(Widget.virtual_size, size)
         widget._scroll_update(size)
-    widget.refresh()
+    if redraw:
+        widget.refresh()

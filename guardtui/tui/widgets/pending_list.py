@@ -97,6 +97,7 @@ class PendingList(ScrollView, can_focus=True):
         self._ids: set[str] = set()
         self._marks: set[str] = set()
         self._selected_id: str | None = None
+        self._strips: dict[tuple, Strip] = {}  # drawn rows: a frame redraws only rows whose text changed
         self.filter_text = ""
         self.group_by = ""
 
@@ -138,11 +139,11 @@ class PendingList(ScrollView, can_focus=True):
                 self._reshow()
                 return
             self._shown.append(pending)
-        self._resize()
+        row = len(self._shown) - 1
+        # a row below the visible window only lengthens the scrollbar: the rows shown stay as drawn
+        self._resize(redraw=row <= self.scroll_offset.y + self.scrollable_content_region.height)
         if len(self._shown) == 1:
             self._select(0)
-        else:
-            self.refresh()
 
     def remove(self, call_id: str) -> None:
         """Drop an answered call; the selection stays on its call, or moves to the next one."""
@@ -275,8 +276,8 @@ class PendingList(ScrollView, can_focus=True):
     def validate_cursor(self, cursor: int) -> int:
         return max(0, min(cursor, len(self._shown) - 1)) if self._shown else 0
 
-    def _resize(self) -> None:
-        set_virtual_height(self, self.scrollable_content_region.width, len(self._shown) + 1)
+    def _resize(self, redraw: bool = True) -> None:
+        set_virtual_height(self, self.scrollable_content_region.width, len(self._shown) + 1, redraw=redraw)
 
     def _scroll_to_cursor(self) -> None:
         if not self._shown or not self.is_mounted:
@@ -339,8 +340,16 @@ class PendingList(ScrollView, can_focus=True):
         if row >= len(self._shown):
             return Strip.blank(width, base.rich_style)
         pending = self._shown[row]
+        left = pending.remaining(self.clock())
         style = self.get_visual_style("pending-list--cursor") if row == self.cursor else base
-        return line_strip(self._row(pending, width), width, style)
+        key = (pending.id, width, style, pending.id in self._marks, pending.reviewing, fmt_duration(left),
+               left < URGENT_S, self.app.theme, self.label(pending))
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 8 * max(64, self.size.height):  # rows of answered calls and old seconds
+                self._strips.clear()
+            strip = self._strips[key] = line_strip(self._row(pending, width), width, style)
+        return strip
 
     def _header(self, width: int) -> Strip:
         project, agent, badge, call = self._columns(width)
