@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Callable
 
@@ -48,7 +49,8 @@ def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | H
     if len(raw) > MAX_BODY:
         return fail_safe(adapter, b"", hint, f"the payload is larger than {MAX_BODY} bytes")
     try:
-        call = adapter.parse(load_payload(raw), hint)
+        payload, cut = read_payload(raw)
+        call = replace(adapter.parse(payload, hint), cut=cut)
     except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
         return HookAnswer(None, one_line(str(exc)))
     except PayloadError as exc:
@@ -174,6 +176,11 @@ def one_line(text: str, width: int = 300) -> str:
 def load_payload(raw: bytes, what: str = "the hook payload") -> Any:
     """The payload's JSON, or PayloadError saying in one line why it cannot be read: not UTF-8,
     not JSON, larger than MAX_BODY, nested deeper than MAX_DEPTH, a lone surrogate in a string."""
+    return read_payload(raw, what)[0]
+
+
+def read_payload(raw: bytes, what: str = "the hook payload") -> tuple[Any, bool]:
+    """load_payload's JSON, and whether a part nested too deep was cut (core.inputs.CUT)."""
     if len(raw) > MAX_BODY:
         raise PayloadError(f"{what} is larger than {MAX_BODY} bytes")
     try:
@@ -190,10 +197,32 @@ def load_payload(raw: bytes, what: str = "the hook payload") -> Any:
     except (ValueError, MemoryError) as exc:  # e.g. an integer with more digits than Python converts
         raise PayloadError(f"{what} cannot be read: {one_line(str(exc), 120)}") from None
     if not isinstance(data, (dict, list)):
-        return data
-    if _check_shape(data, what) and not isinstance(data, dict):
+        return data, False
+    if _SURROGATE_ESCAPE.search(raw) is None and _depth_within(data, MAX_DEPTH):
+        return data, False  # no string can hold a lone surrogate, nothing to cut: no walk of every value
+    cut = _check_shape(data, what)
+    if cut and not isinstance(data, dict):
         raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels")
-    return data
+    return data, cut
+
+
+# a lone surrogate in a decoded string can only come from a \ud800-\udfff escape (UTF-8 text has none);
+# an escaped backslash before "ud8…" matches too, and only costs the full walk
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+
+
+def _depth_within(data: Any, limit: int) -> bool:
+    """Are the containers nested at most `limit` deep? A level at a time, containers only."""
+    level, depth = [data], 1
+    while level:
+        if depth > limit:
+            return False
+        below: list = []
+        for value in level:
+            items = value.values() if isinstance(value, dict) else value
+            below.extend(item for item in items if isinstance(item, (dict, list)))
+        level, depth = below, depth + 1
+    return True
 
 
 def _check_shape(data: Any, what: str) -> bool:

@@ -122,7 +122,7 @@ class Engine:
             with within(seconds):
                 decision, flags, events = self._run_rules(call, ctx)
                 decision = self._remembered(call, decision, ctx)
-                if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and was_cut(call.input):
+                if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and (was_cut(call.input) if call.cut is None else call.cut):
                     why = "part of this call was nested too deep to read and was cut, so it cannot be allowed"
                     decision = decision.with_(verdict=Verdict.ASK, reason=f"{why} — {decision.reason}")
                 if decision.verdict is Verdict.LLM:  # the guard agent's to review, after the engine

@@ -74,6 +74,9 @@ class ToolCall:
     mode: str = ""  # the agent's own permission mode when it says (default, bypassPermissions, ...)
     # the session transcript the hook names (`transcript_path`): shown on demand, never judged by
     transcript: str = field(default="", compare=False)
+    # whether the entry point cut part of the input (nested too deep): None when it did not say,
+    # and the engine looks for core.inputs.CUT itself (a walk of the whole input)
+    cut: bool | None = field(default=None, compare=False)
 
     @property
     def description(self) -> str:

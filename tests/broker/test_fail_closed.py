@@ -147,6 +147,31 @@ def test_a_payload_nested_too_deep_is_judged_by_what_can_be_read_and_never_allow
         assert "nested too deep" in decision.reason
 
 
+
+def test_the_reader_says_whether_it_cut_so_the_engine_need_not_walk_a_large_input(make_engine):
+    """A wide, shallow input is read without walking every value (the judging budget is spent on
+    judging); one nested past the limit is marked cut and never allowed; a lone surrogate hidden
+    behind an escaped backslash's neighbour is still refused, and a plain escaped backslash is not."""
+    from guardtui.adapters import claude
+    from guardtui.core.model import Verdict
+    from guardtui.judge import HookAnswer, read_call
+
+    def read(tool_input: dict, raw_tail: bytes = b""):
+        payload = {"session_id": "s", "cwd": PROJECT, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "tool_input": tool_input}
+        return read_call(claude, json.dumps(payload).encode() if not raw_tail else raw_tail, None)
+
+    wide = read({"command": "ls", "rows": [{"id": i, "note": "x"} for i in range(20_000)]})
+    assert wide.cut is False and make_engine().evaluate(wide, record=False).verdict is Verdict.ALLOW
+    deep = read({"command": "ls", "metadata": _nested(120)})
+    assert deep.cut is True and make_engine().evaluate(deep, record=False).verdict is Verdict.ASK
+    hidden = read({}, b'{"tool_name": "Bash", "tool_input": {"command": "ls \\\\ \\ud800"}}')
+    assert isinstance(hidden, HookAnswer) and "lone surrogate" in hidden.error
+    backslash = read({}, b'{"tool_name": "Bash", "hook_event_name": "PreToolUse", "cwd": "/tmp", '
+                         b'"tool_input": {"command": "echo \\\\ud800"}}')
+    assert not isinstance(backslash, HookAnswer) and backslash.command == "echo \\ud800"
+
+
 HOSTILE_JSON = {
     "nested 1,000 deep": b'{"tool_name": "Bash", "tool_input": {"command": "ls", "x": ' + b"[" * 1000 + b"]" * 1000
                          + b'}, "hook_event_name": "PreToolUse"}',
