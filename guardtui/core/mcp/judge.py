@@ -257,7 +257,7 @@ def _uploads(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[D
 def _credentials(found: Identified, args: dict) -> list[Decision]:
     catalog = secret_catalog()
     for text in _leaves(args):
-        kind = catalog.credential_in(text)
+        kind = catalog.credential_in_message(text)
         if kind is not None:
             where = found.server.title if found.server else found.server_name or "an MCP server"
             return [Decision(Verdict.DENY, f"{_label(found)} sends {kind} to {where}", "mcp/credential",
