@@ -22,7 +22,8 @@ _FILE = {"path": Field(str), "name": Field(str), "reason": Field(str, required=T
          "content": Field(bool)}
 _TOKEN = {"name": Field(str, required=True), "pattern": Field(str, required=True)}
 _SETTINGS = {"names": Field(str, required=True), "public": Field(str, required=True),
-             "placeholders": Field(str, required=True), "bare_key": Field(str, required=True)}
+             "placeholders": Field(str, required=True), "bare_key": Field(str, required=True),
+             "environment": Field(str)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "files": Field(list, required=True, items=_FILE),
