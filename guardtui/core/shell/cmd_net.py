@@ -134,8 +134,14 @@ def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> lis
     found = [f for f in findings if f is not None]
     if _only_private_destinations(words):  # a device on the LAN handed its token: how it is called, not a leak
         found = [ask(f.reason.replace("a remote host", "a host on your private network"), "network",
-                     BlastRadius.MEDIUM, f.rule) if f.verdict.value == "deny" else f for f in found]
+                     BlastRadius.MEDIUM, f.rule) if f.verdict.value == "deny" and f.rule in _TOKEN_SENDS else f
+                 for f in found]
     return found
+
+
+# what is how a service on the private network is called (a token in a header or a field), not a
+# secrets file itself sent away (curl -F key=@~/.ssh/id_rsa to the LAN still denies)
+_TOKEN_SENDS = {"net.exfiltration-token"}
 
 
 _URL_HOST = re.compile(r"(?i)^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)")
@@ -221,20 +227,22 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
         held = holds_credentials(info.path) if info.path else None
         if held:  # a config file with a token in it (nix.conf's access-tokens, a settings.json)
             return deny(f"{inv.name} sends {path_text}, which holds {held}, to a remote host", "secrets",
-                        "net.exfiltration")
+                        "net.exfiltration-token")
         return ask(f"{inv.name} uploads the local file {path_text}", "network", BlastRadius.MEDIUM, "net.upload")
     if value.dynamic:
         return _sends_output(value, inv)
     credential = secret_catalog().credential_in(text)
     if credential and not _only_local_destinations(inv.words):  # -d 'dsn=postgres://app:Xk9…@db/app'
-        return deny(f"{inv.name} sends {credential} to a remote host", "secrets", "net.exfiltration")
+        return deny(f"{inv.name} sends {credential} to a remote host", "secrets", "net.exfiltration-token")
     return None
 
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
     text = word.raw + " " + word.origin
-    if _SECRET_TEXT.search(text) or _names_a_secret(text, inv):
+    if _names_a_secret(text, inv):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
+    if _SECRET_TEXT.search(text):
+        return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration-token")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
 
