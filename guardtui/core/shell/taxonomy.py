@@ -45,6 +45,8 @@ _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
     "value_options": _LIST, "module": _LIST, "language": Field(str, required=True), "code_subcommand": Field(str),
     "subcommand": Field(str),  # only `NAME SUB …` runs code (mix run); the rest is the taxonomy's
+    # calls in its code that install packages from the network (install.packages, Pkg.add): regexes
+    "installs": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
 }
 _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
         "only_with_code": Field(bool),
@@ -141,6 +143,18 @@ class Taxonomy:
             return own
         order = {id(s): i for i, s in enumerate(self.shapes)}
         return sorted(own + globbed, key=lambda s: order[id(s)])  # file order: first match wins
+
+    def installs_in(self, language: str) -> list[re.Pattern]:
+        """The calls that install packages in code of `language` (every interpreter of it)."""
+        found = self._installs.get(language)
+        if found is None:
+            found = self._installs[language] = [re.compile(p) for spec in self.interpreters.values()
+                                                if spec["language"] == language for p in spec.get("installs", ())]
+        return found
+
+    @cached_property
+    def _installs(self) -> dict[str, list[re.Pattern]]:
+        return {}
 
     def interpreter(self, name: str) -> dict | None:
         spec = self.interpreters.get(name)
