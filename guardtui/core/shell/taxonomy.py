@@ -61,7 +61,7 @@ _COMMAND = {
 }
 _PATHS = {k: Field(list, required=True, items=str) for k in
           ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices",
-           "terminal_devices")}
+           "terminal_devices", "project_markers")}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "paths": Field(dict, required=True, fields=_PATHS),
@@ -110,6 +110,7 @@ class Taxonomy:
     disk_devices: tuple[str, ...]
     harmless_devices: tuple[str, ...]
     terminal_devices: tuple[str, ...]  # a terminal's input can be fed from its output (answerback, TIOCSTI)
+    project_markers: tuple[str, ...]  # files that mark a project's root (globs)
     wrappers: dict[str, dict]
     shells: frozenset[str]
     shell_value_options: frozenset[str]
@@ -204,6 +205,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
         terminal_devices=tuple(paths["terminal_devices"]), terminal_input=data["terminal_input"],
+        project_markers=tuple(paths["project_markers"]),
         wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
