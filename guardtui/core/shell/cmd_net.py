@@ -247,7 +247,8 @@ def _sends_output(word: Word, inv: "Invocation") -> Finding:
                BlastRadius.MEDIUM, "net.exfiltration")
 
 
-_PATH_IN_TEXT = re.compile(r"(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
+# a path where it starts (not the tail of a relative one: include/secrets.h is no /secrets.h)
+_PATH_IN_TEXT = re.compile(r"(?<![\w.@+~}-])(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
 
 
 def _names_a_secret(text: str, inv: "Invocation") -> bool:
