@@ -22,7 +22,8 @@ _FILE = {"path": Field(str), "name": Field(str), "reason": Field(str, required=T
          "content": Field(bool)}
 _TOKEN = {"name": Field(str, required=True), "pattern": Field(str, required=True)}
 _SETTINGS = {"names": Field(str, required=True), "public": Field(str, required=True),
-             "placeholders": Field(str, required=True), "bare_key": Field(str, required=True)}
+             "placeholders": Field(str, required=True), "bare_key": Field(str, required=True),
+             "environment": Field(str)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "files": Field(list, required=True, items=_FILE),
@@ -34,6 +35,9 @@ SCHEMA = {
 MAX_CONTENT_BYTES = 256 * 1024  # what is read of a file to tell whether it holds credentials
 _JSON_PAIR = re.compile(r'"([A-Za-z_][\w.-]*)"\s*:\s*"([^"\n]*)"')
 _SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.-]*)[\"']?\s*[:=]\s*(.*?)\s*$")
+# NAME=value or NAME: value inside prose; the name written as a setting (upper case, or with _ or -)
+_INLINE_SETTING = re.compile(r"(?<![\w$.-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"
+                             r"\s?[=:]\s?[\"']?([^\s\"'`<>]{8,200})")
 _HOMES = r"(?:/home/[^/]+|/Users/[^/]+|/root)"
 
 
@@ -134,6 +138,26 @@ class SecretCatalog:
         if bare is not None and "\n" not in stripped and bare.match(stripped) and re.search(r"\d", stripped) and \
                 re.search(r"[A-Za-z]", stripped):
             return "a bare key"
+        return None
+
+    def credential_in_message(self, text: str) -> str | None:
+        """The credential a message, comment or request carries: a token shape, or a setting written
+        inline (`…release job: STORE_PASSWORD=Tr4nsit!Release#2024, keystore at …`) whose name says
+        secret and whose value is no placeholder."""
+        found = self.credential_in(text)
+        if found or not text:
+            return found
+        names, public = self.settings.get("names"), self.settings.get("public")
+        placeholders = self.settings.get("placeholders")
+        if names is None or public is None or placeholders is None:
+            return None
+        for m in _INLINE_SETTING.finditer(text):
+            name, value = m.group(1), m.group(2).rstrip(".,;:\"'")
+            for opening, closing in ("()", "[]", "{}"):  # "(see KEY=x)": the bracket closes the prose
+                if value.endswith(closing) and opening not in value:
+                    value = value[:-1]
+            if names.search(name) and not public.search(name) and _looks_real(value, placeholders):
+                return f"a value for {name}"
         return None
 
     def in_area(self, path: str, home: str) -> bool:

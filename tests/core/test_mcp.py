@@ -411,3 +411,34 @@ def test_guardtui_rules_lists_the_built_in_mcp_knowledge(isolated_env, capsys):
     assert main(["rules", "--builtin", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert any(s["title"] == "Kubernetes" and not s["remote"] for s in data["mcp_servers"]) and data["fallback"]
+
+
+# -- read-only work through any server's name; Redis and aggregation pipelines ----------------------
+@pytest.mark.parametrize("tool,tool_input,expected", [
+    # execute_sql under a name of the user's own, with another server's argument spelling: the SQL decides
+    ("mcp__ledgerdb__execute_sql", {"sql": "SELECT column_name FROM information_schema.columns WHERE table_name = 't'"},
+     A),
+    ("mcp__ledgerdb__execute_sql", {"sql": "EXPLAIN SELECT * FROM transfers WHERE id = 1"}, A),
+    ("mcp__ledgerdb__execute_sql", {"sql": "UPDATE transfers SET state = 'x' WHERE id = 1"}, ASK),
+    ("mcp__ledgerdb__execute_sql", {"sql": "DROP TABLE transfers"}, D),
+    ("mcp__supabase__execute_sql", {"query": "select count(*) from auth.users"}, A),
+    # Redis: read commands allow, writes ask, a flush of the whole store denies
+    ("mcp__redis__scan_keys", {"pattern": "rl:*", "count": 100}, A),
+    ("mcp__redis__zrange", {"key": "rl:4711:sms", "start": 0, "end": -1, "with_scores": True}, A),
+    ("mcp__redis__hgetall", {"key": "session:1"}, A),
+    ("mcp__redis__ttl", {"key": "session:1"}, A),
+    ("mcp__redis__type", {"key": "session:1"}, A),
+    ("mcp__redis__set", {"key": "feature:x", "value": "1"}, ASK),
+    ("mcp__redis__delete", {"key": "feature:x"}, ASK),
+    ("mcp__redis__flushall", {}, D),
+    ("mcp__upstash-redis__flushdb", {}, D),
+    # an aggregation reads, unless a stage writes its result into a collection
+    ("mcp__mongodb__aggregate", {"database": "d", "collection": "c",
+                                 "pipeline": [{"$match": {"status": "failed"}}, {"$group": {"_id": "$kind"}}]}, A),
+    ("mcp__mongodb__aggregate", {"database": "d", "collection": "c",
+                                 "pipeline": [{"$match": {}}, {"$out": "receipts"}]}, ASK),
+    ("mcp__mongodb__aggregate", {"database": "d", "collection": "c",
+                                 "pipeline": [{"$merge": {"into": "totals"}}]}, ASK),
+])
+def test_reads_through_any_server_allow_and_writes_do_not(judge, tool, tool_input, expected):
+    check(judge, tool, tool_input, expected)

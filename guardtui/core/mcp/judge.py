@@ -44,6 +44,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
                 parts += _judge_spec(call, ctx, catalog, found, server, spec, args)
         if not parts:
             parts += _judge_inferred(call, ctx, catalog, found, args)
+    parts += _pipeline_writes(found, args)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -75,8 +76,11 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
     label = f"{server.title} {spec.name}"
     parts: list[Decision] = []
     payload: list[Decision] = []
-    for key in spec.sql:
-        payload += _sql(label, args.get(key), declared=True)
+    sql_keys = list(spec.sql)
+    if spec.sql and not any(args.get(k) for k in spec.sql):  # another server's spelling: execute_sql {sql: …}
+        sql_keys += [k for k in catalog.arguments["sql"] if k not in spec.sql]
+    for key in sql_keys:
+        payload += _sql(label, args.get(key), declared=key in spec.sql or key not in _UNDECLARED_SQL)
     for template in spec.equivalents:
         for tool, tool_input in expand(template, args):
             payload.append(_equivalent(call, ctx, label, tool, tool_input))
@@ -254,10 +258,31 @@ def _uploads(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[D
     return out
 
 
+_WRITING_STAGES = ("$out", "$merge")
+
+
+def _pipeline_writes(found: Identified, args: dict) -> list[Decision]:
+    """An aggregation pipeline reads, unless a stage writes its result into a collection ($out, $merge)."""
+    pending = [(args, 0)]
+    while pending:
+        value, level = pending.pop()
+        if level > 8:
+            continue
+        if isinstance(value, dict):
+            stage = next((k for k in value if k in _WRITING_STAGES), None)
+            if stage is not None:
+                return [Decision(Verdict.ASK, f"{_label(found)} writes its result into a collection ({stage})",
+                                 "mcp/pipeline-write", BlastRadius.MEDIUM, "mcp-change")]
+            pending += [(v, level + 1) for v in value.values()]
+        elif isinstance(value, list):
+            pending += [(v, level + 1) for v in value]
+    return []
+
+
 def _credentials(found: Identified, args: dict) -> list[Decision]:
     catalog = secret_catalog()
     for text in _leaves(args):
-        kind = catalog.credential_in(text)
+        kind = catalog.credential_in_message(text)
         if kind is not None:
             where = found.server.title if found.server else found.server_name or "an MCP server"
             return [Decision(Verdict.DENY, f"{_label(found)} sends {kind} to {where}", "mcp/credential",

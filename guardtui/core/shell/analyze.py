@@ -10,6 +10,8 @@ heredocs fed to a shell) are analyzed recursively in the same way.
 """
 from __future__ import annotations
 
+import fnmatch
+import os
 import posixpath
 import re
 from dataclasses import replace
@@ -778,7 +780,30 @@ class _Run:
         if record:
             self.effect(info.path, word.display(), "delete", inv.cmd, info.remote, recursive=recursive,
                         members=glob_members(word) if info.glob or info.contents else ())
-        return delete_finding(info, recursive, what)
+        finding = delete_finding(info, recursive, what)
+        if finding.verdict is Verdict.DENY and info.kind is PathKind.PROJECT_ROOT and not info.remote and \
+                (enclosing := self.enclosing_project(info.path, inv.scope.home)):
+            # the working directory is a named path inside a project (target/, build/): its contents, not the project
+            finding = ask(f"{what} {info.shown} recursively deletes {info.path}, a named path inside the project "
+                          f"{enclosing}", finding.category, BlastRadius.HIGH, finding.rule)
+        return finding
+
+    def enclosing_project(self, path: str | None, home: str) -> str | None:
+        """The project root strictly above `path` (its nearest ancestor below the home directory with a
+        project marker: .git, package.json, dbt_project.yml, …), when `path` itself is no project root."""
+        if not path or path in ("/", home.rstrip("/")) or not path.startswith(home.rstrip("/") + "/"):
+            return None
+        markers = self.tax.project_markers
+        if _has_marker(path, markers):
+            return None
+        parent = posixpath.dirname(path)
+        for _ in range(12):
+            if parent in ("/", home.rstrip("/")) or not parent.startswith(home.rstrip("/") + "/"):
+                return None
+            if _has_marker(parent, markers):
+                return parent
+            parent = posixpath.dirname(parent)
+        return None
 
     def read(self, word: Word, inv: Invocation) -> None:
         """`word` names a file the command reads (kept for the protection rule: reading the token asks)."""
@@ -1061,3 +1086,11 @@ _HANDLERS = {
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
 }
+
+
+def _has_marker(directory: str, markers: tuple[str, ...]) -> bool:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    return any(fnmatch.fnmatchcase(n, m) for n in names[:4096] for m in markers)

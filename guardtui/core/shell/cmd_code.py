@@ -371,6 +371,10 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     if _FORK_LOOP.search(code):
         findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                              "code.fork-bomb"))
+    installer = next((m for rx in run.tax.installs_in(language) if (m := rx.search(code))), None)
+    if installer is not None:  # install.packages("x"), Pkg.add("x"): new code from the network
+        findings.append(ask(f"{inv.name} installs packages ({installer.group(0).rstrip('( ')})", "package",
+                            BlastRadius.MEDIUM, "code.install"))
     findings.extend(_data_flow(run, inv, code))
     findings.extend(_against_the_guard(run, inv, code, language, recorded_from))
     decoded = _decoded_code(code)

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
+from ..secrets import secret_catalog
 from .deletes import DELETERS, FIND_FILTERS, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
@@ -1136,8 +1137,6 @@ def _prints_secret_variable(inv: "Invocation") -> list[Finding]:
     return []
 
 
-_SECRET_NAME = re.compile(r"(?i)token|secret|passw|api_?key|private|credential|auth|\baws|^aws|_key\b|key$|"
-                          r"access_?key|session|cookie|github|gh_|openai|anthropic|stripe|npm_|pypi|vault|sentry_dsn")
 _LISTS_ONLY = ("-c", "--count", "-l", "-L", "--files-with-matches", "--files-without-match", "-q", "--quiet")
 
 
@@ -1167,7 +1166,8 @@ def _grep_environment(run: "Run", inv: "Invocation") -> list[Finding]:
         return []
     patterns = [w.value for w in words if not w.value.startswith("-")][:1]
     patterns += [words[i + 1].value for i, w in enumerate(words[:-1]) if w.value in ("-e", "--regexp")]
-    if any(_SECRET_NAME.search(p) for p in patterns):
+    secret_names = secret_catalog().settings.get("environment") or secret_catalog().settings["names"]
+    if any(secret_names.search(p) for p in patterns):
         return [ask(f"{inv.name} {patterns[0]} prints secret values from the environment", "sensitive-read",
                     BlastRadius.LOW, "fs.secret-grep")]
     return []

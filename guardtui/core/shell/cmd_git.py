@@ -457,9 +457,9 @@ def push(run, inv, rest) -> list[Finding]:
     force = global_force or any(r.startswith("+") for r in refspecs)
     lease = _long(options, "--force-with-lease")  # --force-if-includes alone forces nothing
     mirror = _long(options, "--mirror")
-    targets, forced_targets = set(), set()
+    targets, forced_targets, replaced = set(), set(), set()
     here = None
-    if any(r.lstrip("+").split(":", 1)[-1] in ("HEAD", "@") for r in refspecs) or \
+    if any(part in ("HEAD", "@") for r in refspecs for part in r.lstrip("+").split(":", 1)) or \
             (not refspecs and not _long(options, "--all", "--branches", "--mirror", "--tags")):
         here = current_branch_of(inv.scope)  # HEAD, or no refspec at all (push.default): the current branch
     if not refspecs and here and (global_force or lease):
@@ -473,6 +473,11 @@ def push(run, inv, rest) -> list[Finding]:
         targets.add(dst)
         if plus or global_force:
             forced_targets.add(dst)
+        src = re.sub(r"^refs/heads/", "", r.split(":", 1)[0]) if ":" in r else dst
+        if src in ("HEAD", "@"):
+            src = here or src  # HEAD on a branch not known here: another branch than main, as far as we know
+        if src != dst:
+            replaced.add(dst)  # HEAD:main, feature:main: another branch's history put in its place
     findings: list[Finding] = []
     wildcard = any("*" in t for t in targets) or _long(options, "--all", "--branches")
     if mirror or ((force or lease) and wildcard and not lease):
@@ -493,6 +498,10 @@ def push(run, inv, rest) -> list[Finding]:
         branch_name = sorted(forced_targets & PROTECTED_BRANCHES)[0]
         return [deny(f"force-pushing to {branch_name} rewrites the shared history of {branch_name}", "git",
                      "git.push-force-main")]
+    if lease and replaced & PROTECTED_BRANCHES:  # the lease guards against a race, not against the overwrite
+        branch_name = sorted(replaced & PROTECTED_BRANCHES)[0]
+        return [deny(f"force-pushing another branch onto {branch_name} (--force-with-lease) replaces the shared "
+                     f"history of {branch_name}", "git", "git.push-force-main")]
     if force or mirror:
         findings.append(ask("git push --force rewrites the remote branch's history", "git", BlastRadius.HIGH,
                             "git.push-force"))

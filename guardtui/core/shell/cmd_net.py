@@ -1,6 +1,7 @@
 """Network clients: what they upload (exfiltration), where they write, what they delete."""
 from __future__ import annotations
 
+import ipaddress
 import posixpath
 import re
 from typing import TYPE_CHECKING
@@ -9,7 +10,7 @@ from ..model import BlastRadius
 from . import listeners
 from .findings import Finding, ask, deny, worst
 from .listeners import listens_on_broker_port
-from .secrets import is_secret, is_secret_area
+from .secrets import holds_credentials, is_secret, is_secret_area
 from .words import DYN, Word
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service, serves_its_own_tokens
@@ -130,12 +131,48 @@ def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> lis
                 findings.append(_sends_output(w, inv))
             continue
         findings.append(_upload(run, inv, value, file_option=name in _FILE_UPLOADS))
-    return [f for f in findings if f is not None]
+    found = [f for f in findings if f is not None]
+    if _only_private_destinations(words):  # a device on the LAN handed its token: how it is called, not a leak
+        found = [ask(f.reason.replace("a remote host", "a host on your private network"), "network",
+                     BlastRadius.MEDIUM, f.rule) if f.verdict.value == "deny" and f.rule in _TOKEN_SENDS else f
+                 for f in found]
+    return found
+
+
+# what is how a service on the private network is called (a token in a header or a field), not a
+# secrets file itself sent away (curl -F key=@~/.ssh/id_rsa to the LAN still denies)
+_TOKEN_SENDS = {"net.exfiltration-token"}
 
 
 _URL_HOST = re.compile(r"(?i)^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]+)")
 _LOCAL_HOST = re.compile(r"(?i)^(localhost|127\.[0-9.]+|0\.0\.0\.0|\[::1\]|169\.254\.[0-9.]+|"
                          r"metadata\.google\.internal|100\.100\.100\.200|\[fd00:ec2::254\]|[^.]+\.localhost)$")
+
+
+_PRIVATE_SUFFIX = re.compile(r"(?i)\.(?:local|lan|home|internal|intranet|corp|home\.arpa|localdomain)\.?$")
+
+
+def _private_host(host: str) -> bool:
+    """A host on this machine or the private network (RFC 1918 / unique-local addresses, mDNS and LAN
+    names); a host built at run time counts when its known end is a private domain (gh-node-$n.x.lan)."""
+    if metadata_service(host.replace(DYN, "")):
+        return False
+    if _LOCAL_HOST.match(host):
+        return True
+    if DYN not in host:
+        try:
+            address = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            return bool(_PRIVATE_SUFFIX.search(host))
+        return address.is_private and not address.is_link_local
+    known_end = host.rsplit(DYN, 1)[1]
+    return "." in known_end.lstrip(".") and bool(_PRIVATE_SUFFIX.search(known_end))
+
+
+def _only_private_destinations(words: list[Word]) -> bool:
+    urls = [w.value for w in words if _URL_HOST.match(w.value)]
+    hosts = [_URL_HOST.match(u).group(1) for u in urls]  # type: ignore[union-attr]
+    return bool(hosts) and all(_private_host(h) for h in hosts)
 
 
 def _only_local_destinations(words: list[Word]) -> bool:
@@ -172,6 +209,9 @@ def _back_to_its_issuer(word: Word, words: list[Word]) -> bool:
 
 def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
     text = value.value
+    form_content = re.match(r"^[^=@<]*=<(.+)$|^<(.+)$", text)  # curl -F 'name=<file': the file's text as the field
+    if form_content and not file_option:
+        text = "@" + (form_content.group(1) or form_content.group(2))
     if file_option or text.startswith("@") or re.search(r"=@|<@|^@", text):
         path_text = text if file_option else re.split(r"@", text, maxsplit=1)[1].split(";")[0]
         if path_text in ("-", ""):
@@ -184,24 +224,31 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
             return deny(f"{inv.name} sends {path_text} (a secret) to a remote host", "secrets", "net.exfiltration")
         if _only_local_destinations(inv.words) and not (info.path and is_secret_area(info.path, inv.scope.home)):
             return None  # to a server on this machine (a dev server's upload form): the file does not leave it
+        held = holds_credentials(info.path) if info.path else None
+        if held:  # a config file with a token in it (nix.conf's access-tokens, a settings.json)
+            return deny(f"{inv.name} sends {path_text}, which holds {held}, to a remote host", "secrets",
+                        "net.exfiltration-token")
         return ask(f"{inv.name} uploads the local file {path_text}", "network", BlastRadius.MEDIUM, "net.upload")
     if value.dynamic:
         return _sends_output(value, inv)
     credential = secret_catalog().credential_in(text)
     if credential and not _only_local_destinations(inv.words):  # -d 'dsn=postgres://app:Xk9…@db/app'
-        return deny(f"{inv.name} sends {credential} to a remote host", "secrets", "net.exfiltration")
+        return deny(f"{inv.name} sends {credential} to a remote host", "secrets", "net.exfiltration-token")
     return None
 
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
     text = word.raw + " " + word.origin
-    if _SECRET_TEXT.search(text) or _names_a_secret(text, inv):
+    if _names_a_secret(text, inv):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
+    if _SECRET_TEXT.search(text):
+        return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration-token")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
 
 
-_PATH_IN_TEXT = re.compile(r"(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
+# a path where it starts (not the tail of a relative one: include/secrets.h is no /secrets.h)
+_PATH_IN_TEXT = re.compile(r"(?<![\w.@+~}-])(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
 
 
 def _names_a_secret(text: str, inv: "Invocation") -> bool:

@@ -4,7 +4,8 @@ The list itself is core/data/secrets.yaml (core/secrets.py), shared with the fil
 tools and the web rule; `tax` stays in the signatures so every analyzer calls these as before."""
 from __future__ import annotations
 
-from ..secrets import secret_catalog
+from ..secrets import MAX_CONTENT_BYTES, secret_catalog
+from ..yamlfile import DataError, read_regular_file
 
 
 def is_secret(path: str, home: str, tax=None, home_only: bool = False) -> bool:
@@ -39,3 +40,17 @@ def reads_secret(path: str, home: str, project: str | None) -> bool:
     """Would reading `path` ask (read_reason)? For the commands that read a file into somewhere the
     agent can read it again: a copy, a program's print."""
     return read_reason(path, home, project) is not None
+
+
+def holds_credentials(path: str) -> str | None:
+    """What credential the file at `path` holds ("a GitHub token", "a value for API_KEY"), read
+    size-capped; None when it holds none, cannot be read, or is binary (a firmware image, an archive:
+    what they hold is not known here, and the other rules judge sending them)."""
+    catalog = secret_catalog()
+    try:
+        data = read_regular_file(path, MAX_CONTENT_BYTES)
+    except (OSError, DataError):
+        return None
+    if b"\x00" in data[:8192]:
+        return None
+    return catalog.credentials_in_text(data.decode("utf-8", "replace"))

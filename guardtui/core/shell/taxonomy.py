@@ -45,6 +45,8 @@ _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
     "value_options": _LIST, "module": _LIST, "language": Field(str, required=True), "code_subcommand": Field(str),
     "subcommand": Field(str),  # only `NAME SUB …` runs code (mix run); the rest is the taxonomy's
+    # calls in its code that install packages from the network (install.packages, Pkg.add): regexes
+    "installs": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
 }
 _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
         "only_with_code": Field(bool),
@@ -59,7 +61,7 @@ _COMMAND = {
 }
 _PATHS = {k: Field(list, required=True, items=str) for k in
           ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices",
-           "terminal_devices")}
+           "terminal_devices", "project_markers")}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "paths": Field(dict, required=True, fields=_PATHS),
@@ -108,6 +110,7 @@ class Taxonomy:
     disk_devices: tuple[str, ...]
     harmless_devices: tuple[str, ...]
     terminal_devices: tuple[str, ...]  # a terminal's input can be fed from its output (answerback, TIOCSTI)
+    project_markers: tuple[str, ...]  # files that mark a project's root (globs)
     wrappers: dict[str, dict]
     shells: frozenset[str]
     shell_value_options: frozenset[str]
@@ -141,6 +144,18 @@ class Taxonomy:
             return own
         order = {id(s): i for i, s in enumerate(self.shapes)}
         return sorted(own + globbed, key=lambda s: order[id(s)])  # file order: first match wins
+
+    def installs_in(self, language: str) -> list[re.Pattern]:
+        """The calls that install packages in code of `language` (every interpreter of it)."""
+        found = self._installs.get(language)
+        if found is None:
+            found = self._installs[language] = [re.compile(p) for spec in self.interpreters.values()
+                                                if spec["language"] == language for p in spec.get("installs", ())]
+        return found
+
+    @cached_property
+    def _installs(self) -> dict[str, list[re.Pattern]]:
+        return {}
 
     def interpreter(self, name: str) -> dict | None:
         spec = self.interpreters.get(name)
@@ -190,6 +205,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
         terminal_devices=tuple(paths["terminal_devices"]), terminal_input=data["terminal_input"],
+        project_markers=tuple(paths["project_markers"]),
         wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
