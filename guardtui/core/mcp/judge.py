@@ -9,6 +9,7 @@ name says nothing either, is escalated like any unknown tool.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from dataclasses import dataclass
@@ -73,6 +74,9 @@ class McpJudgement:
 def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified, server: Server,
                 spec: ToolSpec, args: dict) -> list[Decision]:
     label = f"{server.title} {spec.name}"
+    if any(args.get(k) is True or args.get(k) == "true" for k in spec.dry_run):
+        spec = _previewing(spec)
+        label += " (a dry run)"
     parts: list[Decision] = []
     payload: list[Decision] = []
     for key in spec.sql:
@@ -109,6 +113,14 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
         parts.append(Decision(Verdict.ALLOW, f"{label} {spec.reason or 'only reads'}", f"mcp/{server.id}.{spec.name}",
                               BlastRadius.LOW, "mcp", {_BY_EFFECT: True}))
     return parts
+
+
+def _previewing(spec: ToolSpec) -> ToolSpec:
+    """A dry run reads what it would change (a diff shows the file): its writes become reads of the same
+    paths, its commands are not run, and its effect is a read."""
+    reads = tuple("Read " + t.partition(" ")[2] for t in spec.equivalents if t.split(" ", 1)[0] in ("Write", "Edit"))
+    kept = tuple(t for t in spec.equivalents if t.split(" ", 1)[0] not in ("Write", "Edit") and not t.startswith("$ "))
+    return dataclasses.replace(spec, equivalents=reads + kept, effect="read" if spec.effect else None, unless=())
 
 
 def _effect(catalog: McpCatalog, spec: ToolSpec, args: dict) -> tuple[str, str] | None:
