@@ -713,13 +713,19 @@ _REMOVING_API = re.compile(
     r"\bos\.replace\s*\(|\)\.replace\s*\(\s*(?:['\"]?/|Path)|"
     r"\b(?:rename|renames|renameSync|move|unlink|unlinkSync|remove|removedirs|rmdir|rmdirSync|rmtree|"
     r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
-    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime)\s*\(", re.I)
+    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove)\s*\(|"
+    r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
     r"\b(?:write_text|write_bytes|writeFile|writeFileSync|"
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
-    r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)
+    r"File\.(?:write|open)|IO\.write|bind|writeTextFile|writeTextFileSync|writeFileStr|writeLines|write\.\w+|"
+    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output)\s*\(|>>?\s*['\"]|\bsysopen\b|"
+    # open(…, 'w') with calls inside its path (Lua's io.open(os.getenv("HOME")..'/x', 'w')), Julia's and
+    # Lua's bare write(PATH, …), R's cat(…, file = PATH), Tcl's `open PATH w` and `file copy`
+    r"\bopen\s*\((?:[^()]|\([^()]*\))*?,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]|(?<![.\w:])write\s*\(|"
+    r"\bcat\s*\([^)]*\bfile\s*=|\bopen\s+\S+\s+[wa]\+?\b|\bfile\s+(?:copy|mkdir)\b", re.I)
 _DB_OPEN = re.compile(r"\b(?:sqlite3\.connect|dbm\.open|shelve\.open|SQLite3::Database\.new|"
                       r"new\s+(?:sqlite3\.)?Database)\s*\(")
 _HOME_IN_CODE = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|Dir\.home|~")
@@ -733,6 +739,9 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
     literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
     literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    # bare words that are paths (Tcl's `file delete ~/.x`, `open $env(HOME)/.x w`)
+    literals += [re.sub(r"^\$(?:env\(HOME\)|\{?HOME\}?)", "~", m.group(1)) for m in re.finditer(
+        r"(?:^|(?<=[\s\[{]))((?:~|\$env\(HOME\)|\$\{?HOME\}?)/[\w./~-]+)", code)][:32]
     # and the paths the code computes from them (`p = os.path.join(home, '.' + 'clau' + 'de', …)`)
     literals += [v for k, v in inv.scope.variables.items() if k.startswith("py:") and v.startswith(("~", "/"))
                  and DYN not in v and "${" not in v][:16]

@@ -804,18 +804,39 @@ def awk(run: "Run", inv: "Invocation") -> list[Finding]:
                                     BlastRadius.HIGH, "fs.awk"))
         for m in re.finditer(r"""\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline""", program):
             run.nested((m.group(1) or m.group(2) or ""), inv, "awk pipe")
-        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b|>>?\s*\(([^()]*)\)""", program):
-            target = Word.literal(m.group(1)) if m.group(1) else _awk_target(m.group(3), inv.scope) \
-                if m.group(3) is not None else None
-            if target is not None:  # print > "f", printf … > (ENVIRON["HOME"] "/x")
-                f = run.write(target, inv, "awk print >")
-                if f is not None:
-                    findings.append(f)
+        for target in _awk_outputs(program, inv.scope):  # print > "f", printf … > ENVIRON["HOME"] "/x", > f
+            f = run.write(target, inv, "awk print >")
+            if f is not None:
+                findings.append(f)
     data_files = words[i:] if program == "" else words[i + 1:]  # after the program text (none with -f)
     findings += read_secret(run, inv.__class__(inv.name, data_files, inv.cmd, inv.scope, inv.privileged,
                                                inv.written_name))
     return [with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
+
+
+_AWK_STRING = r'"(?:[^"\\]|\\.)*"'
+_AWK_OUTPUT = re.compile(r"\bprintf?\b(?:" + _AWK_STRING + r"|\([^()]*\)|[^;}\n>|\"])*(?<!\|)>>?\s*(?P<t>(?:"
+                         + _AWK_STRING + r"|[^;}\n|])+)")
+_AWK_ASSIGN = re.compile(r"(?:^|[;{\s])([A-Za-z_]\w*)\s*=(?!=)\s*((?:" + _AWK_STRING + r"|[^;}\n])+)")
+
+
+def _awk_outputs(program: str, scope) -> list[Word]:
+    """The files an awk program's print and printf statements redirect into (`> "f"`, `>> f`, `> ENVIRON["HOME"]
+    "/x"`, `> (dir "/" $1)`): a variable assigned in the program stands for its expression, one unknown here
+    is a part known only at run time."""
+    assigned = {m.group(1): m.group(2).strip() for m in _AWK_ASSIGN.finditer(program)}
+    out = []
+    for m in _AWK_OUTPUT.finditer(program):
+        expr = m.group("t").strip()
+        if expr.startswith("(") and expr.endswith(")"):
+            expr = expr[1:-1]
+        expr = re.sub(r"(?<![\w\"$])([A-Za-z_]\w*)(?![\w\[(])",
+                      lambda v: assigned.get(v.group(1), v.group(1)) if v.group(1) != "ENVIRON" else v.group(1), expr)
+        target = _awk_target(expr, scope)
+        if target is not None:
+            out.append(target)
+    return out
 
 
 def _awk_target(expr: str, scope) -> Word | None:
