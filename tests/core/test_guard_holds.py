@@ -347,6 +347,16 @@ def test_python_changing_protected_files_denies(world, code):
     "python3 - <<'EOF'\nimport os\nos.remove('.claude/settings.local.json')\nEOF",
     "awk 'BEGIN { printf \"{}\" > (ENVIRON[\"HOME\"] \"/.claude/settings.json\") }'",
     "awk 'BEGIN { print \"\" > (ENVIRON[\"XDG_CONFIG_HOME\"] \"/guardtui/policy.yaml\") }'",
+    # awk's output expression unparenthesised, or through a variable the program assigned
+    "awk 'BEGIN{print \"{}\" > ENVIRON[\"HOME\"] \"/.claude/settings.json\"}'",
+    "awk 'BEGIN{f=ENVIRON[\"HOME\"] \"/.claude/settings.json\"; printf \"{}\" >> f}'",
+    # every interpreter's inline code: a write, a delete
+    "lua -e 'local f=io.open(os.getenv(\"HOME\")..\"/.codex/hooks.json\",\"w\") f:write(\"{}\") f:close()'",
+    "Rscript -e 'writeLines(\"{}\", file.path(Sys.getenv(\"HOME\"), \".claude/settings.json\"))'",
+    "Rscript -e 'saveRDS(1, \"~/.codex/hooks.json\")'",
+    "deno eval 'Deno.writeTextFileSync(Deno.env.get(\"HOME\")+\"/.codex/hooks.json\",\"{}\")'",
+    "tclsh <<< 'file delete ~/.codex/hooks.json'",
+    "echo 'set f [open ~/.claude/settings.json w]; puts $f {}; close $f' | tclsh",
 ])
 def test_other_interpreters_changing_protected_files_deny(world, command):
     assert_denied_for_the_person(world.run(command), command)
@@ -357,7 +367,10 @@ def test_interpreter_controls_stay_quiet(world):
                     "os.path.expanduser('~/.claude/settings.json'))).keys())\"",
                     "node -e \"console.log(require('fs').readdirSync('.'))\"",
                     "python3 -c \"import os; p = os.path.join('build', 'out' + '.txt'); open(p, 'w').write('x')\"",
-                    "awk -F, 'NR>1 {print $1 > (\"out/\" $2 \".csv\")}' data.csv"):
+                    "awk -F, 'NR>1 {print $1 > (\"out/\" $2 \".csv\")}' data.csv",
+                    "awk '$2 > 5 {print $1}' data.csv", "awk '{print $1 > \"out.txt\"}' data.csv",
+                    "lua -e 'local f=io.open(\"out.txt\",\"w\") f:write(\"x\") f:close()'",
+                    "Rscript -e 'print(readLines(\"~/.claude/settings.json\"))'"):
         assert verdict(world.run(command)) == "allow", command
 
 
