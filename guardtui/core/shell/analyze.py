@@ -570,6 +570,8 @@ class _Run:
         if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         handler = _HANDLERS.get(name)
+        if handler is None and name in self.tax.in_place_editors:
+            handler = cmd_fs.in_place
         if handler is None and name in self.tax.terminal_input:
             handler = cmd_term.judge
         if handler is None and cmd_agents.agent_of(name) is not None:

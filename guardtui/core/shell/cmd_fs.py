@@ -12,6 +12,7 @@ from .deletes import DELETERS, FIND_FILTERS, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
+from .projectfiles import read_text
 from .paths import PathKind, describe, glob_members, write_finding
 from .secrets import is_secret, is_secret_area, read_reason, reads_secret
 from .words import DYN, Word
@@ -443,12 +444,103 @@ def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int
 def editor(run: "Run", inv: "Invocation") -> list[Finding]:
     """ed, ex, vim -c …, emacs --batch: the files they open they may write (scripted, they do). Recorded
     for the protection rule only (`mentioned`); the taxonomy judges the editor itself."""
-    for w in inv.words:
-        if w.value.startswith(("-", "+")) or w.dynamic:
+    words = inv.words
+    findings: list[Finding] = []
+    for i, w in enumerate(words):
+        flag, eq, attached = w.value.partition("=")
+        if inv.name == "emacs" and flag in _ELISP_OPTIONS:  # --eval CODE, -l FILE: Lisp that runs
+            value = attached if eq else (words[i + 1].value if i + 1 < len(words) else "")
+            if _ELISP_OPTIONS[flag] == "file" and value:
+                where = inv.scope.home + value[1:] if value.startswith("~") else \
+                    posixpath.join(inv.scope.cwd or "/nonexistent", value)
+                text = read_text(where)
+                findings += _elisp(run, inv, text if text is not None else "", value, known=text is not None)
+            else:
+                findings += _elisp(run, inv, value, "", known=True)
+            continue
+        if w.value.startswith(("-", "+")) or w.dynamic or (i and words[i - 1].value.partition("=")[0] in _ELISP_OPTIONS
+                                                           and inv.name == "emacs"):
             continue
         info = run.path(w, inv)
         run.effect(info.path, w.display(), "write", inv.cmd, info.remote, detail="mentioned")
-    return []
+    return findings
+
+
+def in_place(run: "Run", inv: "Invocation") -> list[Finding]:
+    """An editor that changes the files it is handed (taxonomy in_place_editors: yq -i, sd, xmlstarlet ed -L,
+    dasel put -f FILE): each file is written; without its in-place flag it only prints."""
+    spec = run.tax.in_place_editors[inv.name]
+    words = inv.words
+    if spec.get("subcommands") and not (words and words[0].value in spec["subcommands"]):
+        return []
+    flags = set(spec.get("flags", ()))
+    values = set(spec.get("value_options", ()))
+    file_options = set(spec.get("file_options", ()))
+    on = "" in flags and not any(w.value in ("-p", "--preview") for w in words)
+    operands: list[Word] = []
+    files: list[Word] = []
+    i = 1 if spec.get("subcommands") else 0
+    while i < len(words):
+        v = words[i].value
+        name, eq, _ = v.partition("=")
+        if v in flags or name in flags or (v.startswith("-") and not v.startswith("--") and len(v) > 2 and
+                                           any(f"-{c}" in flags for c in v[1:])):
+            on = True
+        if name in file_options:
+            if eq:
+                files.append(Word(v.partition("=")[2], words[i].raw))
+            elif i + 1 < len(words):
+                files.append(words[i + 1])
+                i += 1
+        elif name in values and not eq:
+            i += 1
+        elif not v.startswith("-") or v == "-":
+            if v not in flags:
+                operands.append(words[i])
+        i += 1
+    if not on:
+        return []
+    files += [w for w in operands[spec.get("skip", 0):] if w.value != "-"]
+    findings = [f for w in files if (f := run.write(w, inv, f"{inv.name} (in place)")) is not None]
+    if findings:
+        return [with_rule(worst(findings), "fs.in-place")]
+    return [allow(f"{inv.name} edits files in place it may", "fs-write", rule="fs.in-place")] if files else []
+
+
+_ELISP_OPTIONS = {"--eval": "code", "-eval": "code", "--execute": "code", "-l": "file", "--load": "file",
+                  "-load": "file", "--script": "file", "-script": "file", "-x": "file"}
+# Emacs Lisp that changes files: the paths its strings name are written (or moved)
+_ELISP_WRITES = re.compile(r"\((?:with-temp-file|write-region|write-file|append-to-file|copy-file|make-directory|"
+                           r"set-file-modes|save-buffer|make-symbolic-link|add-name-to-file|copy-directory)\b")
+_ELISP_REMOVES = re.compile(r"\((?:delete-file|delete-directory|rename-file|move-file-to-trash)\b")
+_ELISP_SHELL = re.compile(r"\((?:shell-command(?:-to-string)?|call-process-shell-command|async-shell-command)\s+"
+                          r"\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _elisp(run: "Run", inv: "Invocation", code: str, file: str, known: bool) -> list[Finding]:
+    """What Emacs Lisp run by --eval or loaded (-l FILE) does to files: the strings it names are paths it may
+    write when it calls a writing function, shell commands it runs are judged; a file not readable asks."""
+    if not known:
+        return [ask(f"{inv.name} loads {file}, which guardtui cannot read: what it runs is not known", "dynamic-exec",
+                    BlastRadius.MEDIUM, "fs.editor-code")]
+    for m in _ELISP_SHELL.finditer(code):
+        run.nested(m.group(1).encode().decode("unicode_escape", "replace"), inv, f"{inv.name} → shell")
+    removing = bool(_ELISP_REMOVES.search(code))
+    if not (removing or _ELISP_WRITES.search(code)):
+        return []
+    findings = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', code):
+        text = m.group(1)
+        if not text or "\n" in text or not re.search(r"[/~.]", text) or len(text) > 512:
+            continue
+        word = Word.literal(text)
+        info = run.path(word, inv)
+        run.effect(info.path, text, "move" if removing else "write", inv.cmd, info.remote, recursive=removing,
+                   detail="mentioned")
+        f = write_finding(info, inv.name)
+        if f is not None:
+            findings.append(f)
+    return findings
 
 
 def mkfs(run: "Run", inv: "Invocation") -> list[Finding]:
