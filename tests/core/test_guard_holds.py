@@ -893,3 +893,46 @@ def test_the_broker_socket_lost_with_a_whole_temp_dir_is_not_the_guard(world):
     d = world.run(f"rm -rf {temp}/*")
     assert d.rule != "protect/runtime" and "run it yourself" not in d.reason, d.reason
     assert_denied_for_the_person(world.run(f"rm {world.locations.runtime_dir}/broker.sock"))
+
+
+# -- writers that are not plain redirects: in-place editors, editors' own code, sqlite3's dot-commands -----------
+@pytest.mark.parametrize("command", [
+    "yq -i '.hooks = {}' ~/.claude/settings.json",
+    "yq --inplace 'del(.hooks)' .claude/settings.local.json",
+    "sd 'guardtui' 'true' ~/.claude/settings.json",
+    "dasel put -f ~/.claude/settings.json -t string -v x '.hooks'",
+    "crudini --set ~/.codex/config.toml features codex_hooks false",
+    "emacs --batch --eval '(with-temp-file \"~/.claude/settings.json\" (insert \"{}\"))'",
+    "emacs -batch -eval '(delete-file \"~/.config/guardtui/policy.yaml\")'",
+    "emacs --batch --eval '(shell-command \"rm -rf ~/.config/guardtui\")'",
+    "emacs --batch -l tidy.el",
+    "sqlite3 :memory: \".output ~/.config/guardtui/policy.yaml\" \"select 'x';\"",
+    "sqlite3 app.db \".backup main $HOME/.claude/settings.json\"",
+    "sqlite3 app.db \".shell rm -rf ~/.config/guardtui\"",
+])
+def test_writers_that_are_not_redirects_deny_on_protected_files(world, command):
+    (world.project / "tidy.el").write_text('(write-region "" nil "~/.codex/hooks.json")\n')
+    assert_denied_for_the_person(world.run(command), command)
+
+
+def test_writers_controls_stay_quiet(world):
+    (world.project / "config.yaml").write_text("version: 1\n")
+    for command in ("yq -i '.version = 2' config.yaml", "yq '.version' ~/.claude/settings.json",
+                    "sd foo bar src/app.py", "emacs --batch --eval '(message \"hi\")'",
+                    "sqlite3 app.db \".output out.csv\" \"select 1;\"", "sqlite3 app.db .tables"):
+        assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
+    assert verdict(world.run("emacs --batch -l missing.el")) == "ask"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("DROP TABLE users;\n", "deny"), ("DELETE FROM sessions;\n", "deny"),
+    ("SELECT * FROM users WHERE id = 1;\n", "allow"), ("UPDATE users SET a = 1 WHERE id = 2;\n", "ask"),
+    (".shell rm -rf ~/.config/guardtui\n", "deny"), (".read more.sql\n", "deny"),
+])
+def test_sql_files_a_client_runs_are_read_and_judged(world, text, expected):
+    (world.project / "db.sql").write_text(text)
+    (world.project / "more.sql").write_text("DROP SCHEMA public CASCADE;\n")
+    for command in ('psql "$DATABASE_URL" -f db.sql', "sqlite3 app.db < db.sql", "mysql shop < db.sql"):
+        if text.startswith(".") and not command.startswith("sqlite3"):
+            continue
+        assert verdict(world.run(command)) == expected, (command, world.run(command).reason)

@@ -533,7 +533,7 @@ def _elisp(run: "Run", inv: "Invocation", code: str, file: str, known: bool) -> 
         text = m.group(1)
         if not text or "\n" in text or not re.search(r"[/~.]", text) or len(text) > 512:
             continue
-        word = Word.literal(text)
+        word = Word.literal(inv.scope.home + text[1:] if text.startswith("~/") else text)
         info = run.path(word, inv)
         run.effect(info.path, text, "move" if removing else "write", inv.cmd, info.remote, recursive=removing,
                    detail="mentioned")
