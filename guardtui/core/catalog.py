@@ -8,7 +8,8 @@ from importlib import resources
 from .yamlfile import Field, check, load_yaml
 
 _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Field(list, required=True, items=str),
-                 "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str)}
+                 "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str),
+                 "equivalents": Field(dict, values=Field(list, items=str))}
 _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
 _SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
                      "patterns": Field(list, required=True, items=_PATTERN)}
@@ -19,6 +20,9 @@ class ToolClasses:
     read: frozenset[str]
     write: frozenset[str]
     shell: frozenset[str]
+    # an agent's own file tools that are neither a Write nor a Read (Cursor's Delete, docker-agent's
+    # remove_directory): the calls each amounts to (mcp.yaml's `as` templates), by lower-cased name
+    equivalents: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,8 @@ def _read(name: str) -> tuple[str, str]:
 def tool_classes() -> ToolClasses:
     doc = load_yaml(*_read("tools.yaml"), shipped=True)
     check(doc, _TOOLS_SCHEMA)
-    return ToolClasses(frozenset(doc.data["read"]), frozenset(doc.data["write"]), frozenset(doc.data["shell"]))
+    return ToolClasses(frozenset(doc.data["read"]), frozenset(doc.data["write"]), frozenset(doc.data["shell"]),
+                       {k.lower(): tuple(v) for k, v in (doc.data.get("equivalents") or {}).items()})
 
 
 @lru_cache(maxsize=1)
