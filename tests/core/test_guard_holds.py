@@ -936,3 +936,35 @@ def test_sql_files_a_client_runs_are_read_and_judged(world, text, expected):
         if text.startswith(".") and not command.startswith("sqlite3"):
             continue
         assert verdict(world.run(command)) == expected, (command, world.run(command).reason)
+
+
+# -- every agent's own file tools -----------------------------------------------------------------------------
+def test_agents_own_file_tools_are_judged_as_what_they_do(world):
+    from guardtui.adapters import codex
+
+    cagent = world.config.parent / "cagent" / "hooks.d"
+    assert verdict(world.tool("Delete", file_path=str(world.user_settings))) == "deny"
+    assert verdict(world.tool("remove_directory", path=str(cagent))) == "deny"
+    assert verdict(world.tool("move_file", source=str(world.user_settings), destination="/tmp/x")) == "deny"
+    assert verdict(world.tool("Delete", file_path=str(world.project / "src" / "app.py"))) == "allow"
+    assert verdict(world.tool("create_directory", path=str(world.project / "out"))) == "allow"
+    assert verdict(world.tool("Delete")) == "ask"  # no path: cannot be judged
+
+    def patch(text: str) -> Decision:
+        call = codex.parse({"session_id": "s", "cwd": str(world.project), "hook_event_name": "PreToolUse",
+                            "tool_name": "apply_patch", "tool_input": {"command": text}})
+        return world.engine.evaluate(call, record=False)
+
+    hooks = world.home / ".codex" / "hooks.json"
+    assert verdict(patch(f"*** Begin Patch\n*** Update File: {hooks}\n*** Move to: {hooks}.off\n*** End Patch\n")) \
+        == "deny"
+    assert verdict(patch("*** Begin Patch\n*** Add File: src/x.py\n+x\n*** Delete File: ../../.claude/settings.json\n"
+                         "*** End Patch\n")) == "deny"
+    assert verdict(patch("*** Begin Patch\n*** Update File: src/app.py\n*** Move to: src/main.py\n*** End Patch\n")) \
+        == "allow"
+
+
+def test_globs_a_reader_is_given_reach_what_they_match(world):
+    (world.config / "token").write_text("t" * 43 + "\n")
+    assert verdict(world.tool("Read", include=[str(world.config) + "/**"], recursive=True)) == "ask"
+    assert verdict(world.tool("Read", include=["src/**/*.py"])) == "allow"

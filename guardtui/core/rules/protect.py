@@ -42,6 +42,7 @@ from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUA
 from ..shell.findings import FileEffect
 from .base import EvalContext
 from .dangerous import shell_decision
+from .secrets import read_targets
 
 _DENIES = {USER_GUARDS, GUARD_CONFIG, TOKEN, STATE, RUNTIME, HOOKS}
 _YOURSELF = "an agent may not change the guard that watches it; if you mean it, run it yourself in a terminal"
@@ -184,7 +185,14 @@ class ProtectRule:
         return None
 
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
-        path = call.file_path
+        best: Decision | None = None
+        for path in dict.fromkeys(read_targets(call, protected.homes[0] if protected.homes else "")):
+            d = self._read_one(call, protected, path)
+            if d is not None:
+                best = d if best is None else more_restrictive(best, d)
+        return best
+
+    def _read_one(self, call: ToolCall, protected: Protected, path: str) -> Decision | None:
         if not path:
             return None
         searches = call.tool in ("Grep", "Glob", "LS")
