@@ -203,9 +203,13 @@ def test_file_tool_edits_of_hook_settings_are_judged_by_what_they_leave(world):
     assert_denied_for_the_person(_settings_edit(world, "no such text", "x"))  # cannot be determined
     assert_denied_for_the_person(world.tool("Write", file_path=str(world.user_settings), content="{oops"))
     assert_denied_for_the_person(world.tool("NotebookEdit", notebook_path=str(world.user_settings), new_source="x"))
-    # a project's settings that do not exist yet: creating them without a bypass may be allowed by the person
-    d = world.tool("Write", file_path=".gemini/settings.json", content='{"theme": "dark"}')
-    assert d.verdict is Verdict.ASK, d.reason
+    # settings left without guardtui's hook entry (made anew, or whole-file writes of text without it): nothing
+    # shows the guard stays on, so the person makes such a file themselves
+    assert_denied_for_the_person(world.tool("Write", file_path=".gemini/settings.json", content='{"theme": "dark"}'))
+    for command in ("printf '{}' > ~/.claude/settings.json", "install -m 0644 other.json ~/.claude/settings.json",
+                    "echo '{}' | tee ~/.codex/hooks.json >/dev/null",
+                    f"echo '{{}}' | tee ~{world.home.name}/.claude/settings.json"):  # ~NAME: the person's own
+        assert_denied_for_the_person(world.run(command), command)
     assert_denied_for_the_person(world.tool("Write", file_path=".gemini/settings.json",
                                             content='{"hooksConfig": {"enabled": false}}'))
 

@@ -413,6 +413,14 @@ def _is_name(name: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
 
 
+def _login_name() -> str:
+    try:
+        import getpass
+        return getpass.getuser()
+    except Exception:  # no name for this uid (a container): only the home's last part names the person
+        return ""
+
+
 def _tilde(value: str, scope: Scope) -> str:
     if not value.startswith("~"):
         return value
@@ -424,7 +432,11 @@ def _tilde(value: str, scope: Scope) -> str:
     elif head == "~-" and scope.oldpwd:
         base = scope.oldpwd
     elif re.fullmatch(r"~[a-z_][a-z0-9_.-]*", head):
-        base = "/root" if head == "~root" else "/home/" + head[1:]
+        # ~dev, the person's own name: their home, wherever it is (the account's name or the home's last part)
+        if head[1:] in (_login_name(), scope.home.rstrip("/").rsplit("/", 1)[-1]):
+            base = scope.home
+        else:
+            base = "/root" if head == "~root" else "/home/" + head[1:]
     else:
         return value
     return base + (sep + rest if sep else "")
