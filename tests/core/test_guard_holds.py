@@ -788,6 +788,11 @@ def test_the_data_knows_the_brokers_port():
     "claude -p --settings '{\"disableAllHooks\": true}' hi", "claude --dangerously-skip-permissions -p hi",
     "claude --permission-mode bypassPermissions -p hi", "claude --setting-sources project -p hi",
     "claude --settings off.json -p hi", "CLAUDE_CONFIG_DIR=/tmp/elsewhere claude -p hi", "cursor-agent --force -p hi",
+    # a home, config dir or program path of the caller's choosing: the hooks elsewhere, or a shim in front
+    'HOME=$(mktemp -d) claude -p "tidy"', "HOME=/tmp/h gemini -p hi", "XDG_CONFIG_HOME=/tmp/c docker-agent run a.yaml",
+    "DOCKER_AGENT_CONFIG_DIR=/tmp/clean docker-agent run a.yaml", "docker-agent run --yolo a.yaml",
+    'PYTHONPATH=$PWD/shim claude -p "release"', 'PATH=$PWD/.tools:$PATH codex exec "deploy"',
+    "LD_PRELOAD=./x.so gemini -p hi",
 ])
 def test_another_agent_started_unguarded_denies(world, command):
     (world.project / "off.json").write_text('{"disableAllHooks": true}')
@@ -797,9 +802,18 @@ def test_another_agent_started_unguarded_denies(world, command):
 @pytest.mark.parametrize("command", [
     "claude -p 'run the tests'", "codex exec -c model=o3 'fix the test'", "claude --setting-sources user,local -p hi",
     "CODEX_HOME=~/.codex codex exec hi", "claude --settings '{\"model\": \"sonnet\"}' -p hi", "codex --version",
+    "claude -p 'summarize README.md' --output-format json", "codex exec --full-auto 'add tests'",
+    "codex exec --sandbox read-only 'summarize'", "gemini -p 'list the TODOs'", "PATH=/usr/local/bin:$PATH codex exec hi",
+    "claude -p 'review' --allowedTools 'Read,Grep,Glob'",
 ])
 def test_another_agent_started_with_its_hooks_on_is_not_denied(world, command):
     assert world.run(command).verdict is not Verdict.DENY, (command, world.run(command).reason)
+
+
+@pytest.mark.parametrize("command", ["claude -p 'run the tests'", "codex exec --full-auto 'add tests'",
+                                     "gemini -p 'list the TODOs'"])
+def test_another_agent_with_its_hooks_on_is_allowed(world, command):
+    assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
 
 
 def test_stow_links_are_judged_where_they_land(world):
