@@ -534,10 +534,14 @@ def test_sending_the_token_away_denies(world, command):
     assert world.run(command).verdict is Verdict.DENY, command
 
 
-def test_the_token_sent_back_to_the_console_asks(world):
-    d = world.run('curl -s -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" -d @p.json '
-                  "http://127.0.0.1:8765/hooks/claude")
-    assert d.verdict is Verdict.ASK, d.reason
+def test_the_token_used_against_the_console_denies(world):
+    for command in ('curl -s -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" -d @p.json '
+                    "http://127.0.0.1:8765/hooks/claude",
+                    'T=$(cat ~/.config/guardtui/token); curl -s -H "Authorization: Bearer $T" http://localhost:9000/x',
+                    'curl --unix-socket "$XDG_RUNTIME_DIR/guardtui/broker.sock" -H "X-T: $(cat ~/.config/guardtui/token)" '
+                    "http://x/hooks/claude"):
+        assert_denied_for_the_person(world.run(command), command)
+    assert verdict(world.run("cat ~/.config/guardtui/token")) == "ask"
 
 
 # -- guardtui's code and launcher ---------------------------------------------------------------------------

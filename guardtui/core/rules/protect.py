@@ -107,6 +107,16 @@ def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
     return None
 
 
+_LOOPBACK = re.compile(r"(?i)(?:https?://)?(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|0\.0\.0\.0)(?::(\d+))?|"
+                       r"\bbroker\.sock\b|--unix-socket|UNIX-CONNECT")
+
+
+def _reaches_the_broker(command: str) -> bool:
+    """The command talks to this machine's broker: a loopback URL (on its port, or any: the port is the person's
+    choice), its socket."""
+    return bool(_LOOPBACK.search(command))
+
+
 class ProtectRule:
     id = "protect"
 
@@ -154,6 +164,10 @@ class ProtectRule:
                 links[effect.path] = effect.source
             if effect.path and effect.kind in ("write", "copy", "unpack", "link"):
                 made.add(effect.path)
+        if best is not None and best.verdict is Verdict.ASK and best.rule.endswith("/" + TOKEN) and \
+                _reaches_the_broker(call.command):
+            return _deny("the command reads guardtui's hook token and calls the console with it: it could post or "
+                         "answer calls as a hook does", TOKEN).decision(self.id, best.metadata.get("segment", ""))
         return best
 
     # -- file tools ------------------------------------------------------------------------------

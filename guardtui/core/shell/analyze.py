@@ -1030,6 +1030,7 @@ _HANDLERS = {
     "patch": cmd_fs.patch, "stow": cmd_fs.stow,
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
+    **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
