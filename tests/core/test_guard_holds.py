@@ -534,13 +534,17 @@ def test_sending_the_token_away_denies(world, command):
     assert world.run(command).verdict is Verdict.DENY, command
 
 
-def test_the_token_used_against_the_console_denies(world):
-    for command in ('curl -s -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" -d @p.json '
-                    "http://127.0.0.1:8765/hooks/claude",
-                    'T=$(cat ~/.config/guardtui/token); curl -s -H "Authorization: Bearer $T" http://localhost:9000/x',
+def test_the_token_used_against_the_console_beyond_a_hooks_post_denies(world):
+    for command in ('curl -s -X POST -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" '
+                    "http://127.0.0.1:47121/api/pending/approve -d '{\"all\":true}'",
+                    'T=$(cat ~/.config/guardtui/token); curl -s -H "Authorization: Bearer $T" http://localhost:8765/admin',
                     'curl --unix-socket "$XDG_RUNTIME_DIR/guardtui/broker.sock" -H "X-T: $(cat ~/.config/guardtui/token)" '
-                    "http://x/hooks/claude"):
+                    "http://x/answer"):
         assert_denied_for_the_person(world.run(command), command)
+    # posting a call as a hook does only queues it: the person sees it (the token read still asks)
+    d = world.run('curl -s -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" -d @p.json '
+                  "http://127.0.0.1:8765/hooks/claude")
+    assert d.verdict is Verdict.ASK, d.reason
     assert verdict(world.run("cat ~/.config/guardtui/token")) == "ask"
 
 
@@ -733,10 +737,30 @@ def test_tmux_runs_are_judged_by_what_they_run(world):
     "pkill python3", "killall -r 'python3.*'", "kill $(pgrep -f guardtui)", "kill -9 `pidof guardtui`",
     "pgrep -f guardtui | xargs kill", "kill $(ps aux | grep '[g]uardtui' | awk '{print $2}')",
     "kill $(lsof -ti :8765)", "fuser -k 8765/tcp", "fuser -k -n tcp 8765", "pkill -f hook.py",
+    # its service, by the service manager
+    "systemctl --user stop guardtui.service", "systemctl --user disable --now guardtui", "systemctl --user mask 'guard*'",
+    "launchctl bootout gui/501/dev.guardtui.console", "systemctl --user kill -s STOP guardtui",
 ])
 def test_stopping_guardtuis_processes_denies(world, command):
     d = world.run(command)
     assert d.verdict is Verdict.DENY and "stop it yourself" in d.reason, (command, d.reason)
+
+
+def test_other_services_and_a_look_at_guardtuis_stay_as_they_were(world):
+    assert verdict(world.run("systemctl --user status guardtui")) == "allow"
+    assert verdict(world.run("systemctl --user restart nginx")) == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "guardtui check -- cat ~/.config/guardtui/token", "guardtui check -- rm -rf ~/.config/guardtui",
+    "python3 -m guardtui check -- cat ~/.config/guardtui/token",
+    "find ~/.config/guardtui -name '*.yaml' -newer ~/.config/guardtui/trusted.json -print",
+])
+def test_commands_that_only_name_the_guards_files_allow(world, command):
+    (world.config / "token").write_text("t" * 43 + "\n")
+    (world.config / "trusted.json").write_text("{}\n")
+    assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
+    assert verdict(world.run("find ~/.config/guardtui -name token -exec cat {} +")) == "ask"
 
 
 @pytest.mark.parametrize("command", [

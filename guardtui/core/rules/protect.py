@@ -107,14 +107,21 @@ def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
     return None
 
 
-_LOOPBACK = re.compile(r"(?i)(?:https?://)?(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|0\.0\.0\.0)(?::(\d+))?|"
-                       r"\bbroker\.sock\b|--unix-socket|UNIX-CONNECT")
+_URL = re.compile(r"(?i)\bhttps?://([^/\s\"'?#]+)(/[^\s\"'?#]*)?")
+_LOOPBACK_HOST = re.compile(r"(?i)^(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|0\.0\.0\.0)(?::\d+)?$")
+_SOCKET = re.compile(r"--unix-socket|--abstract-unix-socket|UNIX-CONNECT|\bbroker\.sock\b")
 
 
 def _reaches_the_broker(command: str) -> bool:
-    """The command talks to this machine's broker: a loopback URL (on its port, or any: the port is the person's
-    choice), its socket."""
-    return bool(_LOOPBACK.search(command))
+    """The command calls the console with something other than what a hook does (posting a call to
+    /hooks/<agent>, which only queues it): another endpoint on this machine's loopback or through its socket,
+    an attempt to answer or change what the console decides."""
+    socket = bool(_SOCKET.search(command))
+    urls = _URL.findall(command)
+    if socket and not urls:
+        return True  # socat … UNIX-CONNECT:broker.sock: what it sends cannot be told
+    return any((socket or _LOOPBACK_HOST.match(host)) and not re.match(r"/(?:hooks/[\w-]+/?|health/?)?$", path or "/")
+               for host, path in urls)
 
 
 class ProtectRule:
@@ -166,8 +173,9 @@ class ProtectRule:
                 made.add(effect.path)
         if best is not None and best.verdict is Verdict.ASK and best.rule.endswith("/" + TOKEN) and \
                 _reaches_the_broker(call.command):
-            return _deny("the command reads guardtui's hook token and calls the console with it: it could post or "
-                         "answer calls as a hook does", TOKEN).decision(self.id, best.metadata.get("segment", ""))
+            return _deny("the command reads guardtui's hook token and calls the console with it beyond what a hook "
+                         "does (an endpoint that is not /hooks/): an attempt to answer or change what it decides",
+                         TOKEN).decision(self.id, best.metadata.get("segment", ""))
         return best
 
     # -- file tools ------------------------------------------------------------------------------

@@ -348,7 +348,14 @@ class _Run:
     def operand_reads(self, inv: Invocation) -> None:
         """The files a command may read: its operands (unless it only names them) and `< file`."""
         if inv.name not in _NAMES_ONLY and DYN not in inv.name:
-            for w in inv.words:
+            words = inv.words
+            cut = next((i for i, w in enumerate(words) if w.value == "--"), None)
+            if cut is not None and (selfcall.guardtui_words(inv) is not None or any(
+                    posixpath.basename(w.value) == selfcall.NAME for w in words[:cut])):
+                words = words[:cut]  # guardtui check -- COMMAND: the command is judged, never run: not read
+            if inv.name in ("find", "gfind", "bfind") and not any(_FIND_RUNS.fullmatch(w.value) for w in words):
+                words = []  # find compares names, times and sizes: without -exec it reads no file's contents
+            for w in words:
                 self.read(w, inv)
         for r in inv.cmd.redirects:
             if r.op == "<" and r.target is not None:
@@ -990,6 +997,9 @@ def _has_option(args: list[str], flag: str) -> bool:
 
 def _safe_category(name: str) -> str:
     return "build-test" if name in RUNNERS or name in ("make", "cmake", "pytest", "jest", "tsc") else "read-only"
+
+
+_FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
 
 
 _HANDLERS = {
