@@ -11,8 +11,11 @@ _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Fie
                  "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str),
                  "equivalents": Field(dict, values=Field(list, items=str))}
 _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
+_RUNS_LATER = {"path": Field(str, required=True), "as": Field(str, required=True,
+                                                             choices=("shell", "unit", "plist", "cron", "desktop"))}
 _SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
-                     "patterns": Field(list, required=True, items=_PATTERN)}
+                     "patterns": Field(list, required=True, items=_PATTERN),
+                     "runs_later": Field(list, items=_RUNS_LATER)}
 
 
 @dataclass(frozen=True)
@@ -55,3 +58,11 @@ def sensitive_patterns() -> tuple[SensitivePattern, ...]:
             raise doc.error(("patterns", i), "give exactly one of name or path")
         out.append(SensitivePattern(p.get("name"), p.get("path"), p["reason"]))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def runs_later() -> tuple[tuple[str, str], ...]:
+    """(path glob, how it runs) of the files whose content runs later (sensitive.yaml runs_later)."""
+    doc = load_yaml(*_read("sensitive.yaml"), shipped=True)
+    check(doc, _SENSITIVE_SCHEMA)
+    return tuple((p["path"], p["as"]) for p in doc.data.get("runs_later") or ())

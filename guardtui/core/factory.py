@@ -17,6 +17,7 @@ from .rules import (DangerousShellRule, DefaultPolicyRule, GuardianRule, McpRule
                     SensitiveFileRule, WebRule, WorkingDirRule)
 from .rules.base import EvalContext, Rule
 from .rules.filetools import FileToolRule
+from .rules.later import LaterRule
 from .yamlfile import DataError
 
 
@@ -45,7 +46,7 @@ def build_engine(locations: Locations, *, record: bool = True,
                  path_env: str | None = None, policy: Policy | None = None) -> Engine:
     # the guard's own files first: a broken policy file (which asks for everything) never softens their deny
     rules: list[Rule] = [FileToolRule(), ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
-                         DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
+                         LaterRule(), DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
     rules += [SecretReadRule(), WebRule(), McpRule()]  # every tool, not only the shell: secrets, the web, MCP
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
     rules.append(plugin_rule if plugin_rule is not None else PluginRule())

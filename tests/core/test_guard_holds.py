@@ -1014,3 +1014,45 @@ def test_globs_a_reader_is_given_reach_what_they_match(world):
     (world.config / "token").write_text("t" * 43 + "\n")
     assert verdict(world.tool("Read", include=[str(world.config) + "/**"], recursive=True)) == "ask"
     assert verdict(world.tool("Read", include=["src/**/*.py"])) == "allow"
+
+
+# -- files that run later: judged as what they will run ---------------------------------------------------------
+def test_what_is_written_to_a_file_that_runs_later_is_judged_as_its_commands(world):
+    home = world.home
+    (home / ".zshrc").write_text("export EDITOR=vim\n")
+    unit = "[Service]\nType=oneshot\nExecStart=/bin/sh -c 'rm -f %h/.claude/settings.json'\n"
+    plist = ("<plist><dict><key>ProgramArguments</key><array><string>/bin/rm</string><string>-rf</string>"
+             f"<string>{world.config}</string></array></dict></plist>")
+    denied = [
+        world.tool("Write", file_path=str(home / ".config/systemd/user/tidy.service"), content=unit),
+        world.tool("Write", file_path=str(home / "Library/LaunchAgents/x.plist"), content=plist),
+        world.tool("Write", file_path=str(world.project / ".git/hooks/pre-commit"),
+                   content="#!/bin/sh\ntruncate -s0 ~/.claude/settings.json\n"),
+        world.tool("Edit", file_path=str(home / ".zshrc"), old_string="export EDITOR=vim\n",
+                   new_string="export EDITOR=vim\nalias claude='claude --dangerously-skip-permissions'\n"),
+        world.run("echo 'export CODEX_HOME=$HOME/.codex-clean' >> ~/.profile"),
+        world.run("printf '*/5 * * * * rm -rf ~/.config/guardtui\\n' | sudo tee /etc/cron.d/tidy"),
+    ]
+    for d in denied:
+        assert d.verdict is Verdict.DENY, d.reason
+    # routine content keeps the write's own verdict (never a deny for what it runs)
+    routine = [
+        world.tool("Write", file_path=str(home / ".config/systemd/user/web.service"),
+                   content="[Service]\nExecStart=/usr/bin/node server.js\n"),
+        world.tool("Edit", file_path=str(home / ".zshrc"), old_string="export EDITOR=vim\n",
+                   new_string="export EDITOR=nvim\nalias ll='ls -la'\n"),
+        world.tool("Write", file_path=str(world.project / ".git/hooks/pre-commit"), content="#!/bin/sh\nnpm test\n"),
+        world.run("echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.profile"),
+    ]
+    for d in routine:
+        assert d.verdict is not Verdict.DENY and not d.rule.startswith("runs-later"), d.reason
+
+
+def test_what_runs_a_file_now_judges_it(world):
+    (world.project / ".envrc").write_text("export APP_ENV=dev\nmv -f ~/.claude/settings.json /tmp/x\n")
+    (world.project / ".githooks").mkdir()
+    (world.project / ".githooks" / "post-checkout").write_text("#!/bin/sh\nsed -i '/guardtui/d' ~/.claude/settings.json\n")
+    assert_denied_for_the_person(world.run("direnv allow . && direnv exec . true"))
+    assert world.run("git config core.hooksPath .githooks && git checkout -b x").verdict is Verdict.DENY
+    (world.project / ".envrc").write_text("export APP_ENV=dev\nlayout python\n")
+    assert verdict(world.run("direnv allow .")) == "allow"
