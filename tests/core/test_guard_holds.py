@@ -1056,3 +1056,21 @@ def test_what_runs_a_file_now_judges_it(world):
     assert world.run("git config core.hooksPath .githooks && git checkout -b x").verdict is Verdict.DENY
     (world.project / ".envrc").write_text("export APP_ENV=dev\nlayout python\n")
     assert verdict(world.run("direnv allow .")) == "allow"
+
+
+# -- globs and links a delete or a write goes through ------------------------------------------------------
+def test_a_glob_that_matches_a_target_once_it_is_there_reaches_it(world):
+    world.user_settings.unlink()
+    for command in ("truncate -s 0 ~/.c[l]aude/setting?.json", "rm -f ~/.co?ex/hooks.*"):
+        assert world.run(command).verdict is Verdict.DENY, command
+    for command in ("cd src && rm -rf *", "rm -rf /tmp/vite-* /tmp/*.sock", "truncate -s 0 src/*.txt"):
+        assert world.run(command).verdict is not Verdict.DENY, command
+
+
+def test_deletes_through_a_directory_link_reach_its_target(world):
+    (world.project / "tmp").mkdir()
+    (world.project / "tmp" / "cache").symlink_to(world.home)
+    for command in ("rm -rf tmp/cache/*", "rm -rf tmp/cache/", 'ln -sfn "$HOME" .c && rm -rf .c/*',
+                    'TARGET=${BUILD_ROOT:-~}; rm -rf "$TARGET"/'):
+        assert world.run(command).verdict is Verdict.DENY, command
+    assert world.run("ln -s build out && rm -rf out/*").verdict is not Verdict.DENY

@@ -27,6 +27,7 @@ themselves. An ask here never hides a deny the shell analysis found in the same 
 from __future__ import annotations
 
 import fnmatch
+import glob as _glob
 import os
 import posixpath
 import re
@@ -288,6 +289,41 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     out = _judge_path(e, protected, cwd, links, made, subject)
     if not out and any(c in e.raw for c in "$`"):  # `rm -rf "/run/user/$(id -u)/guardtui"`: what the whole could be
         out = _partly_known(e, protected, subject)
+    if not out and any(c in e.raw for c in "*?[") and not any(c in e.raw for c in "$`'\""):
+        out = _glob_reach(e, protected, cwd, subject)  # a glob matching nothing now matches a target once it is there
+    return out
+
+
+def _glob_matches(pattern: str, path: str) -> bool:
+    """As bash matches a path glob: component by component, `*` never crossing a `/` nor matching a leading dot."""
+    want, have = posixpath.normpath(pattern).split("/"), posixpath.normpath(path).split("/")
+    if len(want) != len(have):
+        return False
+    return all(w == h or (fnmatch.fnmatchcase(h, w) and not (h.startswith(".") and not w.startswith(".")))
+               for w, h in zip(want, have))
+
+
+def _glob_reach(e: FileEffect, protected: Protected, cwd: str, subject: str) -> list[Ruling]:
+    """A glob in a path that matches no file now (`/home/dev/.c[l]aude/setting?.json`): the targets it would
+    match when they exist, as bash would expand it then."""
+    pattern = e.raw
+    if pattern.startswith("~/") and protected.homes:
+        pattern = protected.homes[0].rstrip("/") + pattern[1:]
+    elif not pattern.startswith("/"):
+        if not cwd:
+            return []
+        pattern = posixpath.join(cwd, pattern)
+    if _glob.glob(pattern):  # it matches files now: what it matches was judged
+        return []
+    action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
+    if action == "chmod" and keeps_access(e.detail):
+        return []
+    out = []
+    for target in protected.targets:
+        if target.kind != RUNTIME and _glob_matches(pattern, target.path):
+            v = judge_action(Match(target, target.path, "path"), action, subject)
+            if v is not None:
+                out.append(v)
     return out
 
 

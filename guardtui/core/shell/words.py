@@ -314,7 +314,7 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
         params = scope.elements("@")
         value = params[int(name) - 1] if params is not None and 0 < int(name) <= len(params) else DYN
         if params is not None and int(name) > len(params) and op in (":-", "-", ":=", "="):
-            return _literal(arg)  # the parameters are known and this one is not given: the default is certain
+            return _tilde(_literal(arg), scope)  # the parameters are known and this one is not given: the default
     else:
         value = scope.lookup(name) if _is_name(name) else DYN
     known = DYN not in value
@@ -325,7 +325,8 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
             return value
         if not known and name in scope.variables:
             return DYN  # set earlier to something we cannot know
-        return Assumed(_literal(arg))  # unset (as far as the command shows): the default is what runs
+        # unset (as far as the command shows): the default is what runs (bash expands a ~ in it: ${X:-~})
+        return Assumed(_tilde(_literal(arg), scope))
     if op in (":+", "+"):
         return (_literal(arg) if value else "") if known else DYN
     if op in (":?", "?"):
