@@ -1074,3 +1074,21 @@ def test_deletes_through_a_directory_link_reach_its_target(world):
                     'TARGET=${BUILD_ROOT:-~}; rm -rf "$TARGET"/'):
         assert world.run(command).verdict is Verdict.DENY, command
     assert world.run("ln -s build out && rm -rf out/*").verdict is not Verdict.DENY
+
+
+def test_routine_neighbours_of_the_guard_stay_quiet(world):
+    (world.config / "guards").mkdir(exist_ok=True)
+    (world.config / "guards" / "secrets.yaml").write_text("id: secrets\n")
+    (world.project / "run").mkdir()
+    (world.project / "scripts").mkdir()
+    (world.project / "scripts" / "aliases.sh").write_text("alias ll='ls -la'\nalias gs='git status'\n")
+    assert verdict(world.tool("Read", file_path=str(world.config / "guards" / "secrets.yaml"))) == "allow"
+    for command in ("socat - UNIX-CONNECT:run/app.sock <<< '{\"op\":\"ping\"}'", "nc -U run/app.sock",
+                    "source scripts/aliases.sh && ls -la", "alias ll='ls -la'",
+                    "python3 -c \"import guardtui, inspect; print(inspect.getsourcefile(guardtui))\""):
+        assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
+    for command in ("alias ls=rm", "alias git='git --no-verify'", "socat - TCP:example.com:80",
+                    "python3 -c \"import guardtui, x; x.run(guardtui)\""):
+        assert verdict(world.run(command)) == "ask", (command, world.run(command).reason)
+    (world.project / "run" / "b.sock").symlink_to(world.locations.runtime_dir / "broker.sock")
+    assert verdict(world.run("socat - UNIX-CONNECT:run/b.sock")) != "allow"  # a link to the broker's socket

@@ -1020,7 +1020,7 @@ _HANDLERS = {
     "git": cmd_git.git,
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
-    "crontab": cmd_exec.crontab,
+    "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
     "gcloud": cmd_exec.gcloud_ssh,

@@ -699,7 +699,13 @@ def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
     if not _GUARDTUI_IMPORT.search(code):
         return []
     uses = set(re.findall(r"\bguardtui\s*\.\s*(\w+)", code))
-    if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
+    # the module handed to inspect only to say where it is (inspect.getsourcefile(guardtui)): a metadata use
+    located = re.sub(r"\binspect\s*\.\s*(?:getsourcefile|getfile|getmodule|getmodulename)\s*\(\s*guardtui\s*\)",
+                     "guardtui.__file__", code)
+    uses |= set(re.findall(r"\bguardtui\s*\.\s*(\w+)", located))
+    bare = re.sub(r"\bimport\s+guardtui\b|\bguardtui\s*\.\s*\w+", "", located)
+    if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bguardtui\b", bare) and \
+            not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
         return []  # print(os.path.dirname(guardtui.__file__)): where it is installed, or its version
     if _GUARDTUI_CHANGES.search(code):
         return [deny(f"{inv.name} runs guardtui's own code to change the guard (trust, install, its files): an "

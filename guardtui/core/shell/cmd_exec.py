@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from typing import TYPE_CHECKING
 
 import posixpath
@@ -492,6 +493,26 @@ def _this_machine(target: str) -> bool:
 # -- shell state ----------------------------------------------------------------------------
 def declaration(run: "Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} sets shell variables", "shell-state", rule="exec.declaration")]
+
+
+def alias(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`alias ll='ls -la'`, `alias gs='git status'`: a new name, or one read-only command for another, changes
+    nothing an agent relies on; an alias that changes what a command name runs (`alias git='git --no-verify'`,
+    `alias ls=rm`) asks (the taxonomy). What an alias runs is judged where it is used."""
+    for w in inv.words:
+        name, eq, body = w.value.partition("=")
+        if not eq:
+            continue
+        first = body.split(None, 1)[0] if body.split() else ""
+        if w.dynamic or DYN in body or not first:
+            return []
+        known = name in run.tax.safe or name in run.tax.commands or name in run.tax.builtins or \
+            name in run.tax.interpreters or name in run.tax.shells or shutil.which(name) is not None
+        plain = first in run.tax.safe and name in run.tax.safe and first != name and \
+            not re.search(r"[|;&<>`$()]", body)
+        if known and not plain:  # `alias ll='ls -la'`: one read-only command for another; an override asks
+            return []
+    return [allow(f"{inv.name} names a command for this shell", "shell-state", rule="exec.alias")]
 
 
 def crontab(run: "Run", inv: "Invocation") -> list[Finding]:
