@@ -674,6 +674,7 @@ def test_guardtuis_read_only_subcommands_allow_and_a_console_asks(world, command
     "cliclick t:y",
     "tmux pipe-pane -I -t con 'yes y'",
     "echo y | wall", "write dev pts/3 <<< y",
+    "for p in /dev/pts/[0-9]*; do printf 'y\\r' > \"$p\"; done 2>/dev/null", "for t in /dev/tty*; do echo y >> $t; done",
 ])
 def test_typing_into_a_terminal_denies(world, command):
     d = world.run(command)

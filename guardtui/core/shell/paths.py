@@ -93,6 +93,11 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
             if linked is not None:
                 info = _classify_abs(linked, scope, tax, project, shown)
             return PathInfo(info.kind, info.path, shown, glob=False, contents=True)
+        if info.path and certain.startswith(("/dev", "/proc")) and any(
+                fnmatch.fnmatchcase(info.path.rstrip("/") + "/" + rest.replace("*", "0").replace("?", "0"), g)
+                or fnmatch.fnmatchcase(info.path.rstrip("/") + "/0", g) for g in tax.terminal_devices):
+            # /dev/pts/*, /dev/tty*: whatever it matches is a terminal (typing into one)
+            return PathInfo(PathKind.TERMINAL, info.path, shown, glob=True)
         component = rest.split("/", 1)[0]
         hits = info.kind is PathKind.ROOT and any(
             fnmatch.fnmatchcase(top.lstrip("/"), component) for top in tax.core_system_dirs | tax.system_dirs)
