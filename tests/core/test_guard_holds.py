@@ -1093,3 +1093,12 @@ def test_routine_neighbours_of_the_guard_stay_quiet(world):
         assert verdict(world.run(command)) == "ask", (command, world.run(command).reason)
     (world.project / "run" / "b.sock").symlink_to(world.locations.runtime_dir / "broker.sock")
     assert verdict(world.run("socat - UNIX-CONNECT:run/b.sock")) != "allow"  # a link to the broker's socket
+
+
+def test_cpio_copy_pass_lands_where_cp_would(world):
+    staged = world.project / "home" / ".claude"
+    staged.mkdir(parents=True)
+    (staged / "settings.json").write_text("{}")
+    assert world.run("cd home && find .claude -name settings.json | cpio -pdmu ~").verdict is Verdict.DENY
+    assert verdict(world.run("find src -name '*.py' | cpio -pdm /tmp/backup")) == "allow"
+    assert verdict(world.run("cpio -idv < a.cpio")) == "ask"

@@ -5,6 +5,7 @@ import fnmatch
 import os
 import posixpath
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
@@ -505,6 +506,49 @@ def in_place(run: "Run", inv: "Invocation") -> list[Finding]:
     if findings:
         return [with_rule(worst(findings), "fs.in-place")]
     return [allow(f"{inv.name} edits files in place it may", "fs-write", rule="fs.in-place")] if files else []
+
+
+def cpio(run: "Run", inv: "Invocation") -> list[Finding]:
+    """cpio -p DEST (copy-pass): the files listed on its input land under DEST, as `cp -r` of what the listing
+    names (find ROOT …: ROOT's tree); -i unpacks an archive from its input (what it holds cannot be read here)."""
+    words = [w for w in inv.words]
+    flags = "".join(w.value[1:] for w in words if w.value.startswith("-") and not w.value.startswith("--"))
+    operands = [w for w in words if not w.value.startswith("-")]
+    producer = inv.cmd.stdin_from
+    if "p" in flags or any(w.value == "--pass-through" for w in words):
+        if not operands:
+            return []
+        dest = operands[-1]
+        roots = _listing_roots(producer)
+        if roots is None:
+            f = run.write(dest, inv, "cpio -p", kind="copy")
+            return [with_rule(f, "fs.cpio")] if f else [ask(f"cpio -p copies files it is told on its input into "
+                                                             f"{dest.display()}", "fs-write", BlastRadius.MEDIUM,
+                                                             "fs.cpio")]
+        for root in roots:
+            run.nested(f"cp -r --parents -- {shlex.quote(root)} {shlex.quote(dest.value)}", inv, "cpio -p → cp")
+        return [allow(f"cpio -p copies {', '.join(roots)} into {dest.display()}", "fs-write", rule="fs.cpio")]
+    if "i" in flags or any(w.value == "--extract" for w in words):
+        return [ask("cpio -i unpacks an archive from its input into the current directory: what it holds cannot be "
+                    "read here", "fs-write", BlastRadius.MEDIUM, "fs.cpio")]
+    return [allow("cpio writes an archive to its output", "read-only", rule="fs.cpio")]
+
+
+def _listing_roots(producer) -> list[str] | None:
+    """The directories a `find ROOT …` (or `ls`/`printf` of names) that feeds a listing starts from."""
+    if producer is None or not producer.argv:
+        return None
+    name = posixpath.basename(producer.argv[0].value)
+    if name not in ("find", "gfind", "fd"):
+        return None
+    roots = []
+    for w in producer.argv[1:]:
+        if w.value.startswith(("-", "(", "!")):
+            break
+        if w.dynamic:
+            return None
+        roots.append(w.value)
+    return roots or ["."]
 
 
 _ELISP_OPTIONS = {"--eval": "code", "-eval": "code", "--execute": "code", "-l": "file", "--load": "file",
