@@ -161,8 +161,17 @@ class McpCatalog:
             if isinstance(value, str) and value.strip().lower() in self.wide_scopes:
                 return value.strip().lower()
         tokens = [t for t in name_tokens(tool) if t not in ("safely", "all", "force", "permanently", "by", "id")]
+        while len(tokens) > 1 and self._class_of(tokens[-1]) == "delete":
+            tokens.pop()  # d1_database_delete, bucket-delete: the object before the verb
         if tokens and tokens[-1] in self.wide_scopes and self._class_of(tokens[-1]) is None:
             return tokens[-1]
+        return None
+
+    def unfiltered(self, args: dict) -> str | None:
+        """A delete's filter given empty (delete-many {filter: {}}): it matches every record."""
+        for key in ("filter", "where", "query", "selector", "match", "conditions"):
+            if key in args and args[key] in ({}, [], "", "{}", "*"):
+                return key
         return None
 
     def _class_of(self, token: str) -> str | None:

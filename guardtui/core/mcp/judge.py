@@ -152,8 +152,10 @@ def _by_effect(catalog: McpCatalog, label: str, tool: str, cls: str, verb: str, 
         return Decision(Verdict.ALLOW, f"{label} {reason or 'only reads'}", rule, BlastRadius.LOW, "mcp", effect_only)
     if cls == "delete":
         scope = catalog.wide_scope(tool, args) if radius is None else None
-        if scope is not None or radius is BlastRadius.CRITICAL:
-            what = f"a whole {scope}" if scope else "what cannot be brought back"
+        empty = catalog.unfiltered(args)
+        if scope is not None or radius is BlastRadius.CRITICAL or empty is not None:
+            what = f"a whole {scope}" if scope else f"every record ({empty} is empty, so it matches all)" if empty \
+                else "what cannot be brought back"
             return Decision(Verdict.DENY, f"{label} deletes {what}{': ' + reason if reason else ''}", rule,
                             BlastRadius.CRITICAL, "mcp-delete")
         said = f" ({verb})" if verb != cls else ""

@@ -644,6 +644,10 @@ class _Run:
                 if listing:
                     return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
                                  "taxonomy.delete-all-listed")]
+                whole = _whole_resource(args, word, self.tax)
+                if whole:  # wrangler r2 bucket delete NAME: everything in it goes with it
+                    return [deny(f"{name} {whole} {word} deletes a whole {whole}, everything in it with it", category,
+                                 "taxonomy.delete-whole")]
                 return [ask(f"{name} {word} deletes or stops something", category, BlastRadius.HIGH, "taxonomy.verb")]
             return [ask(f"{name} {word} changes something", category, BlastRadius.MEDIUM, "taxonomy.verb")]
         if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
@@ -997,6 +1001,15 @@ def _has_option(args: list[str], flag: str) -> bool:
 
 def _safe_category(name: str) -> str:
     return "build-test" if name in RUNNERS or name in ("make", "cmake", "pytest", "jest", "tsc") else "read-only"
+
+
+def _whole_resource(args: list[str], verb: str, tax) -> str | None:
+    """The object word right before a delete verb, when it names a whole resource (bucket, database, project)."""
+    if verb not in args:
+        return None
+    i = args.index(verb)
+    before = args[i - 1].lower() if i > 0 and not args[i - 1].startswith("-") else ""
+    return before if before in tax.whole_resources else None
 
 
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
