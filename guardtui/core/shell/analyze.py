@@ -761,6 +761,13 @@ class _Run:
             m = match_shape(shape, text_name, inv.args, frozenset())
             if m is not None:
                 out.append(by_radius(shape.blast_radius, m.reason(text_name), shape.category, f"taxonomy:{shape.id}"))
+        for arg in inv.args:  # `app eval 'Repo.query!("TRUNCATE jobs")'`: SQL handed to a program guardtui does not know
+            for m in _EMBEDDED_SQL.finditer(arg):
+                verdict = cmd_code.classify_sql(m.group(0))
+                if verdict is not None and verdict[0] == "critical":
+                    out.append(deny(f"{text_name} is handed SQL that {verdict[1][0].lower() + verdict[1][1:]}",
+                                    "database", "sql.embedded"))
+                    break
         return out
 
     def dynamic_name(self, inv: Invocation) -> list[Finding]:
@@ -1012,6 +1019,8 @@ def _whole_resource(args: list[str], verb: str, tax) -> str | None:
     return before if before in tax.whole_resources else None
 
 
+_EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DATABASE|SCHEMA)\s+\w|DELETE\s+FROM\s+\w)"
+                           r"[^\"'`;)]*", re.I)
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
 
 
@@ -1036,7 +1045,7 @@ _HANDLERS = {
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
-    "gcloud": cmd_exec.gcloud_ssh,
+    **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **cmd_tasks.HANDLERS,
     **cmd_build.HANDLERS,
