@@ -820,6 +820,7 @@ def test_the_data_knows_the_brokers_port():
     # a home, config dir or program path of the caller's choosing: the hooks elsewhere, or a shim in front
     'HOME=$(mktemp -d) claude -p "tidy"', "HOME=/tmp/h gemini -p hi", "XDG_CONFIG_HOME=/tmp/c docker-agent run a.yaml",
     "DOCKER_AGENT_CONFIG_DIR=/tmp/clean docker-agent run a.yaml", "docker-agent run --yolo a.yaml",
+    "docker agent run --yolo a.yaml", "DOCKER_AGENT_CONFIG_DIR=/tmp/clean docker agent run a.yaml",
     'PYTHONPATH=$PWD/shim claude -p "release"', 'PATH=$PWD/.tools:$PATH codex exec "deploy"',
     "LD_PRELOAD=./x.so gemini -p hi",
 ])

@@ -576,6 +576,10 @@ class _Run:
             return cmd_exec.judge(self, inv)
         if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
+        if name in ("docker", "podman") and inv.words and inv.words[0].value == "agent":
+            # `docker agent run …`: docker-agent as a Docker CLI plugin, judged as docker-agent
+            inv = Invocation("docker-agent", inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
+            name = "docker-agent"
         handler = _HANDLERS.get(name)
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
