@@ -823,6 +823,8 @@ def test_the_data_knows_the_brokers_port():
     "docker agent run --yolo a.yaml", "DOCKER_AGENT_CONFIG_DIR=/tmp/clean docker agent run a.yaml",
     'PYTHONPATH=$PWD/shim claude -p "release"', 'PATH=$PWD/.tools:$PATH codex exec "deploy"',
     "LD_PRELOAD=./x.so gemini -p hi",
+    # the hook settings hidden behind a mount in a namespace of its own
+    "unshare -rm sh -c 'mount -t tmpfs none ~/.claude && claude -p \"clean data/\"'",
 ])
 def test_another_agent_started_unguarded_denies(world, command):
     (world.project / "off.json").write_text('{"disableAllHooks": true}')

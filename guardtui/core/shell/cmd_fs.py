@@ -551,6 +551,27 @@ def _listing_roots(producer) -> list[str] | None:
     return roots or ["."]
 
 
+def mount(run: "Run", inv: "Invocation") -> list[Finding]:
+    """mount [-t TYPE] [--bind] SOURCE DIR: whatever was in DIR is hidden behind the mount for the processes that see
+    it (a tmpfs over ~/.claude is the hook settings moved away): DIR is judged as moved away, recursively."""
+    operands, i, words = [], 0, inv.words
+    while i < len(words):
+        v = words[i].value
+        if v in ("-t", "--types", "-o", "--options", "-L", "--label", "-U", "--uuid", "-O", "--test-opts", "-N",
+                 "--namespace"):
+            i += 2
+            continue
+        if not v.startswith("-"):
+            operands.append(words[i])
+        i += 1
+    if not operands:
+        return [allow("mount lists what is mounted", "read-only", rule="fs.mount")]
+    point = operands[-1]
+    if not any("remount" in w.value or w.value.startswith("--make-") for w in words):  # a remount hides nothing
+        run.effect(run.path(point, inv).path, point.display(), "move", inv.cmd, recursive=True)
+    return [ask(f"mount over {point.display()} hides what is there", "disk", BlastRadius.HIGH, "fs.mount")]
+
+
 _ELISP_OPTIONS = {"--eval": "code", "-eval": "code", "--execute": "code", "-l": "file", "--load": "file",
                   "-load": "file", "--script": "file", "-script": "file", "-x": "file"}
 # Emacs Lisp that changes files: the paths its strings name are written (or moved)
