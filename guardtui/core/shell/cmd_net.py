@@ -163,8 +163,10 @@ def _back_to_its_issuer(word: Word, words: list[Word]) -> bool:
 
 def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Finding | None:
     text = value.value
-    if file_option or text.startswith("@") or re.search(r"=@|<@|^@", text):
-        path_text = text if file_option else re.split(r"@", text, maxsplit=1)[1].split(";")[0]
+    form_text = inv.name == "curl" and re.search(r"^[^=]*=<", text)  # curl -F 'f=<file': the file's text as a field
+    if file_option or text.startswith("@") or re.search(r"=@|<@|^@", text) or form_text:
+        path_text = text if file_option else text.split("=<", 1)[1].split(";")[0] if form_text and \
+            "@" not in text.split("=<", 1)[0] + "=<" else re.split(r"@", text, maxsplit=1)[1].split(";")[0]
         if path_text in ("-", ""):
             if run.stdin_source(inv.cmd).kind == "secret":
                 return deny(f"{inv.name} sends secrets (the environment or a secrets file) to a remote host",
