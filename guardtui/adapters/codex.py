@@ -4,8 +4,8 @@ an ask no person answers becomes a deny: Codex prompts only for what its sandbox
 
 Shell calls arrive as `Bash` with `{"command": ...}`; file edits as `apply_patch` whose
 `command` is the patch envelope: a patch touching one file becomes Write (a new file) or Edit
-of that path, so the path rules see it; a patch touching several files stays `apply_patch`,
-a tool the engine does not know, and asks."""
+of that path, so the path rules see it; a patch touching several files (or moving one) stays
+`apply_patch` with its operations listed, each judged as the Write, Edit, rm or mv it amounts to."""
 from __future__ import annotations
 
 import os
@@ -45,8 +45,10 @@ def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
         raise base.PayloadError("apply_patch's command must be a string")
     files = patch_files(patch)
     paths = {path for _, path in files}
-    if len(paths) != 1:
-        return "apply_patch", {**tool_input, "files": sorted(paths)}
+    if len(paths) != 1:  # several files, or a move: each operation judged (core/rules/filetools.py)
+        return "apply_patch", {**tool_input, "files": sorted(paths), "operations": [
+            {"op": op, "path": path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)}
+            for op, path in files]}
     operation, path = files[0]
     path = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
     tool = "Write" if operation == "Add File" and len(files) == 1 else "Edit"

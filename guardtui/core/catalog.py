@@ -8,10 +8,14 @@ from importlib import resources
 from .yamlfile import Field, check, load_yaml
 
 _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Field(list, required=True, items=str),
-                 "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str)}
+                 "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str),
+                 "equivalents": Field(dict, values=Field(list, items=str))}
 _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
+_RUNS_LATER = {"path": Field(str, required=True), "as": Field(str, required=True,
+                                                             choices=("shell", "unit", "plist", "cron", "desktop"))}
 _SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
-                     "patterns": Field(list, required=True, items=_PATTERN)}
+                     "patterns": Field(list, required=True, items=_PATTERN),
+                     "runs_later": Field(list, items=_RUNS_LATER)}
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,9 @@ class ToolClasses:
     read: frozenset[str]
     write: frozenset[str]
     shell: frozenset[str]
+    # an agent's own file tools that are neither a Write nor a Read (Cursor's Delete, docker-agent's
+    # remove_directory): the calls each amounts to (mcp.yaml's `as` templates), by lower-cased name
+    equivalents: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -37,7 +44,8 @@ def _read(name: str) -> tuple[str, str]:
 def tool_classes() -> ToolClasses:
     doc = load_yaml(*_read("tools.yaml"), shipped=True)
     check(doc, _TOOLS_SCHEMA)
-    return ToolClasses(frozenset(doc.data["read"]), frozenset(doc.data["write"]), frozenset(doc.data["shell"]))
+    return ToolClasses(frozenset(doc.data["read"]), frozenset(doc.data["write"]), frozenset(doc.data["shell"]),
+                       {k.lower(): tuple(v) for k, v in (doc.data.get("equivalents") or {}).items()})
 
 
 @lru_cache(maxsize=1)
@@ -50,3 +58,11 @@ def sensitive_patterns() -> tuple[SensitivePattern, ...]:
             raise doc.error(("patterns", i), "give exactly one of name or path")
         out.append(SensitivePattern(p.get("name"), p.get("path"), p["reason"]))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def runs_later() -> tuple[tuple[str, str], ...]:
+    """(path glob, how it runs) of the files whose content runs later (sensitive.yaml runs_later)."""
+    doc = load_yaml(*_read("sensitive.yaml"), shipped=True)
+    check(doc, _SENSITIVE_SCHEMA)
+    return tuple((p["path"], p["as"]) for p in doc.data.get("runs_later") or ())

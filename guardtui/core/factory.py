@@ -16,6 +16,8 @@ from .protect import Protection
 from .rules import (DangerousShellRule, DefaultPolicyRule, GuardianRule, McpRule, ProtectRule, SecretReadRule,
                     SensitiveFileRule, WebRule, WorkingDirRule)
 from .rules.base import EvalContext, Rule
+from .rules.filetools import FileToolRule
+from .rules.later import LaterRule
 from .yamlfile import DataError
 
 
@@ -43,8 +45,8 @@ def build_engine(locations: Locations, *, record: bool = True,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
                  path_env: str | None = None, policy: Policy | None = None) -> Engine:
     # the guard's own files first: a broken policy file (which asks for everything) never softens their deny
-    rules: list[Rule] = [ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
-                         DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
+    rules: list[Rule] = [FileToolRule(), ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
+                         LaterRule(), DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
     rules += [SecretReadRule(), WebRule(), McpRule()]  # every tool, not only the shell: secrets, the web, MCP
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place
     rules.append(plugin_rule if plugin_rule is not None else PluginRule())

@@ -142,6 +142,12 @@ def judge_change(target: Target, old_text: str | None, new_text: str) -> Outcome
     except Unreadable as exc:
         return Outcome(False, f"the new content cannot be read ({exc}): the agent would lose its hooks")
     missing = before - after
+    if not after and (before or old_text is None):
+        # settings made anew (or emptied) without a hook of guardtui's: nothing shows the guard stays on; a file
+        # that exists and never held one (Codex's config.toml beside its hooks.json) is judged by what changes
+        return Outcome(False, "it leaves the settings without guardtui's hook entry" if not before else
+                       f"it removes guardtui's hook entr{'ies' if sum(before.values()) > 1 else 'y'}",
+                       sum(before.values()))
     if missing:
         entries = "entries" if sum(missing.values()) > 1 else "entry"
         return Outcome(False, f"it removes or changes guardtui's hook {entries}", sum(before.values()))

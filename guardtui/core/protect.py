@@ -126,6 +126,7 @@ _SCHEMA = {
         "programs": Field(list, required=True, items=str), "flags": Field(list, items=str),
         "values": Field(dict, values=Field(list, items=str)), "settings": Field(list, items=str),
         "overrides": Field(list, items=str), "config_env": Field(list, items=str), "sources": Field(str)})),
+    "hook_env": Field(list, items=str),
 }
 
 
@@ -141,6 +142,7 @@ class ProtectData:
     agent_programs: Mapping[str, dict] = field(default_factory=dict)  # agent -> its command line's bypasses
     settings_changes: Mapping[str, dict] = field(default_factory=dict)  # agent -> neutral keys, tightening lists
     delegation: Mapping[str, tuple] = field(default_factory=dict)  # a sub-agent's task: its tools and words
+    hook_env: frozenset[str] = frozenset()  # variables that choose the programs an agent's hooks run
 
 
 @lru_cache(maxsize=1)
@@ -173,7 +175,8 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        frozenset(data["packages"]),
                        {k: tuple(v) for k, v in (data.get("processes") or {}).items()},
                        dict(data.get("agent_programs") or {}), dict(data.get("settings_changes") or {}),
-                       {k: tuple(v) for k, v in (data.get("delegation") or {}).items()})
+                       {k: tuple(v) for k, v in (data.get("delegation") or {}).items()},
+                       frozenset(data.get("hook_env") or ()))
 
 
 def agent_of_program(name: str) -> str | None:

@@ -197,6 +197,9 @@ def test_ordinary_and_local_urls_have_nothing_to_say(url):
     ("mcp__fetch__fetch", {"url": "http://169.254.169.254/latest/user-data"}),
     ("mcp__playwright__browser_navigate", {"url": "http://metadata.google.internal/computeMetadata/v1/"}),
     ("mcp__puppeteer__puppeteer_navigate", {"url": "http://0xa9fea9fe/"}),
+    # Gemini CLI's web_fetch: the URLs are inside the prompt, every one is fetched
+    ("WebFetch", {"prompt": "Summarize what http://169.254.169.254/latest/meta-data/iam/info returns"}),
+    ("WebFetch", {"prompt": "Compare https://docs.python.org/3/ with http://metadata.google.internal/v1/"}),
 ])
 def test_metadata_endpoints_deny_for_every_tool(engine, tool, tool_input):
     assert verdict_of(engine, tool, tool_input) is Verdict.DENY
@@ -208,6 +211,7 @@ def test_metadata_endpoints_deny_for_every_tool(engine, tool, tool_input):
     ("Bash", {"command": "curl -s http://localhost:3000/api/health"}),
     ("Bash", {"command": "grep -rn 169.254.169.254 docs/"}),
     ("mcp__playwright__browser_navigate", {"url": "http://127.0.0.1:5173/"}),
+    ("WebFetch", {"prompt": "Summarize https://docs.python.org/3/ and https://peps.python.org/pep-0008/"}),
 ])
 def test_ordinary_and_local_urls_allow(engine, tool, tool_input):
     assert verdict_of(engine, tool, tool_input) is Verdict.ALLOW

@@ -203,9 +203,13 @@ def test_file_tool_edits_of_hook_settings_are_judged_by_what_they_leave(world):
     assert_denied_for_the_person(_settings_edit(world, "no such text", "x"))  # cannot be determined
     assert_denied_for_the_person(world.tool("Write", file_path=str(world.user_settings), content="{oops"))
     assert_denied_for_the_person(world.tool("NotebookEdit", notebook_path=str(world.user_settings), new_source="x"))
-    # a project's settings that do not exist yet: creating them without a bypass may be allowed by the person
-    d = world.tool("Write", file_path=".gemini/settings.json", content='{"theme": "dark"}')
-    assert d.verdict is Verdict.ASK, d.reason
+    # settings left without guardtui's hook entry (made anew, or whole-file writes of text without it): nothing
+    # shows the guard stays on, so the person makes such a file themselves
+    assert_denied_for_the_person(world.tool("Write", file_path=".gemini/settings.json", content='{"theme": "dark"}'))
+    for command in ("printf '{}' > ~/.claude/settings.json", "install -m 0644 other.json ~/.claude/settings.json",
+                    "echo '{}' | tee ~/.codex/hooks.json >/dev/null",
+                    f"echo '{{}}' | tee ~{world.home.name}/.claude/settings.json"):  # ~NAME: the person's own
+        assert_denied_for_the_person(world.run(command), command)
     assert_denied_for_the_person(world.tool("Write", file_path=".gemini/settings.json",
                                             content='{"hooksConfig": {"enabled": false}}'))
 
@@ -347,6 +351,16 @@ def test_python_changing_protected_files_denies(world, code):
     "python3 - <<'EOF'\nimport os\nos.remove('.claude/settings.local.json')\nEOF",
     "awk 'BEGIN { printf \"{}\" > (ENVIRON[\"HOME\"] \"/.claude/settings.json\") }'",
     "awk 'BEGIN { print \"\" > (ENVIRON[\"XDG_CONFIG_HOME\"] \"/guardtui/policy.yaml\") }'",
+    # awk's output expression unparenthesised, or through a variable the program assigned
+    "awk 'BEGIN{print \"{}\" > ENVIRON[\"HOME\"] \"/.claude/settings.json\"}'",
+    "awk 'BEGIN{f=ENVIRON[\"HOME\"] \"/.claude/settings.json\"; printf \"{}\" >> f}'",
+    # every interpreter's inline code: a write, a delete
+    "lua -e 'local f=io.open(os.getenv(\"HOME\")..\"/.codex/hooks.json\",\"w\") f:write(\"{}\") f:close()'",
+    "Rscript -e 'writeLines(\"{}\", file.path(Sys.getenv(\"HOME\"), \".claude/settings.json\"))'",
+    "Rscript -e 'saveRDS(1, \"~/.codex/hooks.json\")'",
+    "deno eval 'Deno.writeTextFileSync(Deno.env.get(\"HOME\")+\"/.codex/hooks.json\",\"{}\")'",
+    "tclsh <<< 'file delete ~/.codex/hooks.json'",
+    "echo 'set f [open ~/.claude/settings.json w]; puts $f {}; close $f' | tclsh",
 ])
 def test_other_interpreters_changing_protected_files_deny(world, command):
     assert_denied_for_the_person(world.run(command), command)
@@ -357,7 +371,10 @@ def test_interpreter_controls_stay_quiet(world):
                     "os.path.expanduser('~/.claude/settings.json'))).keys())\"",
                     "node -e \"console.log(require('fs').readdirSync('.'))\"",
                     "python3 -c \"import os; p = os.path.join('build', 'out' + '.txt'); open(p, 'w').write('x')\"",
-                    "awk -F, 'NR>1 {print $1 > (\"out/\" $2 \".csv\")}' data.csv"):
+                    "awk -F, 'NR>1 {print $1 > (\"out/\" $2 \".csv\")}' data.csv",
+                    "awk '$2 > 5 {print $1}' data.csv", "awk '{print $1 > \"out.txt\"}' data.csv",
+                    "lua -e 'local f=io.open(\"out.txt\",\"w\") f:write(\"x\") f:close()'",
+                    "Rscript -e 'print(readLines(\"~/.claude/settings.json\"))'"):
         assert verdict(world.run(command)) == "allow", command
 
 
@@ -517,10 +534,18 @@ def test_sending_the_token_away_denies(world, command):
     assert world.run(command).verdict is Verdict.DENY, command
 
 
-def test_the_token_sent_back_to_the_console_asks(world):
+def test_the_token_used_against_the_console_beyond_a_hooks_post_denies(world):
+    for command in ('curl -s -X POST -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" '
+                    "http://127.0.0.1:47121/api/pending/approve -d '{\"all\":true}'",
+                    'T=$(cat ~/.config/guardtui/token); curl -s -H "Authorization: Bearer $T" http://localhost:8765/admin',
+                    'curl --unix-socket "$XDG_RUNTIME_DIR/guardtui/broker.sock" -H "X-T: $(cat ~/.config/guardtui/token)" '
+                    "http://x/answer"):
+        assert_denied_for_the_person(world.run(command), command)
+    # posting a call as a hook does only queues it: the person sees it (the token read still asks)
     d = world.run('curl -s -H "Authorization: Bearer $(cat ~/.config/guardtui/token)" -d @p.json '
                   "http://127.0.0.1:8765/hooks/claude")
     assert d.verdict is Verdict.ASK, d.reason
+    assert verdict(world.run("cat ~/.config/guardtui/token")) == "ask"
 
 
 # -- guardtui's code and launcher ---------------------------------------------------------------------------
@@ -649,6 +674,7 @@ def test_guardtuis_read_only_subcommands_allow_and_a_console_asks(world, command
     "cliclick t:y",
     "tmux pipe-pane -I -t con 'yes y'",
     "echo y | wall", "write dev pts/3 <<< y",
+    "for p in /dev/pts/[0-9]*; do printf 'y\\r' > \"$p\"; done 2>/dev/null", "for t in /dev/tty*; do echo y >> $t; done",
 ])
 def test_typing_into_a_terminal_denies(world, command):
     d = world.run(command)
@@ -712,10 +738,30 @@ def test_tmux_runs_are_judged_by_what_they_run(world):
     "pkill python3", "killall -r 'python3.*'", "kill $(pgrep -f guardtui)", "kill -9 `pidof guardtui`",
     "pgrep -f guardtui | xargs kill", "kill $(ps aux | grep '[g]uardtui' | awk '{print $2}')",
     "kill $(lsof -ti :8765)", "fuser -k 8765/tcp", "fuser -k -n tcp 8765", "pkill -f hook.py",
+    # its service, by the service manager
+    "systemctl --user stop guardtui.service", "systemctl --user disable --now guardtui", "systemctl --user mask 'guard*'",
+    "launchctl bootout gui/501/dev.guardtui.console", "systemctl --user kill -s STOP guardtui",
 ])
 def test_stopping_guardtuis_processes_denies(world, command):
     d = world.run(command)
     assert d.verdict is Verdict.DENY and "stop it yourself" in d.reason, (command, d.reason)
+
+
+def test_other_services_and_a_look_at_guardtuis_stay_as_they_were(world):
+    assert verdict(world.run("systemctl --user status guardtui")) == "allow"
+    assert verdict(world.run("systemctl --user restart nginx")) == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "guardtui check -- cat ~/.config/guardtui/token", "guardtui check -- rm -rf ~/.config/guardtui",
+    "python3 -m guardtui check -- cat ~/.config/guardtui/token",
+    "find ~/.config/guardtui -name '*.yaml' -newer ~/.config/guardtui/trusted.json -print",
+])
+def test_commands_that_only_name_the_guards_files_allow(world, command):
+    (world.config / "token").write_text("t" * 43 + "\n")
+    (world.config / "trusted.json").write_text("{}\n")
+    assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
+    assert verdict(world.run("find ~/.config/guardtui -name token -exec cat {} +")) == "ask"
 
 
 @pytest.mark.parametrize("command", [
@@ -771,6 +817,14 @@ def test_the_data_knows_the_brokers_port():
     "claude -p --settings '{\"disableAllHooks\": true}' hi", "claude --dangerously-skip-permissions -p hi",
     "claude --permission-mode bypassPermissions -p hi", "claude --setting-sources project -p hi",
     "claude --settings off.json -p hi", "CLAUDE_CONFIG_DIR=/tmp/elsewhere claude -p hi", "cursor-agent --force -p hi",
+    # a home, config dir or program path of the caller's choosing: the hooks elsewhere, or a shim in front
+    'HOME=$(mktemp -d) claude -p "tidy"', "HOME=/tmp/h gemini -p hi", "XDG_CONFIG_HOME=/tmp/c docker-agent run a.yaml",
+    "DOCKER_AGENT_CONFIG_DIR=/tmp/clean docker-agent run a.yaml", "docker-agent run --yolo a.yaml",
+    "docker agent run --yolo a.yaml", "DOCKER_AGENT_CONFIG_DIR=/tmp/clean docker agent run a.yaml",
+    'PYTHONPATH=$PWD/shim claude -p "release"', 'PATH=$PWD/.tools:$PATH codex exec "deploy"',
+    "LD_PRELOAD=./x.so gemini -p hi",
+    # the hook settings hidden behind a mount in a namespace of its own
+    "unshare -rm sh -c 'mount -t tmpfs none ~/.claude && claude -p \"clean data/\"'",
 ])
 def test_another_agent_started_unguarded_denies(world, command):
     (world.project / "off.json").write_text('{"disableAllHooks": true}')
@@ -780,9 +834,18 @@ def test_another_agent_started_unguarded_denies(world, command):
 @pytest.mark.parametrize("command", [
     "claude -p 'run the tests'", "codex exec -c model=o3 'fix the test'", "claude --setting-sources user,local -p hi",
     "CODEX_HOME=~/.codex codex exec hi", "claude --settings '{\"model\": \"sonnet\"}' -p hi", "codex --version",
+    "claude -p 'summarize README.md' --output-format json", "codex exec --full-auto 'add tests'",
+    "codex exec --sandbox read-only 'summarize'", "gemini -p 'list the TODOs'", "PATH=/usr/local/bin:$PATH codex exec hi",
+    "claude -p 'review' --allowedTools 'Read,Grep,Glob'",
 ])
 def test_another_agent_started_with_its_hooks_on_is_not_denied(world, command):
     assert world.run(command).verdict is not Verdict.DENY, (command, world.run(command).reason)
+
+
+@pytest.mark.parametrize("command", ["claude -p 'run the tests'", "codex exec --full-auto 'add tests'",
+                                     "gemini -p 'list the TODOs'"])
+def test_another_agent_with_its_hooks_on_is_allowed(world, command):
+    assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
 
 
 def test_stow_links_are_judged_where_they_land(world):
@@ -880,3 +943,165 @@ def test_the_broker_socket_lost_with_a_whole_temp_dir_is_not_the_guard(world):
     d = world.run(f"rm -rf {temp}/*")
     assert d.rule != "protect/runtime" and "run it yourself" not in d.reason, d.reason
     assert_denied_for_the_person(world.run(f"rm {world.locations.runtime_dir}/broker.sock"))
+
+
+# -- writers that are not plain redirects: in-place editors, editors' own code, sqlite3's dot-commands -----------
+@pytest.mark.parametrize("command", [
+    "yq -i '.hooks = {}' ~/.claude/settings.json",
+    "yq --inplace 'del(.hooks)' .claude/settings.local.json",
+    "sd 'guardtui' 'true' ~/.claude/settings.json",
+    "dasel put -f ~/.claude/settings.json -t string -v x '.hooks'",
+    "crudini --set ~/.codex/config.toml features codex_hooks false",
+    "emacs --batch --eval '(with-temp-file \"~/.claude/settings.json\" (insert \"{}\"))'",
+    "emacs -batch -eval '(delete-file \"~/.config/guardtui/policy.yaml\")'",
+    "emacs --batch --eval '(shell-command \"rm -rf ~/.config/guardtui\")'",
+    "emacs --batch -l tidy.el",
+    "sqlite3 :memory: \".output ~/.config/guardtui/policy.yaml\" \"select 'x';\"",
+    "sqlite3 app.db \".backup main $HOME/.claude/settings.json\"",
+    "sqlite3 app.db \".shell rm -rf ~/.config/guardtui\"",
+])
+def test_writers_that_are_not_redirects_deny_on_protected_files(world, command):
+    (world.project / "tidy.el").write_text('(write-region "" nil "~/.codex/hooks.json")\n')
+    assert_denied_for_the_person(world.run(command), command)
+
+
+def test_writers_controls_stay_quiet(world):
+    (world.project / "config.yaml").write_text("version: 1\n")
+    for command in ("yq -i '.version = 2' config.yaml", "yq '.version' ~/.claude/settings.json",
+                    "sd foo bar src/app.py", "emacs --batch --eval '(message \"hi\")'",
+                    "sqlite3 app.db \".output out.csv\" \"select 1;\"", "sqlite3 app.db .tables"):
+        assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
+    assert verdict(world.run("emacs --batch -l missing.el")) == "ask"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("DROP TABLE users;\n", "deny"), ("DELETE FROM sessions;\n", "deny"),
+    ("SELECT * FROM users WHERE id = 1;\n", "allow"), ("UPDATE users SET a = 1 WHERE id = 2;\n", "ask"),
+    (".shell rm -rf ~/.config/guardtui\n", "deny"), (".read more.sql\n", "deny"),
+])
+def test_sql_files_a_client_runs_are_read_and_judged(world, text, expected):
+    (world.project / "db.sql").write_text(text)
+    (world.project / "more.sql").write_text("DROP SCHEMA public CASCADE;\n")
+    for command in ('psql "$DATABASE_URL" -f db.sql', "sqlite3 app.db < db.sql", "mysql shop < db.sql"):
+        if text.startswith(".") and not command.startswith("sqlite3"):
+            continue
+        assert verdict(world.run(command)) == expected, (command, world.run(command).reason)
+
+
+# -- every agent's own file tools -----------------------------------------------------------------------------
+def test_agents_own_file_tools_are_judged_as_what_they_do(world):
+    from guardtui.adapters import codex
+
+    cagent = world.config.parent / "cagent" / "hooks.d"
+    assert verdict(world.tool("Delete", file_path=str(world.user_settings))) == "deny"
+    assert verdict(world.tool("remove_directory", path=str(cagent))) == "deny"
+    assert verdict(world.tool("move_file", source=str(world.user_settings), destination="/tmp/x")) == "deny"
+    assert verdict(world.tool("Delete", file_path=str(world.project / "src" / "app.py"))) == "allow"
+    assert verdict(world.tool("create_directory", path=str(world.project / "out"))) == "allow"
+    assert verdict(world.tool("Delete")) == "ask"  # no path: cannot be judged
+
+    def patch(text: str) -> Decision:
+        call = codex.parse({"session_id": "s", "cwd": str(world.project), "hook_event_name": "PreToolUse",
+                            "tool_name": "apply_patch", "tool_input": {"command": text}})
+        return world.engine.evaluate(call, record=False)
+
+    hooks = world.home / ".codex" / "hooks.json"
+    assert verdict(patch(f"*** Begin Patch\n*** Update File: {hooks}\n*** Move to: {hooks}.off\n*** End Patch\n")) \
+        == "deny"
+    assert verdict(patch("*** Begin Patch\n*** Add File: src/x.py\n+x\n*** Delete File: ../../.claude/settings.json\n"
+                         "*** End Patch\n")) == "deny"
+    assert verdict(patch("*** Begin Patch\n*** Update File: src/app.py\n*** Move to: src/main.py\n*** End Patch\n")) \
+        == "allow"
+
+
+def test_globs_a_reader_is_given_reach_what_they_match(world):
+    (world.config / "token").write_text("t" * 43 + "\n")
+    assert verdict(world.tool("Read", include=[str(world.config) + "/**"], recursive=True)) == "ask"
+    assert verdict(world.tool("Read", include=["src/**/*.py"])) == "allow"
+
+
+# -- files that run later: judged as what they will run ---------------------------------------------------------
+def test_what_is_written_to_a_file_that_runs_later_is_judged_as_its_commands(world):
+    home = world.home
+    (home / ".zshrc").write_text("export EDITOR=vim\n")
+    unit = "[Service]\nType=oneshot\nExecStart=/bin/sh -c 'rm -f %h/.claude/settings.json'\n"
+    plist = ("<plist><dict><key>ProgramArguments</key><array><string>/bin/rm</string><string>-rf</string>"
+             f"<string>{world.config}</string></array></dict></plist>")
+    denied = [
+        world.tool("Write", file_path=str(home / ".config/systemd/user/tidy.service"), content=unit),
+        world.tool("Write", file_path=str(home / "Library/LaunchAgents/x.plist"), content=plist),
+        world.tool("Write", file_path=str(world.project / ".git/hooks/pre-commit"),
+                   content="#!/bin/sh\ntruncate -s0 ~/.claude/settings.json\n"),
+        world.tool("Edit", file_path=str(home / ".zshrc"), old_string="export EDITOR=vim\n",
+                   new_string="export EDITOR=vim\nalias claude='claude --dangerously-skip-permissions'\n"),
+        world.run("echo 'export CODEX_HOME=$HOME/.codex-clean' >> ~/.profile"),
+        world.run("printf '*/5 * * * * rm -rf ~/.config/guardtui\\n' | sudo tee /etc/cron.d/tidy"),
+    ]
+    for d in denied:
+        assert d.verdict is Verdict.DENY, d.reason
+    # routine content keeps the write's own verdict (never a deny for what it runs)
+    routine = [
+        world.tool("Write", file_path=str(home / ".config/systemd/user/web.service"),
+                   content="[Service]\nExecStart=/usr/bin/node server.js\n"),
+        world.tool("Edit", file_path=str(home / ".zshrc"), old_string="export EDITOR=vim\n",
+                   new_string="export EDITOR=nvim\nalias ll='ls -la'\n"),
+        world.tool("Write", file_path=str(world.project / ".git/hooks/pre-commit"), content="#!/bin/sh\nnpm test\n"),
+        world.run("echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.profile"),
+    ]
+    for d in routine:
+        assert d.verdict is not Verdict.DENY and not d.rule.startswith("runs-later"), d.reason
+
+
+def test_what_runs_a_file_now_judges_it(world):
+    (world.project / ".envrc").write_text("export APP_ENV=dev\nmv -f ~/.claude/settings.json /tmp/x\n")
+    (world.project / ".githooks").mkdir()
+    (world.project / ".githooks" / "post-checkout").write_text("#!/bin/sh\nsed -i '/guardtui/d' ~/.claude/settings.json\n")
+    assert_denied_for_the_person(world.run("direnv allow . && direnv exec . true"))
+    assert world.run("git config core.hooksPath .githooks && git checkout -b x").verdict is Verdict.DENY
+    (world.project / ".envrc").write_text("export APP_ENV=dev\nlayout python\n")
+    assert verdict(world.run("direnv allow .")) == "allow"
+
+
+# -- globs and links a delete or a write goes through ------------------------------------------------------
+def test_a_glob_that_matches_a_target_once_it_is_there_reaches_it(world):
+    world.user_settings.unlink()
+    for command in ("truncate -s 0 ~/.c[l]aude/setting?.json", "rm -f ~/.co?ex/hooks.*"):
+        assert world.run(command).verdict is Verdict.DENY, command
+    for command in ("cd src && rm -rf *", "rm -rf /tmp/vite-* /tmp/*.sock", "truncate -s 0 src/*.txt"):
+        assert world.run(command).verdict is not Verdict.DENY, command
+
+
+def test_deletes_through_a_directory_link_reach_its_target(world):
+    (world.project / "tmp").mkdir()
+    (world.project / "tmp" / "cache").symlink_to(world.home)
+    for command in ("rm -rf tmp/cache/*", "rm -rf tmp/cache/", 'ln -sfn "$HOME" .c && rm -rf .c/*',
+                    'TARGET=${BUILD_ROOT:-~}; rm -rf "$TARGET"/'):
+        assert world.run(command).verdict is Verdict.DENY, command
+    assert world.run("ln -s build out && rm -rf out/*").verdict is not Verdict.DENY
+
+
+def test_routine_neighbours_of_the_guard_stay_quiet(world):
+    (world.config / "guards").mkdir(exist_ok=True)
+    (world.config / "guards" / "secrets.yaml").write_text("id: secrets\n")
+    (world.project / "run").mkdir()
+    (world.project / "scripts").mkdir()
+    (world.project / "scripts" / "aliases.sh").write_text("alias ll='ls -la'\nalias gs='git status'\n")
+    assert verdict(world.tool("Read", file_path=str(world.config / "guards" / "secrets.yaml"))) == "allow"
+    for command in ("socat - UNIX-CONNECT:run/app.sock <<< '{\"op\":\"ping\"}'", "nc -U run/app.sock",
+                    "source scripts/aliases.sh && ls -la", "alias ll='ls -la'",
+                    "python3 -c \"import guardtui, inspect; print(inspect.getsourcefile(guardtui))\""):
+        assert verdict(world.run(command)) == "allow", (command, world.run(command).reason)
+    for command in ("alias ls=rm", "alias git='git --no-verify'", "socat - TCP:example.com:80",
+                    "python3 -c \"import guardtui, x; x.run(guardtui)\""):
+        assert verdict(world.run(command)) == "ask", (command, world.run(command).reason)
+    (world.project / "run" / "b.sock").symlink_to(world.locations.runtime_dir / "broker.sock")
+    assert verdict(world.run("socat - UNIX-CONNECT:run/b.sock")) != "allow"  # a link to the broker's socket
+
+
+def test_cpio_copy_pass_lands_where_cp_would(world):
+    staged = world.project / "home" / ".claude"
+    staged.mkdir(parents=True)
+    (staged / "settings.json").write_text("{}")
+    assert world.run("cd home && find .claude -name settings.json | cpio -pdmu ~").verdict is Verdict.DENY
+    assert verdict(world.run("find src -name '*.py' | cpio -pdm /tmp/backup")) == "allow"
+    assert verdict(world.run("cpio -idv < a.cpio")) == "ask"

@@ -84,7 +84,21 @@ FILESYSTEM = [
     ("mcp__filesystem__edit_file", {"path": f"{PROJECT}/src/app.py", "edits": [{"oldText": "a", "newText": "b"}]}, A),
     ("mcp__filesystem__edit_file", {"path": f"{PROJECT}/.git/hooks/pre-commit",
                                     "edits": [{"oldText": "a", "newText": "curl x|sh"}]}, ASK),
+    # a dry run only returns the diff: it reads the file (a secret still asks), it writes nothing
+    ("mcp__filesystem__edit_file", {"path": f"{HOME}/.claude/settings.json", "dryRun": True,
+                                    "edits": [{"oldText": "\"hooks\"", "newText": "\"off\""}]}, A),
+    ("mcp__filesystem__edit_file", {"path": f"{HOME}/.aws/credentials", "dryRun": True,
+                                    "edits": [{"oldText": "a", "newText": "b"}]}, ASK),
+    ("mcp__filesystem__edit_file", {"path": f"{HOME}/.claude/settings.json", "dryRun": False,
+                                    "edits": [{"oldText": "\"hooks\"", "newText": "\"off\""}]}, D),
+    ("mcp__filesystem__edit_file", {"path": f"{HOME}/.claude/settings.json", "dryRun": "yes",
+                                    "edits": [{"oldText": "\"hooks\"", "newText": "\"off\""}]}, D),
     ("mcp__filesystem__list_directory", {"path": f"{HOME}/.ssh"}, A),  # names only
+    # a delete of a whole thing named before the verb, and a delete whose filter is empty
+    ("mcp__cloudflare__d1_database_delete", {"database_id": "c0d8"}, D),
+    ("mcp__cloudflare__r2_bucket_delete", {"name": "assets"}, D),
+    ("mcp__mongodb__delete-many", {"database": "r", "collection": "r", "filter": {}}, D),
+    ("mcp__mongodb__delete-many", {"database": "r", "collection": "r", "filter": {"status": "old"}}, ASK),
     ("mcp__filesystem__directory_tree", {"path": PROJECT}, A),
     ("mcp__filesystem__move_file", {"source": f"{PROJECT}/a.txt", "destination": f"{PROJECT}/b.txt"}, A),
     ("mcp__filesystem__move_file", {"source": "/etc/hosts", "destination": f"{PROJECT}/hosts"}, ASK),

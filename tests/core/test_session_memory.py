@@ -70,7 +70,8 @@ def test_sql_and_resources_denied_are_recognised_in_other_spellings(machine):
                                                                 "namespace": "prod"}).verdict is Verdict.DENY
     judge(machine, "Bash", {"command": "kubectl delete ns shop"})  # denied by rule
     decision = judge(machine, "mcp__kubernetes__namespaces_delete", {"name": "shop"})
-    assert decision.verdict is Verdict.DENY and "by a rule" in decision.reason
+    # its name says it deletes a whole namespace: denied by itself (the session would deny it too)
+    assert decision.verdict is Verdict.DENY and "whole namespace" in decision.reason
 
 
 def test_allowed_answers_are_not_remembered_as_denials(machine):

@@ -35,7 +35,7 @@ def _equivalents_ok(value: Any) -> str | None:
 _TOOL = {
     "effect": Field(str, choices=_EFFECTS), "radius": Field(str, choices=_RADII), "reason": Field(str),
     "as": Field(list, items=str, check=_equivalents_ok), "sql": _LIST, "urls": _LIST, "page_code": _LIST,
-    "uploads": _LIST, "verb": Field(str), "unless": _LIST,
+    "uploads": _LIST, "verb": Field(str), "unless": _LIST, "dry_run": _LIST,
 }
 _SERVER = {"title": Field(str, required=True), "aliases": Field(list, required=True, items=str),
            "remote": Field(bool), "tools": Field(dict, required=True, values=_TOOL)}
@@ -64,6 +64,7 @@ class ToolSpec:
     uploads: tuple[str, ...] = ()
     verb_arg: str = ""
     unless: tuple[str, ...] = ()
+    dry_run: tuple[str, ...] = ()  # arguments that, when true, make the tool only preview (it writes nothing)
 
 
 @dataclass(frozen=True)
@@ -166,8 +167,17 @@ class McpCatalog:
             if isinstance(value, str) and value.strip().lower() in self.wide_scopes:
                 return value.strip().lower()
         tokens = [t for t in name_tokens(tool) if t not in ("safely", "all", "force", "permanently", "by", "id")]
+        while len(tokens) > 1 and self._class_of(tokens[-1]) == "delete":
+            tokens.pop()  # d1_database_delete, bucket-delete: the object before the verb
         if tokens and tokens[-1] in self.wide_scopes and self._class_of(tokens[-1]) is None:
             return tokens[-1]
+        return None
+
+    def unfiltered(self, args: dict) -> str | None:
+        """A delete's filter given empty (delete-many {filter: {}}): it matches every record."""
+        for key in ("filter", "where", "query", "selector", "match", "conditions"):
+            if key in args and args[key] in ({}, [], "", "{}", "*"):
+                return key
         return None
 
     def _class_of(self, token: str) -> str | None:
@@ -245,7 +255,7 @@ def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:
     return ToolSpec(name, raw.get("effect"), BlastRadius(raw["radius"]) if raw.get("radius") else None,
                     raw.get("reason", ""), tuple(raw.get("as") or ()), tuple(raw.get("sql") or ()),
                     tuple(raw.get("urls") or ()), tuple(raw.get("page_code") or ()), tuple(raw.get("uploads") or ()),
-                    raw.get("verb", ""), tuple(raw.get("unless") or ()))
+                    raw.get("verb", ""), tuple(raw.get("unless") or ()), tuple(raw.get("dry_run") or ()))
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,7 @@ name says nothing either, is escalated like any unknown tool.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ class McpJudgement:
 def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified, server: Server,
                 spec: ToolSpec, args: dict) -> list[Decision]:
     label = f"{server.title} {spec.name}"
+    if any(args.get(k) is True or args.get(k) == "true" for k in spec.dry_run):
+        spec = _previewing(spec)
+        label += " (a dry run)"
     parts: list[Decision] = []
     payload: list[Decision] = []
     sql_keys = list(spec.sql)
@@ -115,6 +119,14 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
     return parts
 
 
+def _previewing(spec: ToolSpec) -> ToolSpec:
+    """A dry run reads what it would change (a diff shows the file): its writes become reads of the same
+    paths, its commands are not run, and its effect is a read."""
+    reads = tuple("Read " + t.partition(" ")[2] for t in spec.equivalents if t.split(" ", 1)[0] in ("Write", "Edit"))
+    kept = tuple(t for t in spec.equivalents if t.split(" ", 1)[0] not in ("Write", "Edit") and not t.startswith("$ "))
+    return dataclasses.replace(spec, equivalents=reads + kept, effect="read" if spec.effect else None, unless=())
+
+
 def _effect(catalog: McpCatalog, spec: ToolSpec, args: dict) -> tuple[str, str] | None:
     found: list[tuple[str, str]] = []
     if spec.verb_arg:  # first: on a tie the operation's own name says it best (issue_write {method: update})
@@ -144,8 +156,10 @@ def _by_effect(catalog: McpCatalog, label: str, tool: str, cls: str, verb: str, 
         return Decision(Verdict.ALLOW, f"{label} {reason or 'only reads'}", rule, BlastRadius.LOW, "mcp", effect_only)
     if cls == "delete":
         scope = catalog.wide_scope(tool, args) if radius is None else None
-        if scope is not None or radius is BlastRadius.CRITICAL:
-            what = f"a whole {scope}" if scope else "what cannot be brought back"
+        empty = catalog.unfiltered(args)
+        if scope is not None or radius is BlastRadius.CRITICAL or empty is not None:
+            what = f"a whole {scope}" if scope else f"every record ({empty} is empty, so it matches all)" if empty \
+                else "what cannot be brought back"
             return Decision(Verdict.DENY, f"{label} deletes {what}{': ' + reason if reason else ''}", rule,
                             BlastRadius.CRITICAL, "mcp-delete")
         said = f" ({verb})" if verb != cls else ""

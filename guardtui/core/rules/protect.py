@@ -27,6 +27,7 @@ themselves. An ask here never hides a deny the shell analysis found in the same 
 from __future__ import annotations
 
 import fnmatch
+import glob as _glob
 import os
 import posixpath
 import re
@@ -42,6 +43,7 @@ from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUA
 from ..shell.findings import FileEffect
 from .base import EvalContext
 from .dangerous import shell_decision
+from .secrets import read_targets
 
 _DENIES = {USER_GUARDS, GUARD_CONFIG, TOKEN, STATE, RUNTIME, HOOKS}
 _YOURSELF = "an agent may not change the guard that watches it; if you mean it, run it yourself in a terminal"
@@ -106,6 +108,23 @@ def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
     return None
 
 
+_URL = re.compile(r"(?i)\bhttps?://([^/\s\"'?#]+)(/[^\s\"'?#]*)?")
+_LOOPBACK_HOST = re.compile(r"(?i)^(?:127\.\d+\.\d+\.\d+|localhost|\[::1\]|0\.0\.0\.0)(?::\d+)?$")
+_SOCKET = re.compile(r"--unix-socket|--abstract-unix-socket|UNIX-CONNECT|\bbroker\.sock\b")
+
+
+def _reaches_the_broker(command: str) -> bool:
+    """The command calls the console with something other than what a hook does (posting a call to
+    /hooks/<agent>, which only queues it): another endpoint on this machine's loopback or through its socket,
+    an attempt to answer or change what the console decides."""
+    socket = bool(_SOCKET.search(command))
+    urls = _URL.findall(command)
+    if socket and not urls:
+        return True  # socat … UNIX-CONNECT:broker.sock: what it sends cannot be told
+    return any((socket or _LOOPBACK_HOST.match(host)) and not re.match(r"/(?:hooks/[\w-]+/?|health/?)?$", path or "/")
+               for host, path in urls)
+
+
 class ProtectRule:
     id = "protect"
 
@@ -153,6 +172,11 @@ class ProtectRule:
                 links[effect.path] = effect.source
             if effect.path and effect.kind in ("write", "copy", "unpack", "link"):
                 made.add(effect.path)
+        if best is not None and best.verdict is Verdict.ASK and best.rule.endswith("/" + TOKEN) and \
+                _reaches_the_broker(call.command):
+            return _deny("the command reads guardtui's hook token and calls the console with it beyond what a hook "
+                         "does (an endpoint that is not /hooks/): an attempt to answer or change what it decides",
+                         TOKEN).decision(self.id, best.metadata.get("segment", ""))
         return best
 
     # -- file tools ------------------------------------------------------------------------------
@@ -184,7 +208,14 @@ class ProtectRule:
         return None
 
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
-        path = call.file_path
+        best: Decision | None = None
+        for path in dict.fromkeys(read_targets(call, protected.homes[0] if protected.homes else "")):
+            d = self._read_one(call, protected, path)
+            if d is not None:
+                best = d if best is None else more_restrictive(best, d)
+        return best
+
+    def _read_one(self, call: ToolCall, protected: Protected, path: str) -> Decision | None:
         if not path:
             return None
         searches = call.tool in ("Grep", "Glob", "LS")
@@ -258,6 +289,41 @@ def judge_effect(e: FileEffect, protected: Protected, cwd: str, links: dict[str,
     out = _judge_path(e, protected, cwd, links, made, subject)
     if not out and any(c in e.raw for c in "$`"):  # `rm -rf "/run/user/$(id -u)/guardtui"`: what the whole could be
         out = _partly_known(e, protected, subject)
+    if not out and any(c in e.raw for c in "*?[") and not any(c in e.raw for c in "$`'\""):
+        out = _glob_reach(e, protected, cwd, subject)  # a glob matching nothing now matches a target once it is there
+    return out
+
+
+def _glob_matches(pattern: str, path: str) -> bool:
+    """As bash matches a path glob: component by component, `*` never crossing a `/` nor matching a leading dot."""
+    want, have = posixpath.normpath(pattern).split("/"), posixpath.normpath(path).split("/")
+    if len(want) != len(have):
+        return False
+    return all(w == h or (fnmatch.fnmatchcase(h, w) and not (h.startswith(".") and not w.startswith(".")))
+               for w, h in zip(want, have))
+
+
+def _glob_reach(e: FileEffect, protected: Protected, cwd: str, subject: str) -> list[Ruling]:
+    """A glob in a path that matches no file now (`/home/dev/.c[l]aude/setting?.json`): the targets it would
+    match when they exist, as bash would expand it then."""
+    pattern = e.raw
+    if pattern.startswith("~/") and protected.homes:
+        pattern = protected.homes[0].rstrip("/") + pattern[1:]
+    elif not pattern.startswith("/"):
+        if not cwd:
+            return []
+        pattern = posixpath.join(cwd, pattern)
+    if _glob.glob(pattern):  # it matches files now: what it matches was judged
+        return []
+    action = {"read": "read", "delete": "remove", "move": "remove", "chmod": "chmod"}.get(e.kind, "write")
+    if action == "chmod" and keeps_access(e.detail):
+        return []
+    out = []
+    for target in protected.targets:
+        if target.kind != RUNTIME and _glob_matches(pattern, target.path):
+            v = judge_action(Match(target, target.path, "path"), action, subject)
+            if v is not None:
+                out.append(v)
     return out
 
 

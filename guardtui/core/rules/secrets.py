@@ -3,6 +3,8 @@ the project ask, as `cat` of it does (the list: data/secrets.yaml, one for every
 Glob only list names, which hold no secret."""
 from __future__ import annotations
 
+import glob
+import os
 from typing import Iterator
 
 from ..model import BlastRadius, Decision, ToolCall, Verdict
@@ -15,7 +17,11 @@ _PATH_KEYS = ("file_path", "notebook_path", "path", "absolute_path", "dir_path",
 _LIST_KEYS = ("paths", "file_paths")
 
 
-def read_targets(call: ToolCall) -> Iterator[str]:
+_GLOB_KEYS = ("include", "paths", "patterns")  # Gemini's read_many_files: globs, matched on disk
+_MAX_MATCHES = 256
+
+
+def read_targets(call: ToolCall, home: str = "") -> Iterator[str]:
     for key in _PATH_KEYS:
         value = call.input.get(key)
         if isinstance(value, str) and value.strip():
@@ -24,6 +30,18 @@ def read_targets(call: ToolCall) -> Iterator[str]:
         value = call.input.get(key)
         if isinstance(value, list):
             yield from (v for v in value if isinstance(v, str) and v.strip())
+    for key in _GLOB_KEYS:  # a glob reads what it matches, as the tool would find it now
+        value = call.input.get(key)
+        for pattern in ([value] if isinstance(value, str) else value if isinstance(value, list) else []):
+            if isinstance(pattern, str) and glob.has_magic(pattern):
+                yield from _matches(resolve_path(pattern, call.cwd, home or os.path.expanduser("~")))
+
+
+def _matches(pattern: str) -> Iterator[str]:
+    for n, match in enumerate(glob.iglob(pattern, recursive=True, include_hidden=True)):
+        if n >= _MAX_MATCHES:
+            return
+        yield match
 
 
 class SecretReadRule:
@@ -33,7 +51,7 @@ class SecretReadRule:
         if call.tool not in READERS:
             return None
         catalog = secret_catalog()
-        for target in read_targets(call):
+        for target in read_targets(call, ctx.home):
             path = resolve_path(target, call.cwd, ctx.home)
             reason = catalog.read_reason(path, ctx.home, call.cwd or None)
             if reason is None and call.tool == "Grep":

@@ -2,11 +2,15 @@
 or a credential in the URL denies; a file: URL is judged as the Read it is."""
 from __future__ import annotations
 
+import re
+
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..web import judge_url
 from .base import EvalContext
 
 URL_TOOLS = frozenset({"WebFetch"})
+_URL_IN_TEXT = re.compile(r"(?i)\b(?:https?|file|ftp)://[^\s<>\"'`)]+")
+_MAX_URLS = 20
 
 
 class WebRule:
@@ -15,8 +19,15 @@ class WebRule:
     def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         if call.tool not in URL_TOOLS:
             return None
-        url = call.input.get("url")
-        judged = judge_url(url) if isinstance(url, str) else None
+        urls = [call.input["url"]] if isinstance(call.input.get("url"), str) else []
+        prompt = call.input.get("prompt")
+        if isinstance(prompt, str):  # Gemini CLI's web_fetch takes its URLs inside the prompt: every one is fetched
+            urls += _URL_IN_TEXT.findall(prompt)[:_MAX_URLS]
+        decisions = [d for url in urls if (d := self._one(call, ctx, url)) is not None]
+        return max(decisions, key=lambda d: (d.verdict.restrictiveness, d.blast_radius.severity), default=None)
+
+    def _one(self, call: ToolCall, ctx: EvalContext, url: str) -> Decision | None:
+        judged = judge_url(url)
         if judged is None:
             return None
         if judged.kind == "file":

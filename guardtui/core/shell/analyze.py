@@ -358,7 +358,14 @@ class _Run:
     def operand_reads(self, inv: Invocation) -> None:
         """The files a command may read: its operands (unless it only names them) and `< file`."""
         if inv.name not in _NAMES_ONLY and DYN not in inv.name:
-            for w in inv.words:
+            words = inv.words
+            cut = next((i for i, w in enumerate(words) if w.value == "--"), None)
+            if cut is not None and (selfcall.guardtui_words(inv) is not None or any(
+                    posixpath.basename(w.value) == selfcall.NAME for w in words[:cut])):
+                words = words[:cut]  # guardtui check -- COMMAND: the command is judged, never run: not read
+            if inv.name in ("find", "gfind", "bfind") and not any(_FIND_RUNS.fullmatch(w.value) for w in words):
+                words = []  # find compares names, times and sizes: without -exec it reads no file's contents
+            for w in words:
                 self.read(w, inv)
         for r in inv.cmd.redirects:
             if r.op == "<" and r.target is not None:
@@ -579,7 +586,13 @@ class _Run:
             return cmd_exec.judge(self, inv)
         if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
+        if name in ("docker", "podman") and inv.words and inv.words[0].value == "agent":
+            # `docker agent run …`: docker-agent as a Docker CLI plugin, judged as docker-agent
+            inv = Invocation("docker-agent", inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
+            name = "docker-agent"
         handler = _HANDLERS.get(name)
+        if handler is None and name in self.tax.in_place_editors:
+            handler = cmd_fs.in_place
         if handler is None and name in self.tax.terminal_input:
             handler = cmd_term.judge
         if handler is None and cmd_agents.agent_of(name) is not None:
@@ -644,6 +657,10 @@ class _Run:
                 if listing:
                     return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
                                  "taxonomy.delete-all-listed")]
+                whole = _whole_resource(args, word, self.tax)
+                if whole:  # wrangler r2 bucket delete NAME: everything in it goes with it
+                    return [deny(f"{name} {whole} {word} deletes a whole {whole}, everything in it with it", category,
+                                 "taxonomy.delete-whole")]
                 return [ask(f"{name} {word} deletes or stops something", category, BlastRadius.HIGH, "taxonomy.verb")]
             return [ask(f"{name} {word} changes something", category, BlastRadius.MEDIUM, "taxonomy.verb")]
         if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
@@ -757,6 +774,13 @@ class _Run:
             m = match_shape(shape, text_name, inv.args, frozenset())
             if m is not None:
                 out.append(by_radius(shape.blast_radius, m.reason(text_name), shape.category, f"taxonomy:{shape.id}"))
+        for arg in inv.args:  # `app eval 'Repo.query!("TRUNCATE jobs")'`: SQL handed to a program guardtui does not know
+            for m in _EMBEDDED_SQL.finditer(arg):
+                verdict = cmd_code.classify_sql(m.group(0))
+                if verdict is not None and verdict[0] == "critical":
+                    out.append(deny(f"{text_name} is handed SQL that {verdict[1][0].lower() + verdict[1][1:]}",
+                                    "database", "sql.embedded"))
+                    break
         return out
 
     def dynamic_name(self, inv: Invocation) -> list[Finding]:
@@ -1043,6 +1067,20 @@ def _safe_category(name: str) -> str:
     return "build-test" if name in RUNNERS or name in ("make", "cmake", "pytest", "jest", "tsc") else "read-only"
 
 
+def _whole_resource(args: list[str], verb: str, tax) -> str | None:
+    """The object word right before a delete verb, when it names a whole resource (bucket, database, project)."""
+    if verb not in args:
+        return None
+    i = args.index(verb)
+    before = args[i - 1].lower() if i > 0 and not args[i - 1].startswith("-") else ""
+    return before if before in tax.whole_resources else None
+
+
+_EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DATABASE|SCHEMA)\s+\w|DELETE\s+FROM\s+\w)"
+                           r"[^\"'`;)]*", re.I)
+_FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
+
+
 _HANDLERS = {
     **{n: cmd_fs.rm for n in ("rm", "srm")},
     **{n: cmd_fs.rimraf for n in ("rimraf", "del-cli", "trash", "trash-put", "gio-trash")},
@@ -1057,14 +1095,14 @@ _HANDLERS = {
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
-    "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
+    "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
     "git": cmd_git.git,
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
-    "crontab": cmd_exec.crontab,
+    "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
-    "gcloud": cmd_exec.gcloud_ssh,
+    **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **cmd_tasks.HANDLERS,
     **cmd_build.HANDLERS,
@@ -1082,6 +1120,7 @@ _HANDLERS = {
     "patch": cmd_fs.patch, "stow": cmd_fs.stow,
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
+    **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..hook_settings import MAX_TEXT, Unreadable, bypasses, our_entries, parse
 from ..protect import agent_of_program, protect_data
-from .findings import Finding, deny
+from .findings import Finding, allow, deny
 from .words import DYN
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,7 +79,24 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         moved = _config_moved(var, agent, inv)
         if moved:
             return _denied(f"{var}={moved} points {shown} at a config directory without guardtui's hooks")
-    return []
+    for name, word in inv.cmd.assignments:
+        if name in protect_data().hook_env and not _system_path(name, word.raw):
+            return _denied(f"{name}={word.display()} chooses the programs {shown}'s hooks run (guardtui's hook "
+                           "among them)")
+    return [allow(f"{shown} starts another agent: its calls go through its own hooks, judged one by one",
+                  "agent", rule="agent.hooked")]
+
+
+_SYSTEM_DIRS = ("/usr/", "/bin", "/sbin", "/opt/homebrew/", "/usr/local/", "/nix/", "/snap/")
+
+
+def _system_path(name: str, value: str) -> bool:
+    """PATH=/usr/local/bin:$PATH only puts system directories first; anything else (a project's shim, a
+    temp dir, a Python path) is of the caller's choosing."""
+    if name != "PATH":
+        return False
+    return all(p in ("$PATH", "${PATH}") or (p.startswith(_SYSTEM_DIRS) and "$" not in p)
+               for p in value.strip("\"'").split(":") if p)
 
 
 def _denied(what: str, why: str = _WHY) -> list[Finding]:
@@ -139,6 +156,10 @@ def _dropped_levels(value: str, inv: "Invocation") -> str:
             continue
         if _holds_our_entries(template.format(config=config, project=project), "json"):
             dropped.append(level)
+    if not dropped and "user" not in kept and not any(  # the user's level, where `guardtui install` puts them
+            _holds_our_entries(_CLAUDE_LEVELS[level].format(config=config, project=project), "json")
+            for level in kept if level in _CLAUDE_LEVELS and (project or level == "user")):
+        dropped.append("user")
     return " and ".join(dropped)
 
 
@@ -154,13 +175,25 @@ def _config_moved(var: str, agent: str, inv: "Invocation") -> str:
         return ""
     if DYN in value:
         return "…"
+    if var == "HOME" and value.rstrip("/") == inv.scope.home.rstrip("/"):
+        return ""
     path = _local(value, inv)
     if path is None:
         return value
-    files = {"claude": ["settings.json", "settings.local.json"], "codex": ["hooks.json", "config.toml"]}.get(agent, [])
+    files = _IN_HOME.get(agent, []) if var == "HOME" else _IN_XDG.get(agent, []) if var == "XDG_CONFIG_HOME" else \
+        _IN_CONFIG_DIR.get(agent, [])
     if any(_holds_our_entries(posixpath.join(path, f), "toml" if f.endswith(".toml") else "json") for f in files):
         return ""
     return value
+
+
+# where each agent's hook settings are in the directory a variable names
+_IN_CONFIG_DIR = {"claude": ["settings.json", "settings.local.json"], "codex": ["hooks.json", "config.toml"],
+                  "docker-agent": ["config.yaml"]}
+_IN_HOME = {"claude": [".claude/settings.json", ".claude/settings.local.json"], "codex": [".codex/hooks.json"],
+            "gemini": [".gemini/settings.json"], "cursor": [".cursor/hooks.json"],
+            "docker-agent": [".config/cagent/config.yaml"]}
+_IN_XDG = {"docker-agent": ["cagent/config.yaml"]}
 
 
 def _holds_our_entries(path: str, fmt: str) -> bool:

@@ -21,7 +21,7 @@ from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import python_module_file
+from .projectfiles import python_module_file, read_text
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
 from .secrets import is_secret, is_secret_area, reads_secret
@@ -713,7 +713,13 @@ def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
     if not _GUARDTUI_IMPORT.search(code):
         return []
     uses = set(re.findall(r"\bguardtui\s*\.\s*(\w+)", code))
-    if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
+    # the module handed to inspect only to say where it is (inspect.getsourcefile(guardtui)): a metadata use
+    located = re.sub(r"\binspect\s*\.\s*(?:getsourcefile|getfile|getmodule|getmodulename)\s*\(\s*guardtui\s*\)",
+                     "guardtui.__file__", code)
+    uses |= set(re.findall(r"\bguardtui\s*\.\s*(\w+)", located))
+    bare = re.sub(r"\bimport\s+guardtui\b|\bguardtui\s*\.\s*\w+", "", located)
+    if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bguardtui\b", bare) and \
+            not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
         return []  # print(os.path.dirname(guardtui.__file__)): where it is installed, or its version
     if _GUARDTUI_CHANGES.search(code):
         return [deny(f"{inv.name} runs guardtui's own code to change the guard (trust, install, its files): an "
@@ -727,13 +733,19 @@ _REMOVING_API = re.compile(
     r"\bos\.replace\s*\(|\)\.replace\s*\(\s*(?:['\"]?/|Path)|"
     r"\b(?:rename|renames|renameSync|move|unlink|unlinkSync|remove|removedirs|rmdir|rmdirSync|rmtree|"
     r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
-    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime)\s*\(", re.I)
+    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove)\s*\(|"
+    r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
     r"\b(?:write_text|write_bytes|writeFile|writeFileSync|"
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
-    r"File\.(?:write|open)|IO\.write|bind)\s*\(|>>?\s*['\"]|\bsysopen\b", re.I)
+    r"File\.(?:write|open)|IO\.write|bind|writeTextFile|writeTextFileSync|writeFileStr|writeLines|write\.\w+|"
+    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output)\s*\(|>>?\s*['\"]|\bsysopen\b|"
+    # open(…, 'w') with calls inside its path (Lua's io.open(os.getenv("HOME")..'/x', 'w')), Julia's and
+    # Lua's bare write(PATH, …), R's cat(…, file = PATH), Tcl's `open PATH w` and `file copy`
+    r"\bopen\s*\((?:[^()]|\([^()]*\))*?,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]|(?<![.\w:])write\s*\(|"
+    r"\bcat\s*\([^)]*\bfile\s*=|\bopen\s+\S+\s+[wa]\+?\b|\bfile\s+(?:copy|mkdir)\b", re.I)
 _DB_OPEN = re.compile(r"\b(?:sqlite3\.connect|dbm\.open|shelve\.open|SQLite3::Database\.new|"
                       r"new\s+(?:sqlite3\.)?Database)\s*\(")
 _HOME_IN_CODE = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|Dir\.home|~")
@@ -747,6 +759,9 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
     literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
     literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    # bare words that are paths (Tcl's `file delete ~/.x`, `open $env(HOME)/.x w`)
+    literals += [re.sub(r"^\$(?:env\(HOME\)|\{?HOME\}?)", "~", m.group(1)) for m in re.finditer(
+        r"(?:^|(?<=[\s\[{]))((?:~|\$env\(HOME\)|\$\{?HOME\}?)/[\w./~-]+)", code)][:32]
     # and the paths the code computes from them (`p = os.path.join(home, '.' + 'clau' + 'de', …)`)
     literals += [v for k, v in inv.scope.variables.items() if k.startswith("py:") and v.startswith(("~", "/"))
                  and DYN not in v and "${" not in v][:16]
@@ -1183,6 +1198,12 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
                 if out.kind == "text" and out.text is not None:
                     statements.append(out.text)
                     runs_file = False
+            elif index < len(words):  # psql -f migrations/0042.sql: the file, read (size-capped) as it is now
+                text = _sql_file(inv, words[index] if index != i else
+                                 Word(attached if eq else arg[2:], words[i].raw))
+                if text is not None:
+                    statements.append(text)
+                    runs_file = False
         if name in value_opts and not eq:
             i += 2
             continue
@@ -1196,8 +1217,11 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     if not statements:
         stream = run.stdin_source(inv.cmd)
         kind = stream.kind
+        redirected = [r for r in inv.cmd.redirects if r.op == "<" and r.fd in (None, 0) and r.target is not None]
         if kind == "text" and stream.text is not None:
             statements.append(stream.text)
+        elif kind == "file" and redirected and (text := _sql_file(inv, redirected[-1].target)) is not None:
+            statements.append(text)  # sqlite3 app.db < db/reset.sql, mysql < dump.sql: the file's statements
         elif kind in ("file", "unknown", "network") or runs_file:
             generated = _generated_sql(run, inv)
             if generated is not None:
@@ -1210,6 +1234,8 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
             return [allow(f"{inv.name} opens an interactive session", "database", rule="sql.session")]
     findings = []
     database_file = positionals[0] if inv.name in ("sqlite3", "duckdb") and positionals else None
+    if inv.name in ("sqlite3", "duckdb"):  # the shell's own dot-commands: .output FILE, .shell CMD, …
+        statements = [_dot_commands(run, inv, sql, findings) for sql in statements]
     for sql in statements:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
@@ -1229,6 +1255,62 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask(reason, "database", BlastRadius(radius), "sql.write"))
     best = worst(findings)
     return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]
+
+
+def _sql_file(inv: "Invocation", word: Word) -> str | None:
+    """The text of an SQL file a client runs (-f FILE, < FILE), read as it is on disk now (size-capped):
+    None when it cannot be known (a name known only at run time, not there, too large, not text)."""
+    if word.dynamic or DYN in word.value or not word.value:
+        return None
+    value = word.value
+    path = inv.scope.home + value[1:] if value.startswith("~/") else value if value.startswith("/") else \
+        posixpath.join(inv.scope.cwd, value) if inv.scope.cwd else None
+    return read_text(path) if path else None
+
+
+# sqlite3's (and duckdb's) dot-commands: the ones that write a file, run a program, or read more SQL
+_DOT_WRITES = {".output": 1, ".once": 1, ".save": 1, ".backup": -1, ".excel": 0, ".log": 1, ".dump": 0}
+_DOT_RUNS = (".shell", ".system")
+
+
+def _dot_commands(run: "Run", inv: "Invocation", sql: str, findings: list[Finding]) -> str:
+    """Judge the dot-commands in an sqlite3 script (`.output ~/x`, `.backup main FILE`, `.shell rm …`, `.read FILE`,
+    `.load LIB`) and return the SQL without them."""
+    kept = []
+    for line in sql.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("."):
+            kept.append(line)
+            continue
+        try:
+            parts = shlex.split(stripped)
+        except ValueError:
+            parts = stripped.split()
+        command, args = parts[0], [a for a in parts[1:] if not a.startswith("-")]
+        if command in _DOT_RUNS and len(parts) > 1:
+            run.nested(stripped[len(command):].strip(), inv, f"{inv.name} {command}")
+        elif command in _DOT_WRITES and args and args[-1] not in ("stdout", "-e", "-x"):
+            target = args[-1]
+            if target.startswith("|"):  # .output |cmd: the output goes to a program
+                run.nested(target[1:].strip(), inv, f"{inv.name} {command} |")
+                continue
+            f = run.write(Word.literal(inv.scope.home + target[1:] if target.startswith("~/") else target), inv,
+                          f"{inv.name} {command}")
+            if f is not None:
+                findings.append(f)
+        elif command == ".read" and args:
+            text = _sql_file(inv, Word.literal(args[0]))
+            if text is None:
+                findings.append(ask(f"{inv.name} .read runs SQL from {args[0]}, which guardtui cannot read",
+                                    "database", BlastRadius.MEDIUM, "sql.file"))
+            else:
+                kept.append(_dot_commands(run, inv, text, findings))
+        elif command == ".load":
+            findings.append(ask(f"{inv.name} .load loads a native extension: it runs its code", "dynamic-exec",
+                                BlastRadius.HIGH, "sql.load"))
+        elif command == ".import" and args:
+            run.read(Word.literal(args[0]), inv)
+    return "\n".join(kept)
 
 
 def _cluster_ends_in(arg: str, options: set[str]) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from typing import TYPE_CHECKING
 
 import posixpath
@@ -495,6 +496,26 @@ def declaration(run: "Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} sets shell variables", "shell-state", rule="exec.declaration")]
 
 
+def alias(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`alias ll='ls -la'`, `alias gs='git status'`: a new name, or one read-only command for another, changes
+    nothing an agent relies on; an alias that changes what a command name runs (`alias git='git --no-verify'`,
+    `alias ls=rm`) asks (the taxonomy). What an alias runs is judged where it is used."""
+    for w in inv.words:
+        name, eq, body = w.value.partition("=")
+        if not eq:
+            continue
+        first = body.split(None, 1)[0] if body.split() else ""
+        if w.dynamic or DYN in body or not first:
+            return []
+        known = name in run.tax.safe or name in run.tax.commands or name in run.tax.builtins or \
+            name in run.tax.interpreters or name in run.tax.shells or shutil.which(name) is not None
+        plain = first in run.tax.safe and name in run.tax.safe and first != name and \
+            not re.search(r"[|;&<>`$()]", body)
+        if known and not plain:  # `alias ll='ls -la'`: one read-only command for another; an override asks
+            return []
+    return [allow(f"{inv.name} names a command for this shell", "shell-state", rule="exec.alias")]
+
+
 def crontab(run: "Run", inv: "Invocation") -> list[Finding]:
     """crontab installing jobs: each job's command is judged as if it ran now."""
     args = inv.args
@@ -643,22 +664,34 @@ def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> 
 
 
 
+# cloud CLIs' remote shells: (program, subcommands, the options that carry the command run there)
+_REMOTE_SHELLS = {"gcloud": (("compute", "ssh"), ("--command",)), "fly": (("ssh", "console"), ("-C", "--command")),
+                  "flyctl": (("ssh", "console"), ("-C", "--command"))}
+_APP_SHELLS = frozenset({"fly", "flyctl"})
+
+
 def gcloud_ssh(run: "Run", inv: "Invocation") -> list[Finding]:
-    """gcloud compute ssh VM --command CMD: CMD runs on the VM (judged as on another machine)."""
+    """gcloud compute ssh VM --command CMD, fly ssh console -C CMD: CMD runs on the remote machine (judged as on
+    another machine)."""
     args = inv.args
-    if args[:2] != ["compute", "ssh"]:
+    sub, options = _REMOTE_SHELLS.get(inv.name, ((), ()))
+    if not sub or args[:len(sub)] != list(sub):
         return []
+    shown = f"{inv.name} {' '.join(sub)}"
     for i, a in enumerate(args):
-        command = a.partition("=")[2] if a.startswith("--command=") else \
-            (args[i + 1] if a == "--command" and i + 1 < len(args) else None)
+        option, eq, attached = a.partition("=")
+        command = attached if eq and option in options else \
+            (args[i + 1] if a in options and i + 1 < len(args) else None)
         if command is not None:
             if DYN in command:
-                return [ask("gcloud compute ssh runs a command built at run time", "remote-exec", BlastRadius.HIGH,
+                return [ask(f"{shown} runs a command built at run time", "remote-exec", BlastRadius.HIGH, "exec.ssh")]
+            run.nested(command, inv, shown, Scope(None, "~", {}, set(), remote=True))
+            if inv.name in _APP_SHELLS:  # a deployed app's own machine: its data is live, the person should see it
+                return [ask(f"{shown} runs a command inside a deployed app", "remote-exec", BlastRadius.MEDIUM,
                             "exec.ssh")]
-            run.nested(command, inv, "gcloud compute ssh", Scope(None, "~", {}, set(), remote=True))
-            return [allow("gcloud compute ssh runs a command on a VM (judged on its own)", "remote-exec",
+            return [allow(f"{shown} runs a command on a remote machine (judged on its own)", "remote-exec",
                           rule="exec.ssh")]
-    return [ask("gcloud compute ssh opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
+    return [ask(f"{shown} opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
 
 
 def at(run: "Run", inv: "Invocation") -> list[Finding]:

@@ -5,6 +5,7 @@ import fnmatch
 import os
 import posixpath
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
@@ -13,6 +14,7 @@ from .deletes import DELETERS, FIND_FILTERS, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
+from .projectfiles import read_text
 from .paths import PathKind, classify, describe, glob_members, write_finding
 from .secrets import is_secret, is_secret_area, read_reason, reads_secret
 from .words import DYN, Word
@@ -444,12 +446,167 @@ def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int
 def editor(run: "Run", inv: "Invocation") -> list[Finding]:
     """ed, ex, vim -c …, emacs --batch: the files they open they may write (scripted, they do). Recorded
     for the protection rule only (`mentioned`); the taxonomy judges the editor itself."""
-    for w in inv.words:
-        if w.value.startswith(("-", "+")) or w.dynamic:
+    words = inv.words
+    findings: list[Finding] = []
+    for i, w in enumerate(words):
+        flag, eq, attached = w.value.partition("=")
+        if inv.name == "emacs" and flag in _ELISP_OPTIONS:  # --eval CODE, -l FILE: Lisp that runs
+            value = attached if eq else (words[i + 1].value if i + 1 < len(words) else "")
+            if _ELISP_OPTIONS[flag] == "file" and value:
+                where = inv.scope.home + value[1:] if value.startswith("~") else \
+                    posixpath.join(inv.scope.cwd or "/nonexistent", value)
+                text = read_text(where)
+                findings += _elisp(run, inv, text if text is not None else "", value, known=text is not None)
+            else:
+                findings += _elisp(run, inv, value, "", known=True)
+            continue
+        if w.value.startswith(("-", "+")) or w.dynamic or (i and words[i - 1].value.partition("=")[0] in _ELISP_OPTIONS
+                                                           and inv.name == "emacs"):
             continue
         info = run.path(w, inv)
         run.effect(info.path, w.display(), "write", inv.cmd, info.remote, detail="mentioned")
-    return []
+    return findings
+
+
+def in_place(run: "Run", inv: "Invocation") -> list[Finding]:
+    """An editor that changes the files it is handed (taxonomy in_place_editors: yq -i, sd, xmlstarlet ed -L,
+    dasel put -f FILE): each file is written; without its in-place flag it only prints."""
+    spec = run.tax.in_place_editors[inv.name]
+    words = inv.words
+    if spec.get("subcommands") and not (words and words[0].value in spec["subcommands"]):
+        return []
+    flags = set(spec.get("flags", ()))
+    values = set(spec.get("value_options", ()))
+    file_options = set(spec.get("file_options", ()))
+    on = "" in flags and not any(w.value in ("-p", "--preview") for w in words)
+    operands: list[Word] = []
+    files: list[Word] = []
+    i = 1 if spec.get("subcommands") else 0
+    while i < len(words):
+        v = words[i].value
+        name, eq, _ = v.partition("=")
+        if v in flags or name in flags or (v.startswith("-") and not v.startswith("--") and len(v) > 2 and
+                                           any(f"-{c}" in flags for c in v[1:])):
+            on = True
+        if name in file_options:
+            if eq:
+                files.append(Word(v.partition("=")[2], words[i].raw))
+            elif i + 1 < len(words):
+                files.append(words[i + 1])
+                i += 1
+        elif name in values and not eq:
+            i += 1
+        elif not v.startswith("-") or v == "-":
+            if v not in flags:
+                operands.append(words[i])
+        i += 1
+    if not on:
+        return []
+    files += [w for w in operands[spec.get("skip", 0):] if w.value != "-"]
+    findings = [f for w in files if (f := run.write(w, inv, f"{inv.name} (in place)")) is not None]
+    if findings:
+        return [with_rule(worst(findings), "fs.in-place")]
+    return [allow(f"{inv.name} edits files in place it may", "fs-write", rule="fs.in-place")] if files else []
+
+
+def cpio(run: "Run", inv: "Invocation") -> list[Finding]:
+    """cpio -p DEST (copy-pass): the files listed on its input land under DEST, as `cp -r` of what the listing
+    names (find ROOT …: ROOT's tree); -i unpacks an archive from its input (what it holds cannot be read here)."""
+    words = [w for w in inv.words]
+    flags = "".join(w.value[1:] for w in words if w.value.startswith("-") and not w.value.startswith("--"))
+    operands = [w for w in words if not w.value.startswith("-")]
+    producer = inv.cmd.stdin_from
+    if "p" in flags or any(w.value == "--pass-through" for w in words):
+        if not operands:
+            return []
+        dest = operands[-1]
+        roots = _listing_roots(producer)
+        if roots is None:
+            f = run.write(dest, inv, "cpio -p", kind="copy")
+            return [with_rule(f, "fs.cpio")] if f else [ask(f"cpio -p copies files it is told on its input into "
+                                                             f"{dest.display()}", "fs-write", BlastRadius.MEDIUM,
+                                                             "fs.cpio")]
+        for root in roots:
+            run.nested(f"cp -r --parents -- {shlex.quote(root)} {shlex.quote(dest.value)}", inv, "cpio -p → cp")
+        return [allow(f"cpio -p copies {', '.join(roots)} into {dest.display()}", "fs-write", rule="fs.cpio")]
+    if "i" in flags or any(w.value == "--extract" for w in words):
+        return [ask("cpio -i unpacks an archive from its input into the current directory: what it holds cannot be "
+                    "read here", "fs-write", BlastRadius.MEDIUM, "fs.cpio")]
+    return [allow("cpio writes an archive to its output", "read-only", rule="fs.cpio")]
+
+
+def _listing_roots(producer) -> list[str] | None:
+    """The directories a `find ROOT …` (or `ls`/`printf` of names) that feeds a listing starts from."""
+    if producer is None or not producer.argv:
+        return None
+    name = posixpath.basename(producer.argv[0].value)
+    if name not in ("find", "gfind", "fd"):
+        return None
+    roots = []
+    for w in producer.argv[1:]:
+        if w.value.startswith(("-", "(", "!")):
+            break
+        if w.dynamic:
+            return None
+        roots.append(w.value)
+    return roots or ["."]
+
+
+def mount(run: "Run", inv: "Invocation") -> list[Finding]:
+    """mount [-t TYPE] [--bind] SOURCE DIR: whatever was in DIR is hidden behind the mount for the processes that see
+    it (a tmpfs over ~/.claude is the hook settings moved away): DIR is judged as moved away, recursively."""
+    operands, i, words = [], 0, inv.words
+    while i < len(words):
+        v = words[i].value
+        if v in ("-t", "--types", "-o", "--options", "-L", "--label", "-U", "--uuid", "-O", "--test-opts", "-N",
+                 "--namespace"):
+            i += 2
+            continue
+        if not v.startswith("-"):
+            operands.append(words[i])
+        i += 1
+    if not operands:
+        return [allow("mount lists what is mounted", "read-only", rule="fs.mount")]
+    point = operands[-1]
+    if not any("remount" in w.value or w.value.startswith("--make-") for w in words):  # a remount hides nothing
+        run.effect(run.path(point, inv).path, point.display(), "move", inv.cmd, recursive=True)
+    return [ask(f"mount over {point.display()} hides what is there", "disk", BlastRadius.HIGH, "fs.mount")]
+
+
+_ELISP_OPTIONS = {"--eval": "code", "-eval": "code", "--execute": "code", "-l": "file", "--load": "file",
+                  "-load": "file", "--script": "file", "-script": "file", "-x": "file"}
+# Emacs Lisp that changes files: the paths its strings name are written (or moved)
+_ELISP_WRITES = re.compile(r"\((?:with-temp-file|write-region|write-file|append-to-file|copy-file|make-directory|"
+                           r"set-file-modes|save-buffer|make-symbolic-link|add-name-to-file|copy-directory)\b")
+_ELISP_REMOVES = re.compile(r"\((?:delete-file|delete-directory|rename-file|move-file-to-trash)\b")
+_ELISP_SHELL = re.compile(r"\((?:shell-command(?:-to-string)?|call-process-shell-command|async-shell-command)\s+"
+                          r"\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _elisp(run: "Run", inv: "Invocation", code: str, file: str, known: bool) -> list[Finding]:
+    """What Emacs Lisp run by --eval or loaded (-l FILE) does to files: the strings it names are paths it may
+    write when it calls a writing function, shell commands it runs are judged; a file not readable asks."""
+    if not known:
+        return [ask(f"{inv.name} loads {file}, which guardtui cannot read: what it runs is not known", "dynamic-exec",
+                    BlastRadius.MEDIUM, "fs.editor-code")]
+    for m in _ELISP_SHELL.finditer(code):
+        run.nested(m.group(1).encode().decode("unicode_escape", "replace"), inv, f"{inv.name} → shell")
+    removing = bool(_ELISP_REMOVES.search(code))
+    if not (removing or _ELISP_WRITES.search(code)):
+        return []
+    findings = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', code):
+        text = m.group(1)
+        if not text or "\n" in text or not re.search(r"[/~.]", text) or len(text) > 512:
+            continue
+        word = Word.literal(inv.scope.home + text[1:] if text.startswith("~/") else text)
+        info = run.path(word, inv)
+        run.effect(info.path, text, "move" if removing else "write", inv.cmd, info.remote, recursive=removing,
+                   detail="mentioned")
+        f = write_finding(info, inv.name)
+        if f is not None:
+            findings.append(f)
+    return findings
 
 
 def mkfs(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -805,18 +962,39 @@ def awk(run: "Run", inv: "Invocation") -> list[Finding]:
                                     BlastRadius.HIGH, "fs.awk"))
         for m in re.finditer(r"""\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline""", program):
             run.nested((m.group(1) or m.group(2) or ""), inv, "awk pipe")
-        for m in re.finditer(r""">>?\s*"((?:[^"\\]|\\.)*)"|>>?\s*([A-Za-z_][\w]*)\b|>>?\s*\(([^()]*)\)""", program):
-            target = Word.literal(m.group(1)) if m.group(1) else _awk_target(m.group(3), inv.scope) \
-                if m.group(3) is not None else None
-            if target is not None:  # print > "f", printf … > (ENVIRON["HOME"] "/x")
-                f = run.write(target, inv, "awk print >")
-                if f is not None:
-                    findings.append(f)
+        for target in _awk_outputs(program, inv.scope):  # print > "f", printf … > ENVIRON["HOME"] "/x", > f
+            f = run.write(target, inv, "awk print >")
+            if f is not None:
+                findings.append(f)
     data_files = words[i:] if program == "" else words[i + 1:]  # after the program text (none with -f)
     findings += read_secret(run, inv.__class__(inv.name, data_files, inv.cmd, inv.scope, inv.privileged,
                                                inv.written_name))
     return [with_rule(worst(findings), "fs.awk")] if findings else [allow("awk processes text", "read-only",
                                                                                rule="fs.awk")]
+
+
+_AWK_STRING = r'"(?:[^"\\]|\\.)*"'
+_AWK_OUTPUT = re.compile(r"\bprintf?\b(?:" + _AWK_STRING + r"|\([^()]*\)|[^;}\n>|\"])*(?<!\|)>>?\s*(?P<t>(?:"
+                         + _AWK_STRING + r"|[^;}\n|])+)")
+_AWK_ASSIGN = re.compile(r"(?:^|[;{\s])([A-Za-z_]\w*)\s*=(?!=)\s*((?:" + _AWK_STRING + r"|[^;}\n])+)")
+
+
+def _awk_outputs(program: str, scope) -> list[Word]:
+    """The files an awk program's print and printf statements redirect into (`> "f"`, `>> f`, `> ENVIRON["HOME"]
+    "/x"`, `> (dir "/" $1)`): a variable assigned in the program stands for its expression, one unknown here
+    is a part known only at run time."""
+    assigned = {m.group(1): m.group(2).strip() for m in _AWK_ASSIGN.finditer(program)}
+    out = []
+    for m in _AWK_OUTPUT.finditer(program):
+        expr = m.group("t").strip()
+        if expr.startswith("(") and expr.endswith(")"):
+            expr = expr[1:-1]
+        expr = re.sub(r"(?<![\w\"$])([A-Za-z_]\w*)(?![\w\[(])",
+                      lambda v: assigned.get(v.group(1), v.group(1)) if v.group(1) != "ENVIRON" else v.group(1), expr)
+        target = _awk_target(expr, scope)
+        if target is not None:
+            out.append(target)
+    return out
 
 
 def _awk_target(expr: str, scope) -> Word | None:

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import posixpath
 import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
 from . import listeners
-from .findings import Finding, ask, deny, worst
+from .findings import Finding, allow, ask, deny, worst
 from .listeners import listens_on_broker_port
+from .paths import PathKind
 from .secrets import holds_credentials, is_secret, is_secret_area
 from .words import DYN, Word
 from ..secrets import secret_catalog
@@ -299,7 +301,42 @@ def socket_client(run: "Run", inv: "Invocation") -> list[Finding]:
     if port is not None:
         return [deny(f"{inv.name} listens on {port}, guardtui's broker port: {listeners.WHY}", "guard-self",
                      "net.fake-broker")]
+    local = _project_socket(run, inv)
+    if local is not None:
+        return [allow(f"{inv.name} talks to {local}, a socket in the project (local, no network)", "network",
+                      rule="net.project-socket")]
     return []
+
+
+_STDIO = {"-", "stdio", "stdin", "stdout", "stdin!!stdout"}
+
+
+def _project_socket(run: "Run", inv: "Invocation") -> str | None:
+    """`socat - UNIX-CONNECT:run/app.sock`, `nc -U run/app.sock`: a client of a socket inside the project, its
+    other end this terminal."""
+    if inv.name == "socat":
+        addresses = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
+        if len(addresses) != 2 or addresses[0].value.lower() not in _STDIO:
+            return None
+        kind, _, rest = addresses[1].value.partition(":")
+        if kind.upper() not in ("UNIX-CONNECT", "UNIX-CLIENT", "UNIX") or not rest:
+            return None
+        target = Word(rest.split(",", 1)[0], rest)
+    elif inv.name in ("nc", "ncat", "netcat") and any(w.value == "-U" for w in inv.words):
+        operands = [w for w in inv.words if not w.value.startswith("-")]
+        if len(operands) != 1 or any(w.value in ("-l", "-lU", "-Ul") for w in inv.words):
+            return None
+        target = operands[0]
+    else:
+        return None
+    info = run.path(target, inv)
+    if target.dynamic or info.kind is not PathKind.PROJECT_SUB or not info.path:
+        return None
+    project = inv.scope.project or ""
+    real = os.path.realpath(info.path)  # a link from the project to another socket (the broker's) is that socket
+    if not project or not real.startswith(os.path.realpath(project).rstrip("/") + "/"):
+        return None
+    return target.display()
 
 
 # service CLIs that publish the files they are given: a gist, a release asset, a pastebin

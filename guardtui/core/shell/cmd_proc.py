@@ -211,3 +211,32 @@ def fuser(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 __all__ = ["kill", "pkill", "fuser"]
+
+
+# what a service manager does to a unit that stops or keeps it from running (systemctl, launchctl, service)
+_STOPPING = frozenset({"stop", "kill", "disable", "mask", "restart", "try-restart", "reload-or-restart", "isolate",
+                       "freeze", "unload", "bootout", "remove", "clean", "revert", "link", "edit", "set-property",
+                       "daemon-reexec"})
+
+
+def service(run: "Run", inv: "Invocation") -> list[Finding]:
+    """systemctl --user stop guardtui.service, launchctl bootout gui/501/dev.guardtui, service guardtui stop: a
+    unit of guardtui's (its name holds one of the processes' names) stopped, disabled, masked or edited."""
+    words = [w.value for w in inv.words if not w.value.startswith("-")]
+    verbs = [v for v in words if v in _STOPPING]
+    if not verbs:
+        return []
+    names, _lines, _ports = _processes()
+    ours = [n for n in names if not n.startswith("python")]
+    for w in inv.words:
+        v = w.value
+        if v.startswith("-") or v in _STOPPING:
+            continue
+        if w.dynamic or DYN in v:
+            glob = v.replace(DYN, "*")
+            if glob.strip("*") == "":
+                continue
+        if any(n in v.lower() for n in ours) or ("*" in v and any(re.fullmatch(
+                re.escape(v).replace(r"\*", ".*").replace(r"\?", "."), n + ".service") for n in ours)):
+            return _denied(f"{inv.name} {verbs[0]} {v} stops guardtui's own service")
+    return []

@@ -773,6 +773,13 @@ class Walker:
             scope.facts["copy-of:" + words[-1]] = words[-2]
         elif name == "ztcp":
             scope.facts["tcp-fd"] = "REPLY"
+        elif name == "ln" and any(w.startswith("-") and "s" in w.lstrip("-") and not w.startswith("--")
+                                  or w == "--symbolic" for w in words[1:]):
+            operands = [a for a in argv[1:] if not a.value.startswith("-")]
+            if len(operands) == 2 and not any(a.dynamic for a in operands) and scope.cwd:
+                link = posixpath.normpath(posixpath.join(scope.cwd, operands[1].value))
+                target = operands[0].value  # `ln -sfn "$HOME" x`: a later `rm -rf x/*` deletes in the target
+                scope.facts["link-to:" + link] = posixpath.normpath(posixpath.join(posixpath.dirname(link), target))
 
     def _follow_cd(self, argv: list[Word], scope: Scope) -> None:
         if not argv or argv[0].value not in ("cd", "pushd", "popd", "chdir"):

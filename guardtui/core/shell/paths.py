@@ -8,6 +8,7 @@ home subpath it asks; under the temp directory it is routine.
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -88,12 +89,40 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
         if info.kind is PathKind.DYNAMIC:
             return info
         if everything:
+            linked = _link_target(info.path, scope)  # `rm -rf link/*` deletes what is in the directory it points at
+            if linked is not None:
+                info = _classify_abs(linked, scope, tax, project, shown)
             return PathInfo(info.kind, info.path, shown, glob=False, contents=True)
+        if info.path and certain.startswith(("/dev", "/proc")) and any(
+                fnmatch.fnmatchcase(info.path.rstrip("/") + "/" + rest.replace("*", "0").replace("?", "0"), g)
+                or fnmatch.fnmatchcase(info.path.rstrip("/") + "/0", g) for g in tax.terminal_devices):
+            # /dev/pts/*, /dev/tty*: whatever it matches is a terminal (typing into one)
+            return PathInfo(PathKind.TERMINAL, info.path, shown, glob=True)
         component = rest.split("/", 1)[0]
         hits = info.kind is PathKind.ROOT and any(
             fnmatch.fnmatchcase(top.lstrip("/"), component) for top in tax.core_system_dirs | tax.system_dirs)
         return PathInfo(_inside(info.kind), info.path, shown, glob=True, hits_system=hits)
-    return _classify_abs(value, scope, tax, project, shown)
+    info = _classify_abs(value, scope, tax, project, shown)
+    if value.endswith(("/", "/.")) and info.path:  # `rm -rf link/`: through the link, its target's contents
+        linked = _link_target(info.path, scope)
+        if linked is not None:
+            return _classify_abs(linked, scope, tax, project, shown)
+    return info
+
+
+def _link_target(path: str | None, scope: Scope) -> str | None:
+    """Where a directory that is a symbolic link (on disk, or made earlier in the command) points."""
+    if not path:
+        return None
+    made = scope.facts.get("link-to:" + path)
+    if made:
+        return made
+    try:
+        if os.path.islink(path):
+            return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def glob_members(word: Word) -> tuple[str, ...]:

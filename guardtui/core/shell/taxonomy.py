@@ -77,6 +77,12 @@ SCHEMA = {
                                                          "value_options": _LIST, "ends": _LIST, "reads": _LIST}),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
+    # editors that write the files they are given when one of `flags` is there (yq -i): `skip` operands first
+    # (the expression), `value_options` take a value, `file_options` name a file written
+    # the object words a CLI's delete takes whole (`wrangler r2 bucket delete`, `supabase projects delete`)
+    "whole_resources": Field(list, items=str),
+    "in_place_editors": Field(dict, values={"flags": _LIST, "skip": Field(int), "value_options": _LIST,
+                                            "file_options": _LIST, "subcommands": _LIST}),
     "shapes": Field(list, required=True, items=_SHAPE),
 }
 
@@ -123,6 +129,8 @@ class Taxonomy:
     verbs: dict[str, frozenset[str]]
     commands: dict[str, dict]  # name or alias -> spec (with "name")
     shapes: list[Shape]
+    in_place_editors: dict[str, dict] = field(default_factory=dict)
+    whole_resources: frozenset[str] = frozenset()
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -210,7 +218,9 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
         env_generators=frozenset(data["env_generators"]),
-        verbs={k: frozenset(str_or_list(v)) for k, v in data["verbs"].items()}, commands=commands, shapes=shapes)
+        verbs={k: frozenset(str_or_list(v)) for k, v in data["verbs"].items()}, commands=commands, shapes=shapes,
+        in_place_editors=data.get("in_place_editors") or {},
+        whole_resources=frozenset(data.get("whole_resources") or ()))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)

@@ -314,7 +314,7 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
         params = scope.elements("@")
         value = params[int(name) - 1] if params is not None and 0 < int(name) <= len(params) else DYN
         if params is not None and int(name) > len(params) and op in (":-", "-", ":=", "="):
-            return _literal(arg)  # the parameters are known and this one is not given: the default is certain
+            return _tilde(_literal(arg), scope)  # the parameters are known and this one is not given: the default
     else:
         value = scope.lookup(name) if _is_name(name) else DYN
     known = DYN not in value
@@ -325,7 +325,8 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
             return value
         if not known and name in scope.variables:
             return DYN  # set earlier to something we cannot know
-        return Assumed(_literal(arg))  # unset (as far as the command shows): the default is what runs
+        # unset (as far as the command shows): the default is what runs (bash expands a ~ in it: ${X:-~})
+        return Assumed(_tilde(_literal(arg), scope))
     if op in (":+", "+"):
         return (_literal(arg) if value else "") if known else DYN
     if op in (":?", "?"):
@@ -413,6 +414,14 @@ def _is_name(name: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
 
 
+def _login_name() -> str:
+    try:
+        import getpass
+        return getpass.getuser()
+    except Exception:  # no name for this uid (a container): only the home's last part names the person
+        return ""
+
+
 def _tilde(value: str, scope: Scope) -> str:
     if not value.startswith("~"):
         return value
@@ -424,7 +433,11 @@ def _tilde(value: str, scope: Scope) -> str:
     elif head == "~-" and scope.oldpwd:
         base = scope.oldpwd
     elif re.fullmatch(r"~[a-z_][a-z0-9_.-]*", head):
-        base = "/root" if head == "~root" else "/home/" + head[1:]
+        # ~dev, the person's own name: their home, wherever it is (the account's name or the home's last part)
+        if head[1:] in (_login_name(), scope.home.rstrip("/").rsplit("/", 1)[-1]):
+            base = scope.home
+        else:
+            base = "/root" if head == "~root" else "/home/" + head[1:]
     else:
         return value
     return base + (sep + rest if sep else "")
