@@ -657,7 +657,8 @@ class _Run:
                 if listing:
                     return [deny(f"{name} {word} deletes everything `{listing}` lists", category,
                                  "taxonomy.delete-all-listed")]
-                whole = _whole_resource(args, word, self.tax)
+                whole = _whole_resource(args, word, self.tax) if canonical not in self.tax.local_resource_tools \
+                    else None
                 if whole:  # wrangler r2 bucket delete NAME: everything in it goes with it
                     return [deny(f"{name} {whole} {word} deletes a whole {whole}, everything in it with it", category,
                                  "taxonomy.delete-whole")]

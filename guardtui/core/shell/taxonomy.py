@@ -81,6 +81,9 @@ SCHEMA = {
     # (the expression), `value_options` take a value, `file_options` name a file written
     # the object words a CLI's delete takes whole (`wrangler r2 bucket delete`, `supabase projects delete`)
     "whole_resources": Field(list, items=str),
+    # tools whose whole resources live on this machine (a dev cluster, the tool's own metadata database):
+    # deleting one asks, as a named local path does
+    "local_resource_tools": Field(list, items=str),
     "in_place_editors": Field(dict, values={"flags": _LIST, "skip": Field(int), "value_options": _LIST,
                                             "file_options": _LIST, "subcommands": _LIST}),
     "shapes": Field(list, required=True, items=_SHAPE),
@@ -131,6 +134,7 @@ class Taxonomy:
     shapes: list[Shape]
     in_place_editors: dict[str, dict] = field(default_factory=dict)
     whole_resources: frozenset[str] = frozenset()
+    local_resource_tools: frozenset[str] = frozenset()
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -220,7 +224,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         env_generators=frozenset(data["env_generators"]),
         verbs={k: frozenset(str_or_list(v)) for k, v in data["verbs"].items()}, commands=commands, shapes=shapes,
         in_place_editors=data.get("in_place_editors") or {},
-        whole_resources=frozenset(data.get("whole_resources") or ()))
+        whole_resources=frozenset(data.get("whole_resources") or ()),
+        local_resource_tools=frozenset(data.get("local_resource_tools") or ()))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
