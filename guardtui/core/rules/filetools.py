@@ -3,6 +3,8 @@ remove_directory, move_file): judged as the calls they amount to (data/tools.yam
 every rule, the worst first. First in the rule order: the equivalent's judgement is the call's."""
 from __future__ import annotations
 
+import shlex
+
 from ..catalog import tool_classes
 from ..mcp.judge import expand
 from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
@@ -21,18 +23,17 @@ class FileToolRule:
                 return None
             calls = [c for template in templates for c in expand(template, dict(call.input))]
         worst: Decision | None = None
-        if True:
-            for tool, tool_input in calls:
-                derived = ToolCall(tool, tool_input, call.cwd, agent=call.agent, session=call.session,
-                                   event=call.event, mode=call.mode)
-                decision = ctx.judge(derived)
-                if decision is None:
-                    return None
-                shown = derived.summary(80)
-                what = f"`{shown}`" if tool == "Bash" else f"{tool} {shown}"
-                decision = decision.with_(reason=f"{call.tool} amounts to {what}: {decision.reason}",
-                                          rule=f"{self.id}:{decision.rule}")
-                worst = decision if worst is None else more_restrictive(worst, decision)
+        for tool, tool_input in calls:
+            derived = ToolCall(tool, tool_input, call.cwd, agent=call.agent, session=call.session,
+                               event=call.event, mode=call.mode)
+            decision = ctx.judge(derived)
+            if decision is None:
+                return None
+            shown = derived.summary(80)
+            what = f"`{shown}`" if tool == "Bash" else f"{tool} {shown}"
+            decision = decision.with_(reason=f"{call.tool} amounts to {what}: {decision.reason}",
+                                      rule=f"{self.id}:{decision.rule}")
+            worst = decision if worst is None else more_restrictive(worst, decision)
         if worst is None:  # the argument it needs is not there: it cannot be judged
             return Decision(Verdict.ASK, f"{call.tool}: the path it acts on is not in its input", self.id,
                             BlastRadius.UNKNOWN, "unknown-tool")
@@ -42,8 +43,6 @@ class FileToolRule:
 def _patch_calls(operations: list) -> list[tuple[str, dict]]:
     """A patch envelope's operations as calls: Add File a Write, Update File an Edit, Delete File an rm,
     Update File + Move to an mv of the old path onto the new one (then the new one written)."""
-    import shlex
-
     out: list[tuple[str, dict]] = []
     previous = None
     for op in operations:
