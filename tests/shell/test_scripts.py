@@ -382,6 +382,22 @@ def test_a_make_variable_read_from_a_missing_file_is_empty(machine):
     assert machine.verdict("make clean") == "ask"  # a directory in the home, read from a file guardtui cannot follow
 
 
+
+def test_a_make_variable_defined_nowhere_is_empty_as_make_takes_it(machine, monkeypatch):
+    """A typo (BUILDDIR for BUILD_DIR) or a variable never set: make expands it to nothing, so the
+    recipe deletes the root; one the environment sets, or make's own (RM, CC), is not taken as empty."""
+    monkeypatch.delenv("DOCSDIR", raising=False)
+    monkeypatch.delenv("BUILDDIR", raising=False)
+    machine.write({"Makefile": "BUILD_DIR := build\n\nclean:\n\trm -rf $(BUILDDIR)/*\n\n"
+                               "clean-docs:\n\trm -rf $(DOCSDIR)/\n\ntidy:\n\t$(RM) -r $(BUILD_DIR)/tmp\n\n"
+                               "lint:\n\techo $(LINTFLAGS) done\n"})
+    assert machine.verdict("make clean") == "deny"
+    assert machine.verdict("make clean-docs") == "deny"
+    assert machine.verdict("make tidy") != "deny"  # $(RM) is make's own: rm -f
+    assert machine.verdict("make lint") == "allow"  # empty or not, an echo
+    monkeypatch.setenv("DOCSDIR", "/srv/docs")  # set in this environment: not known to be empty
+    assert machine.verdict("make clean-docs") == "ask"
+
 def test_a_program_naming_home_secrets_and_sending_data_denies(machine):
     machine.write({
         "scripts/env-pull.mjs": "import { readFileSync, existsSync } from 'node:fs';\nimport { homedir } from 'node:os';\n"

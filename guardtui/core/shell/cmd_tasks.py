@@ -720,11 +720,34 @@ def _judge_recipe(run: "Run", inv: Invocation, expander: "_MakeExpander", rule, 
     lines = rule.recipe if not oneshell else [(rule.recipe[0][0], "\n".join(t for _, t in rule.recipe))]
     for number, text in lines:
         expander.origin = Origin(where, number)
-        command = expander.expand(text)
-        command = re.sub(r"^[\s@+-]+", "", command) if not oneshell else \
-            "\n".join(re.sub(r"^[\s@+-]+", "", line) for line in command.split("\n"))
+        expander.undefined = set()
+        command = _recipe_text(expander.expand(text), oneshell)
         if command.strip():
             _judge_text(run, inv, command, Origin(where, number), directory, f"make {target} › {where}:{number}")
+        if expander.undefined:
+            # a variable defined nowhere (not in the Makefile, not in this environment) is empty to make:
+            # `rm -rf $(DOCSDIR)/` is `rm -rf /`. Judged that way too, the worse of the two stands
+            names = ", ".join(sorted(expander.undefined))
+            expander.empty = True
+            try:
+                empty = _recipe_text(expander.expand(text), oneshell)
+            finally:
+                expander.empty = False
+            if empty.strip() and empty != command:
+                _judge_text(run, inv, empty, Origin(where, number), directory,
+                            f"make {target} › {where}:{number} (with {names} empty: defined nowhere)")
+
+
+def _recipe_text(command: str, oneshell: bool) -> str:
+    """A recipe line as the shell gets it: make's own prefixes (@ silent, - ignore errors, + always) off."""
+    return re.sub(r"^[\s@+-]+", "", command) if not oneshell else \
+        "\n".join(re.sub(r"^[\s@+-]+", "", line) for line in command.split("\n"))
+
+
+# variables make defines itself, or that the environment nearly always has: never taken as empty
+_MAKE_OWN = frozenset({"CC", "CXX", "CPP", "AR", "AS", "LD", "FC", "PC", "RM", "YACC", "LEX", "MAKE", "CURDIR",
+                       "SHELL", "MAKEFLAGS", "MAKECMDGOALS", "MAKEFILE_LIST", "MAKELEVEL", ".VARIABLES", "PWD",
+                       "HOME", "USER", "PATH", "TMPDIR", "ARFLAGS"})
 
 
 class _MakeExpander:
@@ -739,6 +762,8 @@ class _MakeExpander:
         self.automatic: dict[str, str] = {}
         self.origin = Origin("Makefile")
         self.depth = 0
+        self.undefined: set[str] = set()  # variables a line named that nothing defines
+        self.empty = False  # expand those as make would with them unset: empty
 
     def expand(self, text: str) -> str:
         if self.depth > 8:
@@ -780,6 +805,10 @@ class _MakeExpander:
             return self.automatic[name]
         if name in self.variables:
             return self.expand(self.variables[name])
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name not in _MAKE_OWN and name not in os.environ:
+            self.undefined.add(name)
+            if self.empty:
+                return ""
         return UNKNOWN_WORD
 
     def reference(self, body: str) -> str:
