@@ -50,6 +50,9 @@ def long_running() -> None:
     collector's reach (gc.freeze), so a full collection no longer walks it: no pause of several
     milliseconds every few thousand calls. Threads switch every millisecond, so a call judged on
     the event loop waits at most about that long for a large one judged in a worker thread."""
+    from .core.engine import load_all_data
+
+    load_all_data()  # loaded now, and frozen with the rest, not inside some call's budget later
     gc.collect()
     gc.freeze()
     sys.setswitchinterval(0.001)

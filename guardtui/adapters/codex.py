@@ -29,6 +29,44 @@ def patch_files(patch: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in _PATCH_LINE.finditer(patch)]
 
 
+def patch_bodies(patch: str) -> list[dict[str, str]]:
+    """What each operation of the envelope writes, in order with patch_files: an added file's text
+    (`content`), an update's removed and added lines (`old_string`, `new_string`; context on both
+    sides), nothing for a delete or a move line. The rules judge what is written, as for Write/Edit."""
+    bodies: list[dict[str, str]] = []
+    current: dict[str, list[str]] | None = None
+    kind = ""
+    for line in patch.splitlines():
+        m = _PATCH_LINE.match(line)
+        if m:
+            kind = m.group(1)
+            current = {"added": [], "removed": []}
+            bodies.append(current)  # type: ignore[arg-type]
+            continue
+        if current is None or line.startswith("*** ") or line.startswith("@@"):
+            continue
+        if kind == "Add File":
+            current["added"].append(line[1:] if line.startswith("+") else line)
+        elif kind in ("Update File", "Move to"):
+            if line.startswith("+"):
+                current["added"].append(line[1:])
+            elif line.startswith("-"):
+                current["removed"].append(line[1:])
+            else:
+                current["added"].append(line[1:] if line.startswith(" ") else line)
+                current["removed"].append(line[1:] if line.startswith(" ") else line)
+    out = []
+    for body, (op, _path) in zip(bodies, patch_files(patch)):
+        text = "\n".join(body["added"]) + ("\n" if body["added"] else "")  # type: ignore[index]
+        if op == "Add File":
+            out.append({"content": text})
+        elif op in ("Update File", "Move to") and (body["added"] or body["removed"]):  # type: ignore[index]
+            out.append({"old_string": "\n".join(body["removed"]), "new_string": text.rstrip("\n")})  # type: ignore[index]
+        else:
+            out.append({})
+    return out
+
+
 def parse(payload: Any, event: str | None = None) -> ToolCall:
     f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
     tool, tool_input = normalise_tool(f.tool_name), f.tool_input
@@ -44,15 +82,17 @@ def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
     if not isinstance(patch, str):
         raise base.PayloadError("apply_patch's command must be a string")
     files = patch_files(patch)
+    bodies = patch_bodies(patch)
     paths = {path for _, path in files}
     if len(paths) != 1:  # several files, or a move: each operation judged (core/rules/filetools.py)
         return "apply_patch", {**tool_input, "files": sorted(paths), "operations": [
-            {"op": op, "path": path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)}
-            for op, path in files]}
+            {"op": op, "path": path if os.path.isabs(path) or not cwd else os.path.join(cwd, path), **body}
+            for (op, path), body in zip(files, bodies)]}
     operation, path = files[0]
     path = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
     tool = "Write" if operation == "Add File" and len(files) == 1 else "Edit"
-    return tool, {**tool_input, "file_path": path}
+    body = bodies[0] if len(files) == 1 else {}  # an update and its move: judged as an Edit of the path
+    return tool, {**tool_input, "file_path": path, **body}
 
 
 def why_not_handed_back(call: ToolCall) -> str:

@@ -58,6 +58,9 @@ def run(args, _command: str) -> int:
         if args.llm and not judge.use_guard_agent(Locations.from_env()):
             return 2
         if spec is None:
+            from ..core.engine import load_all_data
+
+            load_all_data()  # many calls in one process: no data loaded inside one call's budget
             return batch(judge, args.batch, cwd)
         call = ToolCall(normalise_tool(spec["tool"]), spec["input"], cwd, agent="cli")
         text, status = check_text(check_report(judge(call)), args.json)

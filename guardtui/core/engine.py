@@ -60,6 +60,20 @@ COLD_BUDGET_S = 2.0
 _warm = False
 
 
+
+def load_all_data() -> None:
+    """Every data file the rules read, loaded now: a process that judges many calls (the console,
+    `serve`, the standby, `check --batch`) must not load one inside a call's 60 ms budget (the
+    first call that needed the secrets list, 20-45 ms to build, asked as "over budget")."""
+    from .catalog import runs_later
+    from .mcp.catalog import mcp_catalog
+    from .protect import protect_data
+    from .secrets import secret_catalog
+    from .web import metadata_endpoints
+
+    tool_classes(), sensitive_patterns(), runs_later(), protect_data(), secret_catalog(), metadata_endpoints()
+    mcp_catalog()
+
 class Engine:
     def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None,
                  audit: AuditLog | None = None, home: str | None = None, protection: Protection | None = None,

@@ -129,6 +129,24 @@ def test_codex_apply_patch_becomes_a_path_call():
     assert many.tool == "apply_patch" and many.input["files"] == ["a.py", "b.py"]  # unknown tool: asks
 
 
+
+def test_codex_patches_carry_what_they_write_so_the_rules_judge_the_text():
+    """A patch's added file and an update's removed/added lines reach the rules as Write's content and
+    Edit's old/new strings (a git hook whose text removes the hook settings is judged by that text)."""
+    add = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n+rm -rf ~/.claude\n*** End Patch\n"}})
+    assert add.tool == "Write" and add.input["content"] == "#!/bin/sh\nrm -rf ~/.claude\n"
+    upd = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": "*** Begin Patch\n*** Update File: notes.md\n@@ intro\n a\n-b\n+c\n*** End Patch\n"}})
+    assert (upd.input["old_string"], upd.input["new_string"]) == ("a\nb", "a\nc")
+    many = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** Add File: .envrc\n"
+                   "+export CODEX_HOME=/tmp/clean\n*** Delete File: b.py\n*** End Patch\n"}})
+    ops = many.input["operations"]
+    assert [op["op"] for op in ops] == ["Update File", "Add File", "Delete File"]
+    assert ops[0]["new_string"] == "x = 2" and ops[1]["content"] == "export CODEX_HOME=/tmp/clean\n"
+    assert "content" not in ops[2] and "new_string" not in ops[2]
+
 # -- Gemini CLI ------------------------------------------------------------------------------
 def test_gemini_captured_before_tool():
     call = gemini.parse(captured("gemini-captured.jsonl")[1])

@@ -220,3 +220,22 @@ def test_the_first_call_in_a_process_has_time_to_build_what_judging_builds_once(
             "print(e.evaluate(call, record=False).rule, e.evaluate(call, record=False).rule)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["engine", "engine.budget"], out.stderr
+
+
+def test_every_data_file_the_rules_read_is_loaded_before_any_call_of_a_long_running_process():
+    """A data file loaded lazily inside a call spends that call's budget (the secrets list took
+    20-45 ms: the first Write of a .envrc asked as "over budget"); the console, serve, the standby
+    and check --batch load them all first."""
+    from guardtui.core.catalog import runs_later, sensitive_patterns, tool_classes
+    from guardtui.core.engine import load_all_data
+    from guardtui.core.mcp.catalog import mcp_catalog
+    from guardtui.core.protect import protect_data
+    from guardtui.core.secrets import secret_catalog
+    from guardtui.core.web import metadata_endpoints
+
+    loaders = (tool_classes, sensitive_patterns, runs_later, protect_data, secret_catalog, metadata_endpoints,
+               mcp_catalog)
+    for loader in loaders:
+        loader.cache_clear()
+    load_all_data()
+    assert [loader.__name__ for loader in loaders if loader.cache_info().currsize == 0] == []

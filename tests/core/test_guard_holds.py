@@ -1012,6 +1012,14 @@ def test_agents_own_file_tools_are_judged_as_what_they_do(world):
                          "*** End Patch\n")) == "deny"
     assert verdict(patch("*** Begin Patch\n*** Update File: src/app.py\n*** Move to: src/main.py\n*** End Patch\n")) \
         == "allow"
+    # what a patch writes is judged as Write's content is: a git hook or .envrc that switches the guard off
+    (world.project / ".git" / "hooks").mkdir(parents=True)
+    assert verdict(patch("*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n+rm -f ~/.codex/hooks.json\n"
+                         "*** End Patch\n")) == "deny"
+    assert verdict(patch("*** Begin Patch\n*** Add File: src/y.py\n+y = 1\n*** Add File: .envrc\n"
+                         "+export CODEX_HOME=/tmp/clean\n*** End Patch\n")) == "deny"
+    assert verdict(patch("*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hi')\n+print('hello')\n"
+                         "*** End Patch\n")) == "allow"
 
 
 def test_globs_a_reader_is_given_reach_what_they_match(world):

@@ -49,10 +49,11 @@ def _patch_calls(operations: list) -> list[tuple[str, dict]]:
         if not isinstance(op, dict) or not isinstance(op.get("path"), str):
             continue
         kind, path = op.get("op"), op["path"]
+        body = {k: op[k] for k in ("content", "old_string", "new_string") if isinstance(op.get(k), str)}
         if kind == "Add File":
-            out.append(("Write", {"file_path": path}))
+            out.append(("Write", {"file_path": path, **body}))
         elif kind == "Update File":
-            out.append(("Edit", {"file_path": path}))
+            out.append(("Edit", {"file_path": path, **body}))
         elif kind == "Delete File":
             out.append(("Bash", {"command": f"rm -f -- {shlex.quote(path)}"}))
         elif kind == "Move to" and previous is not None:
