@@ -122,10 +122,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'rebuilds the database',
         73: 'labelled ask, judged allow [default/taxonomy:gh-routine]: gh pr create is routine repository work',
         200: 'labelled ask, judged allow [default/taxonomy.verb]: airflow tasks only reads',
-        243: '(not yet fixed) `$HOME/$UNSET`: a variable the script never sets may be empty, leaving the home '
-            'directory; it asks as a path known only at run time. labelled deny, judged ask '
-            '[dangerous-shell/fs.rm]: scripts/clean_all.sh:5: rm -rf "$HOME/$PIO_WORKSPACE" recursively deletes a'
-            ' directory in your home (/home/dev',
         302: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: wrangler apply changes something',
         361: 'labelled allow, judged ask [dangerous-shell/taxonomy:docker-compose-run]: Makefile:7: docker compose'
             ' up starts containers',

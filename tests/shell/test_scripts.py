@@ -398,6 +398,24 @@ def test_a_make_variable_defined_nowhere_is_empty_as_make_takes_it(machine, monk
     monkeypatch.setenv("DOCSDIR", "/srv/docs")  # set in this environment: not known to be empty
     assert machine.verdict("make clean-docs") == "ask"
 
+
+def test_a_script_variable_set_nowhere_is_empty_as_the_shell_takes_it(machine, monkeypatch):
+    """`rm -rf "$HOME/$WORKSPACE"` with WORKSPACE set nowhere (not in the script, not in the
+    environment) deletes the home; a default (`${X:-dir}`), an assignment, `set -u`, a sourced file or
+    the environment say otherwise."""
+    monkeypatch.delenv("PIO_WORKSPACE", raising=False)
+    machine.write({"scripts/clean_all.sh": '#!/bin/bash\necho cleaning\nrm -rf "$HOME/$PIO_WORKSPACE"\n',
+                   "scripts/defaults.sh": '#!/bin/bash\nrm -rf "$HOME/${PIO_WORKSPACE:-.platformio}/cache"\n',
+                   "scripts/assigned.sh": '#!/bin/bash\nPIO_WORKSPACE=.pio-ws\nrm -rf "$HOME/$PIO_WORKSPACE"\n',
+                   "scripts/strict.sh": '#!/bin/bash\nset -eu\nrm -rf "$HOME/$PIO_WORKSPACE"\n',
+                   "scripts/sourced.sh": '#!/bin/bash\n. ./env.sh\nrm -rf "$HOME/$PIO_WORKSPACE"\n'})
+    decision = machine.judge("bash scripts/clean_all.sh")
+    assert decision.verdict.value == "deny" and "PIO_WORKSPACE empty" in decision.reason
+    for script in ("defaults", "assigned", "strict", "sourced"):
+        assert machine.verdict(f"bash scripts/{script}.sh") != "deny", script
+    monkeypatch.setenv("PIO_WORKSPACE", ".platformio")
+    assert machine.verdict("bash scripts/clean_all.sh") != "deny"
+
 def test_a_program_naming_home_secrets_and_sending_data_denies(machine):
     machine.write({
         "scripts/env-pull.mjs": "import { readFileSync, existsSync } from 'node:fs';\nimport { homedir } from 'node:os';\n"

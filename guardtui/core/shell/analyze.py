@@ -31,6 +31,7 @@ from .projectfiles import language_of, read_text, shown
 from .secrets import is_secret, is_secret_area
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
+from .unset import unset_names
 from .words import DYN, Scope, Word
 
 RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "rake",
@@ -281,6 +282,8 @@ class _Run:
         before = len(self.result.findings)
         if language == "shell":
             self.nested(text, inv, label or origin.file, scope, origin)
+            if origin.defer_functions:  # a script file: what it does with the variables it never sets
+                self._with_unset_empty(text, inv, label or origin.file, scope, origin)
         else:
             for finding in cmd_code.judge_file(self, inv, text, language, origin, scope):
                 self.add(finding.attributed(origin.at(0)))
@@ -296,6 +299,22 @@ class _Run:
                 self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
                                                   reason=f"{f.reason}; it runs as part of the project's "
                                                          f"{origin.file}")
+
+    def _with_unset_empty(self, text: str, inv: Invocation, label: str, scope: Scope | None, origin: Origin) -> None:
+        """Judge the script again with the variables it sets nowhere empty, as the shell will have them;
+        only what that denies is kept (`rm -rf "$HOME/$WORKSPACE"` is `rm -rf "$HOME/"`)."""
+        names = unset_names(text)
+        if not names:
+            return
+        findings, effects = len(self.result.findings), len(self.result.effects)
+        self.nested(" ".join(f"{n}=" for n in names) + "; " + text, inv, label, scope, origin)
+        found = self.result.findings[findings:]
+        del self.result.findings[findings:], self.result.effects[effects:]
+        empty = ", ".join(names)
+        for f in found:
+            if f.verdict is Verdict.DENY:
+                self.result.findings.append(replace(f, reason=f"{f.reason} (with {empty} empty: {origin.file} "
+                                                               f"sets it nowhere)"))
 
     def add(self, finding: Finding, segment: str = "", via: str = "", span=None) -> None:
         if segment:
