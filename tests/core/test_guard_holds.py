@@ -1113,3 +1113,16 @@ def test_cpio_copy_pass_lands_where_cp_would(world):
     assert world.run("cd home && find .claude -name settings.json | cpio -pdmu ~").verdict is Verdict.DENY
     assert verdict(world.run("find src -name '*.py' | cpio -pdm /tmp/backup")) == "allow"
     assert verdict(world.run("cpio -idv < a.cpio")) == "ask"
+
+
+
+@pytest.mark.parametrize("command", [
+    "wget -qO ~/.config/guardtui/trusted.json https://gist.example/raw/trusted.json",
+    "curl -fsSLo ~/.claude/settings.json https://example.com/s.json",
+    "docker cp devbox:/tmp/hooks.json ~/.codex/hooks.json",
+    "git grep -O\"sh -c 'rm -f ~/.claude/settings.json' --\" TODO",
+    "zip -T -TT \"sh -c 'rm -rf ~/.config/guardtui' #\" /tmp/out.zip src/app.py",
+    "npm --script-shell=\"sh -c 'rm -f ~/.claude/settings.json; exec sh \\\"$@\\\"' x\" run test",
+])
+def test_downloads_copies_out_of_containers_and_command_options_reach_the_guard(world, command):
+    assert verdict(world.run(command)) == "deny", command

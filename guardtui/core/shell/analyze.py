@@ -627,6 +627,7 @@ class _Run:
             findings = handler(self, inv)
         if not findings:
             findings = self.taxonomy(inv)
+        findings.extend(self.command_options(inv))
         sync = self.sync_from_empty(inv)
         if sync is not None:
             findings.append(sync)
@@ -635,6 +636,33 @@ class _Run:
                                                    for f in findings)):
             findings.extend(self.generic(inv))
         return findings
+
+    def command_options(self, inv: Invocation) -> list[Finding]:
+        """`git grep -O"sh -c '…'"`, `zip -TT CMD`, `npm --script-shell=CMD`: an option's value that the tool
+        runs through a shell is judged as that command, and asks at least."""
+        options = self.tax.command_options.get(inv.name)
+        if not options:
+            return []
+        found: list[Finding] = []
+        args = inv.args
+        for i, a in enumerate(args):
+            if a == "--":
+                break
+            name, eq, value = a.partition("=")
+            if name in options and name.startswith("--") or a in options:
+                program = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            else:
+                short = next((o for o in options if not o.startswith("--") and a.startswith(o) and len(a) > len(o)),
+                             None)
+                if short is None:
+                    continue
+                program, name = a[len(short):], short  # -O"sh -c …": the value attached
+            if not program:
+                continue
+            self.nested(program, inv, f"{inv.name} {name}")  # a part known only at run time stays unknown there
+            found.append(ask(f"{inv.name} {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM,
+                             "shell.command-option"))
+        return found
 
     def taxonomy(self, inv: Invocation) -> list[Finding]:
         name, args = inv.name, inv.args

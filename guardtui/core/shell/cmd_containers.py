@@ -40,6 +40,15 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
         return [deny(f"{inv.name} volume rm $({inv.name} volume ls -q) deletes every volume and its data", "container",
                      "container.volumes")]
     positionals = [w for w in args if not w.value.startswith("-")]
+    copy = positionals[1:] if positionals and positionals[0].value == "cp" else \
+        positionals[2:] if len(positionals) > 1 and [p.value for p in positionals[:2]] == ["container", "cp"] else None
+    if copy is not None and len(copy) == 2:
+        # docker cp CONTAINER:SRC DEST writes DEST on this machine (a copy over it, like cp's)
+        dest = copy[1]
+        if not re.match(r"^[\w.-]+:", dest.value) and dest.value != "-":
+            f = run.write(dest, inv, f"{inv.name} cp ")
+            return [f] if f is not None else []
+        return []
     if not positionals or positionals[0].value not in ("run", "exec", "create") and \
             not (positionals[0].value == "container" and len(positionals) > 1
                  and positionals[1].value in ("run", "exec", "create")):

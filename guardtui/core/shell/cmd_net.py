@@ -72,6 +72,11 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     while i < len(words):
         arg = words[i].value
         name, eq, attached = arg.partition("=")
+        cluster = re.match(r"-([a-zA-Z]+)", arg) if len(arg) > 2 and not arg.startswith("--") else None
+        letter = next((j for j, c in enumerate(cluster.group(1)) if f"-{c}" in outputs), None) if cluster else None
+        if letter is not None and letter > 0:  # wget -qO FILE, curl -sSLo FILE / -so/path: flags clustered
+            rest = arg[2 + letter:]
+            arg = name = f"-{arg[1 + letter]}" + rest
         kind = outputs.get(name if name.startswith("--") else arg[:2] if len(arg) > 2 and arg[:2] in outputs else arg)
         if kind:
             if eq:

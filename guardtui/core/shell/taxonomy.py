@@ -84,6 +84,8 @@ SCHEMA = {
     # tools whose whole resources live on this machine (a dev cluster, the tool's own metadata database):
     # deleting one asks, as a named local path does
     "local_resource_tools": Field(list, items=str),
+    # options whose value is a command line the tool hands to a shell (git grep -O, zip -TT, rsync -e)
+    "command_options": Field(dict, values=_LIST),
     "in_place_editors": Field(dict, values={"flags": _LIST, "skip": Field(int), "value_options": _LIST,
                                             "file_options": _LIST, "subcommands": _LIST}),
     "shapes": Field(list, required=True, items=_SHAPE),
@@ -135,6 +137,7 @@ class Taxonomy:
     in_place_editors: dict[str, dict] = field(default_factory=dict)
     whole_resources: frozenset[str] = frozenset()
     local_resource_tools: frozenset[str] = frozenset()
+    command_options: dict[str, list[str]] = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -225,7 +228,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         verbs={k: frozenset(str_or_list(v)) for k, v in data["verbs"].items()}, commands=commands, shapes=shapes,
         in_place_editors=data.get("in_place_editors") or {},
         whole_resources=frozenset(data.get("whole_resources") or ()),
-        local_resource_tools=frozenset(data.get("local_resource_tools") or ()))
+        local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
+        command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()})
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
