@@ -19,6 +19,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
 PROTECTED_BRANCHES = frozenset({"main", "master"})
+def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
+    """The command a setting makes git run (core.pager, core.fsmonitor, a `!` alias, a filter's clean,
+    diff.external …) is judged as the command it is: what it does decides, beside the ask."""
+    value = value.strip()
+    if not value or _NOT_A_COMMAND.match(key) or key.lower() == "core.fsmonitor" and value.lower() in (
+            "true", "false", "1", "0", "yes", "no", "on", "off"):
+        return
+    if key.lower().startswith("alias.") or key.lower() == "credential.helper":
+        if not value.startswith("!"):
+            return  # a git subcommand, or a helper git names git-credential-*
+        value = value[1:]
+    run.nested(value, inv, label)
+
+
+# settings that name files or switches, not command lines
+_NOT_A_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..*|protocol\.ext\.allow)$", re.I)
 _EXEC_CONFIG = re.compile(
     r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|credential\.helper|"
     r"gpg\.(program|\w+\.program)|diff\.[^.]+\.(textconv|command)|diff\.external|merge\.[^.]+\.driver|"
@@ -94,6 +110,7 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
             aliases[key[6:]] = value
             continue
         if _EXEC_CONFIG.match(key.strip()):
+            _judge_config_command(run, inv, key.strip(), value, f"git -c {key.strip()}")
             findings.append(ask(f"git -c {key}=… makes git run another program", "git", BlastRadius.HIGH,
                                 "git.config-exec"))
     if sub_word.dynamic:
@@ -666,6 +683,7 @@ def config(run, inv, rest) -> list[Finding]:
         return [deny("git config credential.helper installs a helper that sends your credentials to another host",
                      "secrets", "git.credential-exfiltration")]
     if key and _EXEC_CONFIG.match(key) and len(words) >= 2 and not harmless_alias:
+        _judge_config_command(run, inv, key, words[1], f"git config {key}")
         return [ask(f"git config {key} makes git run a program", "git", BlastRadius.HIGH, "git.config-exec")]
     return [allow("git config changes a setting", "git", rule="git.config")]
 
