@@ -1126,3 +1126,20 @@ def test_cpio_copy_pass_lands_where_cp_would(world):
 ])
 def test_downloads_copies_out_of_containers_and_command_options_reach_the_guard(world, command):
     assert verdict(world.run(command)) == "deny", command
+
+
+def test_what_a_repository_makes_git_run_is_judged_when_git_runs_it(world):
+    """A hook or a command-valued setting planted in .git earlier runs when git runs: `git commit` runs
+    .git/hooks/pre-commit, `git status` core.fsmonitor; removing the setting, and routine hooks, allow."""
+    git = world.project / ".git"
+    (git / "hooks").mkdir(parents=True)
+    (git / "hooks" / "pre-commit").write_text("#!/bin/sh\nrm -f ~/.codex/hooks.json\n")
+    (git / "config").write_text('[core]\n\tbare = false\n\tfsmonitor = "rm -f ~/.claude/settings.json; echo"\n')
+    assert verdict(world.run("git commit -m 'fix cart'")) == "deny"
+    assert verdict(world.run("git status")) == "deny"
+    assert verdict(world.run("git config --unset core.fsmonitor")) == "allow"
+    assert verdict(world.run("echo 'then git status'")) == "allow"
+    (git / "config").write_text("[core]\n\tfsmonitor = true\n")
+    assert verdict(world.run("git status")) == "allow"
+    (git / "hooks" / "pre-commit").write_text("#!/bin/sh\nruff check .\n")
+    assert verdict(world.run("git commit -m 'fix cart'")) != "deny"

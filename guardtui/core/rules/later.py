@@ -107,6 +107,9 @@ class LaterRule:
                 found = self._judge_text(call, ctx, text, "shell", f"runs {envrc} (direnv)")
                 if found is not None:
                     return found
+        found = self._repository_commands(call, ctx)
+        if found is not None:
+            return found
         for m in _HOOKS_PATH.finditer(command):
             if not re.search(r"\bgit\b(?![^;&|]*\bconfig\b)", command[m.end():]):
                 continue  # no git command after it here: the hooks run later, judged when written
@@ -120,6 +123,39 @@ class LaterRule:
                 if text is None:
                     continue
                 found = self._judge_text(call, ctx, text, "shell", f"makes git run {directory}/{name}")
+                if found is not None:
+                    return found
+        return None
+
+    def _repository_commands(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        """What a git command runs of the repository it works in: the hooks its subcommand fires (.git/hooks
+        or core.hooksPath) and the commands .git/config names (core.fsmonitor, core.pager, diff.external,
+        filters): planted there earlier, they run now."""
+        for m in _GIT_COMMAND.finditer(call.command):
+            sub = m.group("sub")
+            where = m.group("c")
+            start = resolve_path(where.strip("'\""), call.cwd, ctx.home) if where else call.cwd
+            gitdir = _git_dir(start)
+            if gitdir is None:
+                continue
+            config = _git_config(_read(posixpath.join(gitdir, "config")) or "")
+            scripts: list[tuple[str, str]] = []
+            for key, value in config.items():
+                if _RUNS_FOR.get(key.split(".")[0] + "." + key.split(".")[-1], _RUNS_FOR.get(key, frozenset())) & \
+                        {sub} and value and value.lower() not in ("true", "false"):
+                    scripts.append((value, f"makes git run {key} from {gitdir}/config"))
+            alias = config.get(f"alias.{sub}", "")
+            if alias.startswith("!"):  # a shell alias in the repository's config: git runs it through sh
+                scripts.append((alias[1:], f"makes git run the alias {sub} from {gitdir}/config"))
+            hooks = config.get("core.hookspath")
+            directory = resolve_path(hooks, posixpath.dirname(gitdir), ctx.home) if hooks else \
+                posixpath.join(gitdir, "hooks")
+            for name in _HOOKS_OF.get(sub, ()):
+                text = _read(posixpath.join(directory, name))
+                if text is not None:
+                    scripts.append((text, f"makes git run its {name} hook ({directory}/{name})"))
+            for text, what in scripts:
+                found = self._judge_text(call, ctx, text, "shell", what)
                 if found is not None:
                     return found
         return None
@@ -143,6 +179,71 @@ class LaterRule:
                 return Decision(Verdict.DENY, f"{call.tool} {what}: {decision.reason}", f"{self.id}/{decision.rule}",
                                 decision.blast_radius, decision.category)
         return None
+
+
+_GIT_COMMAND = re.compile(r"(?:^|[;&|(`\n]\s*|\$\(\s*|\b(?:sudo|env|exec|command|time|nice|nohup|xargs)\s+)"
+                          r"(?:\S*/)?git\s+(?:-C\s+(?P<c>\"[^\"]+\"|'[^']+'|\S+)\s+)?(?:-[-\w.=]+\s+)*(?P<sub>[a-z][\w-]*)")
+# the hooks each subcommand fires
+_HOOKS_OF = {
+    "commit": ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"),
+    "merge": ("pre-merge-commit", "commit-msg", "post-merge"), "pull": ("post-merge", "post-checkout"),
+    "push": ("pre-push",), "checkout": ("post-checkout",), "switch": ("post-checkout",), "clone": ("post-checkout",),
+    "rebase": ("pre-rebase", "post-rewrite"), "am": ("applypatch-msg", "pre-applypatch", "post-applypatch"),
+    "cherry-pick": ("commit-msg", "post-commit"), "revert": ("commit-msg", "post-commit"),
+    "gc": ("pre-auto-gc",), "worktree": ("post-checkout",),
+}
+# the subcommands that read the work tree through the index (where fsmonitor and clean filters run)
+_INDEX = frozenset({"status", "diff", "add", "commit", "checkout", "switch", "reset", "stash", "restore", "rm", "mv",
+                    "merge", "pull", "rebase", "ls-files", "update-index", "cherry-pick", "revert", "am", "apply",
+                    "describe", "worktree", "grep", "clean", "sparse-checkout"})
+# which subcommands run a command-valued setting
+_RUNS_FOR = {
+    "core.fsmonitor": _INDEX, "core.pager": frozenset({"log", "diff", "show", "blame", "grep", "branch",
+                                                                "tag", "shortlog", "reflog"}),
+    "diff.external": frozenset({"diff", "log", "show"}), "filter.clean": _INDEX,
+    "filter.smudge": frozenset({"checkout", "switch", "clone", "pull", "reset", "stash", "restore"}),
+    "filter.process": _INDEX, "core.sshcommand": frozenset({"fetch", "pull", "push", "clone", "ls-remote"}),
+    "core.editor": frozenset({"commit", "rebase", "merge", "tag"}),
+}
+
+
+def _git_dir(start: str) -> str | None:
+    """The .git directory of the repository `start` is in (a .git file: the gitdir it names)."""
+    here = start
+    for _ in range(32):
+        candidate = posixpath.join(here, ".git")
+        if os.path.isdir(candidate):
+            return candidate
+        if os.path.isfile(candidate):
+            text = _read(candidate) or ""
+            m = re.match(r"gitdir:\s*(.+)", text.strip())
+            return resolve_path(m.group(1).strip(), here, here) if m else None
+        parent = posixpath.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    return None
+
+
+def _git_config(text: str) -> dict[str, str]:
+    """`section.key` (and `section.sub.key`) → value, lower-cased names, from a git config file."""
+    out: dict[str, str] = {}
+    section = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        m = re.match(r'^\[\s*([\w.-]+)(?:\s+"([^"]*)")?\s*\]', line)
+        if m:
+            section = m.group(1).lower() + (f".{m.group(2)}" if m.group(2) is not None else "")
+            continue
+        key, eq, value = line.partition("=")
+        if eq and section:
+            value = value.strip()
+            if len(value) > 1 and value[0] == value[-1] == '"':
+                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            out[f"{section}.{key.strip().lower()}"] = value
+    return out
 
 
 def _agent_env(text: str) -> str:
