@@ -12,7 +12,8 @@ _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Fie
                  "equivalents": Field(dict, values=Field(list, items=str))}
 _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
 _RUNS_LATER = {"path": Field(str, required=True), "as": Field(str, required=True,
-                                                             choices=("shell", "unit", "plist", "cron", "desktop"))}
+                                                             choices=("shell", "unit", "plist", "cron", "desktop",
+                                                                      "vscode-tasks", "vim"))}
 _SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
                      "patterns": Field(list, required=True, items=_PATTERN),
                      "runs_later": Field(list, items=_RUNS_LATER)}

@@ -55,6 +55,10 @@ def commands_in(text: str, kind: str, home: str) -> list[str]:
         return out
     if kind == "desktop":
         return [m.group(1) for m in _DESKTOP_EXEC.finditer(text)]
+    if kind == "vscode-tasks":  # every task's command line (a task may run when the folder opens)
+        return _vscode_commands(text)
+    if kind == "vim":  # `:!cmd`, `silent !cmd`, system('…') / systemlist / jobstart / vim.fn.system("…")
+        return [m.group("c") or m.group("c2") for m in _VIM_SHELL.finditer(text)]
     if kind == "cron":  # five time fields (or @reboot) then the command; a system crontab adds a user
         out = []
         for line in text.splitlines():
@@ -65,6 +69,28 @@ def commands_in(text: str, kind: str, home: str) -> list[str]:
             out.append(parts[-1] if len(parts) > 1 else "")
         return out
     return []
+
+
+_VIM_SHELL = re.compile(r"""(?m)(?:^\s*(?:silent!?\s+|exe(?:cute)?\s+["'])?!(?P<c>[^\n"']+)|"""
+                        r"""(?:system|systemlist|jobstart|termopen|vim\.fn\.system|os\.execute)\s*\(\s*\[?\s*"""
+                        r"""(?P<q>["'])(?P<c2>[^"'\n]+)(?P=q))""")
+
+
+def _vscode_commands(text: str) -> list[str]:
+    import json
+
+    try:
+        data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))  # tasks.json allows // comments
+    except ValueError:
+        return [text]  # unreadable: what it holds is judged as text, the worst case
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    out = []
+    for task in tasks if isinstance(tasks, list) else []:
+        if not isinstance(task, dict) or not isinstance(task.get("command"), str):
+            continue
+        args = [a for a in task.get("args") or [] if isinstance(a, str)]
+        out.append(" ".join([task["command"]] + [shlex.quote(a) for a in args]))
+    return out
 
 
 def _xml(text: str) -> str:
