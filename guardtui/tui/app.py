@@ -15,6 +15,7 @@ import gc
 import os
 import shutil
 import signal
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from . import plugin_files
 Feeder = Callable[["GuardApp"], Awaitable[None]]
 NOTIFY_EVERY_S = 1.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+LEAVE_AFTER_HANGUP_S = 5.0  # after a SIGHUP, how long the exit may take before the process just leaves
 
 
 @dataclass(frozen=True)
@@ -491,8 +493,19 @@ class GuardApp(App[int]):
         count = await self._stop_everything(why, via)
         if count:
             self.quit_summary = summary(items)
+        if via == "signal SIGHUP":
+            self._leave_anyway()
         self.write_terminal(title_sequence(""))
         self.exit(0, message=self.quit_summary or None)
+
+    def _leave_anyway(self) -> None:
+        """The terminal is gone (SIGHUP) and every call is answered and audited: if restoring a terminal
+        that no longer exists holds up the exit, the process leaves anyway rather than linger unseen."""
+        if self.engine.audit is not None:
+            self.engine.audit.flush()
+        timer = threading.Timer(LEAVE_AFTER_HANGUP_S, os._exit, (0,))
+        timer.daemon = True
+        timer.start()
 
     # -- signals: SIGTERM, SIGHUP (the terminal closed) and SIGINT are `q` ---------------
     def catch_signals(self) -> None:

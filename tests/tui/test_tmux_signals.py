@@ -130,7 +130,7 @@ def test_a_signal_to_the_console_is_q_every_waiting_call_answered_audited_termin
 
 def test_a_closed_terminal_sighup_answers_every_waiting_call(tmp_path, tmux):
     world = World(tmp_path)
-    start_console(tmux, world)
+    pid = start_console(tmux, world)
     hook = Hook(world, ASKS, 0)
     hook.start()
     tmux.wait_for("Waiting for you · 1")
@@ -143,6 +143,18 @@ def test_a_closed_terminal_sighup_answers_every_waiting_call(tmp_path, tmux):
         assert time.monotonic() < deadline
         time.sleep(0.2)
     assert [(r["summary"], r["via"]) for r in world.audit()] == [(ASKS, "signal SIGHUP")]
+    deadline = time.monotonic() + 30  # and the console is gone, not left running with no terminal
+    while os.path.exists(f"/proc/{pid}") and _state(pid) not in ("Z", "X"):
+        assert time.monotonic() < deadline, f"the console {pid} still runs after its terminal closed"
+        time.sleep(0.2)
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"
 
 
 def test_a_keystroke_sent_into_the_terminal_as_a_call_comes_up_does_not_answer_it(tmp_path, tmux):
