@@ -1158,3 +1158,19 @@ def test_project_files_an_editor_runs_on_opening_are_judged_by_what_they_run(wor
     assert verdict(world.tool("Write", file_path=".exrc", content="silent !rm -f ~/.claude/settings.json\n")) == "deny"
     assert verdict(world.tool("Write", file_path=".nvim.lua", content="os.execute('rm -rf ~/.codex')\n")) == "deny"
     assert verdict(world.tool("Write", file_path=".exrc", content="set tabstop=4 shiftwidth=4\n")) == "allow"
+
+
+def test_a_hook_directory_copied_from_a_source_not_there_yet_denies(world):
+    """`cp -r /tmp/stage/.claude .`: the source can be made between judging and running, and it would
+    become the directory the agent reads its hooks from; a source's contents copied with `src/.` land in
+    the destination itself. An unknown template copied where no guard file is, and other dot dirs, allow."""
+    assert verdict(world.run("cp -r /tmp/stage-none/.claude .")) == "deny"
+    assert verdict(world.run("cp -r /tmp/stage-none/.codex ~/")) == "deny"
+    stage = world.home / "stage"
+    (stage / ".claude").mkdir(parents=True)
+    (stage / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}\n')
+    assert verdict(world.run(f"cp -a {stage}/. .")) == "deny"
+    # unknown contents into the project root, where its hook settings exist: they could be replaced
+    assert verdict(world.run("cp -a /tmp/tpl-none/. .")) == "deny"
+    assert verdict(world.run("cp -a /tmp/tpl-none/. .", cwd=world.project / "src")) == "allow"
+    assert verdict(world.run("cp -r /tmp/stage-none/.github .")) == "allow"

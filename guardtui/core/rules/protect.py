@@ -480,8 +480,12 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
         # what it holds cannot be read: it could replace any file there that decides what the guard does,
         # one that exists, or one the project could have (its hook settings, its plugins); for a source that is
         # not there, only what exists (the command is more likely to fail than to be raced)
+        # (a missing source that would become the dot directory an agent reads its hooks from,
+        # `cp -r /tmp/stage/.claude .`, counts: it can be made between judging and running)
+        becomes = posixpath.basename(path.rstrip("/")).startswith(".")
         target = next((m for m in reach if m.contains and m.kind in _DECIDING and
-                       ((m.target.tail and not missing) or protected.exists(m.target.path))), None)
+                       ((m.target.tail and (not missing or becomes and "/" not in (m.rel or "").strip("/")))
+                        or protected.exists(m.target.path))), None)
         if target is None:
             return out
         reason = (f"{subject} unpacks {what} into {path}, where it could replace {target.target.label} "

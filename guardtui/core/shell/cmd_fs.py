@@ -203,8 +203,8 @@ def _land(run: "Run", inv: "Invocation", sources: list[Word], dest: Word, *, int
         source = src.path
         if src.glob or src.contents:  # `stage/*`: the matching entries of stage, each under dest
             members = glob_members(w)
-        elif contents and info.path:
-            pass
+        elif (contents or re.search(r"(^|/)\.$", w.value.rstrip("/"))) and info.path:
+            pass  # rsync src/, cp -a src/. dest: what src holds lands in dest itself
         elif is_dir and info.path and src.path:
             landing = info.path.rstrip("/") + "/" + src.path.rstrip("/").rsplit("/", 1)[-1]
         if kind == "link" and source and not from_cwd and not w.value.startswith("/"):
