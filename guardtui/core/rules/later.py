@@ -7,6 +7,7 @@ runs them now: `direnv allow|exec` (.envrc), `git config core.hooksPath DIR && g
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import posixpath
 import re
@@ -77,8 +78,6 @@ _VIM_SHELL = re.compile(r"""(?m)(?:^\s*(?:silent!?\s+|exe(?:cute)?\s+["'])?!(?P<
 
 
 def _vscode_commands(text: str) -> list[str]:
-    import json
-
     try:
         data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))  # tasks.json allows // comments
     except ValueError:
@@ -167,8 +166,7 @@ class LaterRule:
             config = _git_config(_read(posixpath.join(gitdir, "config")) or "")
             scripts: list[tuple[str, str]] = []
             for key, value in config.items():
-                if _RUNS_FOR.get(key.split(".")[0] + "." + key.split(".")[-1], _RUNS_FOR.get(key, frozenset())) & \
-                        {sub} and value and value.lower() not in ("true", "false"):
+                if sub in _runs_for(key) and value and value.lower() not in ("true", "false"):
                     scripts.append((value, f"makes git run {key} from {gitdir}/config"))
             alias = config.get(f"alias.{sub}", "")
             if alias.startswith("!"):  # a shell alias in the repository's config: git runs it through sh
@@ -231,6 +229,12 @@ _RUNS_FOR = {
     "filter.process": _INDEX, "core.sshcommand": frozenset({"fetch", "pull", "push", "clone", "ls-remote"}),
     "core.editor": frozenset({"commit", "rebase", "merge", "tag"}),
 }
+
+
+def _runs_for(key: str) -> frozenset[str]:
+    """The subcommands that run a setting's command (`filter.lfs.clean` is looked up as `filter.clean`)."""
+    parts = key.split(".")
+    return _RUNS_FOR.get(key) or _RUNS_FOR.get(f"{parts[0]}.{parts[-1]}", frozenset())
 
 
 def _git_dir(start: str) -> str | None:
