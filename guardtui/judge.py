@@ -80,11 +80,11 @@ def answer_offline(adapter: ModuleType, raw: bytes, hint: str | None, policy: st
                    make_engine: Callable[[str], Engine]) -> HookAnswer:
     """No console is running: judge with the engine here; an ask is handed back to the agent's own
     prompt (`policy` "ask") or denied ("deny"). Recorded in the audit log like any decision."""
-    begun = time.monotonic()
+    begun = time.thread_time()
     call = read_call(adapter, raw, hint)
     if isinstance(call, HookAnswer):
         return call
-    reading = time.monotonic() - begun  # the judging budget counts it: reading a large payload takes a while
+    reading = time.thread_time() - begun  # the judging budget counts it: reading a large payload takes a while
     start = time.perf_counter()
     try:
         engine = make_engine(call.cwd)

@@ -181,20 +181,23 @@ class Broker:
     async def answer(self, agent: str | ModuleType, raw: bytes, event: str | None = None,
                      hook_timeout_s: float | None = None) -> HookAnswer:
         """One hook call, start to end: read the payload, judge it, wait for the person if asked."""
-        started = time.monotonic()  # the judging budget counts from here: reading a large payload takes some
         adapter = adapter_for(agent) if isinstance(agent, str) else agent
         timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
         loop = asyncio.get_running_loop()
         small = len(raw) <= INLINE_MAX_BYTES
-        call = read_call(adapter, raw, event) if small else \
-            await loop.run_in_executor(self._large, read_call, adapter, raw, event)
+        begun = time.thread_time()  # the judging budget counts reading: a large payload takes a while
+        if small:
+            call = read_call(adapter, raw, event)
+        else:
+            call, begun = await loop.run_in_executor(self._large, _read_call_counting, adapter, raw, event)
         if isinstance(call, HookAnswer):
             return call
         try:
             decision = self.engine.evaluate_quickly(call, INLINE_S) if small else None
             if decision is None:
+                spent = time.thread_time() - begun if small else begun
                 decision = await loop.run_in_executor(self._executor if small else self._large, self._evaluate, call,
-                                                      small, started)
+                                                      small, spent)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         try:
@@ -209,10 +212,11 @@ class Broker:
                 pass
         return answer
 
-    def _evaluate(self, call: ToolCall, small: bool, started: float) -> Decision:
-        """In a worker thread: judge, and make a large asked call's JSON there too when the loop will need it
-        (matching the person's recent "allow once"), not on the loop."""
-        decision = self.engine.evaluate(call, budget_s=self.engine.budget_s - (time.monotonic() - started))
+    def _evaluate(self, call: ToolCall, small: bool, spent: float) -> Decision:
+        """In a worker thread: judge with what reading the call left of the budget (`spent`: seconds it
+        computed), and make a large asked call's JSON there too when the loop will need it (matching the
+        person's recent "allow once"), not on the loop."""
+        decision = self.engine.evaluate(call, budget_s=self.engine.budget_s - spent)
         if not small and decision.verdict is Verdict.ASK and self._recent:
             call.serialised_input()
         return decision
@@ -455,6 +459,13 @@ class Broker:
         except OSError:
             pass
         self._socket_inode = None
+
+
+def _read_call_counting(adapter: ModuleType, raw: bytes, event: str | None) -> tuple[ToolCall | HookAnswer, float]:
+    """read_call in a worker thread, with the seconds it computed there (the judging budget counts them)."""
+    begun = time.thread_time()
+    call = read_call(adapter, raw, event)
+    return call, time.thread_time() - begun
 
 
 def port_file(locations: Locations) -> Path:

@@ -31,6 +31,45 @@ import time
 _clock = time.monotonic
 REARM_S = 0.001
 SOON_S = 0.00002
+WALL_CAP_FACTOR = 10
+
+
+class _Span:
+    """One budget: `seconds` of the thread's CPU time (`cpu_clock`, a clock id) or of the wall clock."""
+
+    __slots__ = ("seconds", "cpu_clock", "cpu_start", "wall_start", "wall_end")
+
+    def __init__(self, seconds: float, cpu_clock: int | None) -> None:
+        self.seconds, self.cpu_clock = seconds, cpu_clock
+        self.wall_start = _clock()
+        self.cpu_start = _cpu_now(cpu_clock) if cpu_clock is not None else 0.0
+        self.wall_end = self.wall_start + seconds * (WALL_CAP_FACTOR if cpu_clock is not None else 1)
+
+    def left(self, now: float) -> float:
+        """Seconds left (<= 0: the time is up)."""
+        wall_left = self.wall_end - now
+        if self.cpu_clock is None or wall_left <= 0:
+            return wall_left
+        try:
+            spent = _cpu_now(self.cpu_clock) - self.cpu_start
+        except OSError:  # the thread is gone
+            return 0.0
+        return min(self.seconds - spent, wall_left)
+
+
+_THIS_THREAD = -1  # the clock id standing for "the calling thread's own CPU clock" (time.thread_time)
+
+
+def _cpu_now(clock: int) -> float:
+    return time.thread_time() if clock == _THIS_THREAD else time.clock_gettime(clock)
+
+
+def _cpu_clock_of(thread_id: int) -> int | None:
+    """The CPU clock of a thread, readable from another one (the watchdog); None where there is none."""
+    try:
+        return time.pthread_getcpuclockid(thread_id)
+    except (AttributeError, OSError):
+        return None
 
 
 class OverBudget(BaseException):
@@ -44,23 +83,26 @@ class _Watchdog:
         self.lock = threading.Lock()
         self.wake = threading.Condition(self.lock)
         self.inside: set[int] = set()  # threads inside their budget
-        self.deadlines: dict[int, float] = {}  # thread id -> when to interrupt it
+        self.spans: dict[int, _Span] = {}  # thread id -> its budget
+        self.deadlines: dict[int, float] = {}  # thread id -> when to look at it again (or interrupt it)
         self.fired: set[int] = set()  # threads interrupted since they entered their budget
         self.next_wake = math.inf
         self.raise_in = _async_exc()
         threading.Thread(target=self._run, name="guardtui-budget", daemon=True).start()
 
-    def enter(self, thread_id: int, deadline: float) -> None:
+    def enter(self, thread_id: int, span: _Span) -> None:
         with self.lock:
             self.inside.add(thread_id)
             self.fired.discard(thread_id)
-            self._arm(thread_id, deadline)
+            self.spans[thread_id] = span
+            self._arm(thread_id, span.wall_start + span.seconds)
 
     def leave(self, thread_id: int) -> bool:
         """False when the budget ran out (an OverBudget may still be on its way: see within.__exit__)."""
         with self.lock:
             self.inside.discard(thread_id)
             self.deadlines.pop(thread_id, None)
+            self.spans.pop(thread_id, None)
             if thread_id not in self.fired:
                 return True
             self.fired.discard(thread_id)
@@ -84,6 +126,11 @@ class _Watchdog:
                 frames = None
                 for thread_id, deadline in list(self.deadlines.items()):
                     if deadline <= now:
+                        span = self.spans.get(thread_id)
+                        left = span.left(now) if span is not None and thread_id not in self.fired else 0.0
+                        if left > 0:  # it waited rather than computed: look again when it could be done
+                            self.deadlines[thread_id] = now + max(left, REARM_S)
+                            continue
                         frames = sys._current_frames() if frames is None else frames
                         if _not_now(frames.get(thread_id)):
                             self.deadlines[thread_id] = now + REARM_S
@@ -130,7 +177,7 @@ class _Alarm:
         self.signal = signal
         self.inside = False
         self.fired = False
-        self.deadline = math.inf
+        self.span: _Span | None = None
         signal.signal(signal.SIGALRM, self._ring)
 
     @staticmethod
@@ -147,9 +194,9 @@ class _Alarm:
         except (ImportError, AttributeError, ValueError):  # no SIGALRM here
             return False
 
-    def enter(self, deadline: float) -> None:
-        self.inside, self.fired, self.deadline = True, False, deadline
-        self.signal.setitimer(self.signal.ITIMER_REAL, max(1e-6, deadline - _clock()))
+    def enter(self, span: _Span) -> None:
+        self.inside, self.fired, self.span = True, False, span
+        self.signal.setitimer(self.signal.ITIMER_REAL, max(1e-6, span.seconds))
 
     def leave(self) -> bool:
         """False when the budget ran out."""
@@ -163,6 +210,10 @@ class _Alarm:
 
     def _ring(self, _signum, frame) -> None:
         if not self.inside:  # (a timer that rang as the block ended finds it gone: nothing to do)
+            return
+        left = self.span.left(_clock()) if self.span is not None and not self.fired else 0.0
+        if left > 0:  # it waited rather than computed: ring again when it could be done
+            self.signal.setitimer(self.signal.ITIMER_REAL, max(left, REARM_S))
             return
         if _not_now(frame):  # soon again: a signal is handled at the next check, often the same place
             self.signal.setitimer(self.signal.ITIMER_REAL, SOON_S)
@@ -216,20 +267,22 @@ def _the_alarm() -> _Alarm:
 
 
 class within:
-    """Run the block within `seconds`, counted from entry."""
+    """Run the block within `seconds`, counted from entry: of the wall clock, or with `cpu` of the time
+    this thread computed (and at most WALL_CAP_FACTOR times as long on the wall clock)."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, cpu: bool = False):
         self.seconds = seconds
+        self.cpu = cpu
         self.alarm = False
 
     def __enter__(self) -> "within":
-        deadline = _clock() + self.seconds
         self.alarm = _Alarm.usable()
         if self.alarm:
             _hook_unraisable()  # again each time: a test runner or an app may have put its own in place
-            _the_alarm().enter(deadline)
+            _the_alarm().enter(_Span(self.seconds, _THIS_THREAD if self.cpu else None))
         else:
-            _the_watchdog().enter(threading.get_ident(), deadline)
+            thread_id = threading.get_ident()
+            _the_watchdog().enter(thread_id, _Span(self.seconds, _cpu_clock_of(thread_id) if self.cpu else None))
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
@@ -252,7 +305,7 @@ class within:
 def remaining() -> float:
     """Seconds left of this thread's budget (inf when it has none)."""
     if _alarm is not None and _alarm.inside and threading.current_thread() is threading.main_thread():
-        return 0.0 if _alarm.fired else _alarm.deadline - _clock()
+        return 0.0 if _alarm.fired or _alarm.span is None else _alarm.span.left(_clock())
     watchdog = _watchdog
     if watchdog is None:
         return math.inf
@@ -261,4 +314,5 @@ def remaining() -> float:
         return math.inf
     if thread_id in watchdog.fired:
         return 0.0
-    return watchdog.deadlines.get(thread_id, 0.0) - _clock()
+    span = watchdog.spans.get(thread_id)
+    return 0.0 if span is None else span.left(_clock())

@@ -239,3 +239,55 @@ def test_every_data_file_the_rules_read_is_loaded_before_any_call_of_a_long_runn
         loader.cache_clear()
     load_all_data()
     assert [loader.__name__ for loader in loaders if loader.cache_info().currsize == 0] == []
+
+
+class Waiting:
+    """A rule whose thread waits rather than computes (what a busy machine, or another thread holding
+    the interpreter, does to a call): `seconds` of sleep in small pieces."""
+
+    id = "waiting"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def evaluate(self, call, ctx):
+        end = time.monotonic() + self.seconds
+        while time.monotonic() < end:
+            time.sleep(0.002)
+        return Decision(Verdict.ALLOW, "fine", self.id, BlastRadius.LOW, "test")
+
+
+def _judge_in(thread: str, e: Engine) -> Decision:
+    if thread == "main":
+        return e.evaluate(bash("ls"), record=False)
+    out: list[Decision] = []
+    worker = threading.Thread(target=lambda: out.append(e.evaluate(bash("ls"), record=False)))
+    worker.start()
+    worker.join(10)
+    return out[0]
+
+
+@pytest.mark.parametrize("thread", ["main", "worker"])  # the SIGALRM timer and the watchdog
+def test_waiting_is_not_judging_a_call_kept_waiting_is_not_over_budget(thread):
+    """The console's tmux test saw `ls -la src` ask "over budget" on a loaded machine: the budget
+    counted the time the call waited for a core. It counts the time judging computes."""
+    assert _judge_in(thread, engine(Waiting(0.15), budget_s=0.05)).verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize("thread", ["main", "worker"])
+def test_a_call_that_waits_for_ever_still_ends_at_the_wall_clock_cap(thread):
+    from guardtui.core.budget import WALL_CAP_FACTOR
+
+    start = time.monotonic()
+    decision = _judge_in(thread, engine(Waiting(3600), budget_s=0.02))
+    assert decision.rule == BUDGET_RULE
+    assert 0.02 * WALL_CAP_FACTOR * 0.9 <= time.monotonic() - start < 5
+
+
+def test_remaining_counts_what_the_thread_computed_and_a_wall_budget_counts_the_clock():
+    with within(1.0, cpu=True):
+        time.sleep(0.1)
+        assert remaining() > 0.95  # slept, computed almost nothing
+    with within(1.0):
+        time.sleep(0.1)
+        assert remaining() < 0.95
