@@ -31,6 +31,7 @@ from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Denial, Sessions, approval_matches
 from .shell.analyze import Analyzer
 from .shell.findings import ShellAnalysis
+from .shell.words import SESSION_ROOT
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ class Engine:
         if call.session:  # calls without a session id share nothing worth a project root
             session.saw_cwd(call.cwd)
         facts = session.known_facts()  # what earlier calls left: the shell analysis reads them (destroy plans)
+        if call.session and session.root and session.root != call.cwd:
+            facts[SESSION_ROOT] = session.root  # `cd .. && rm -rf bakery`: the project it works in, deleted whole
         ctx = EvalContext(session, self.home, lambda command, cwd: self._analyze(command, cwd, facts), self.temp_dirs,
                           self.protection.for_call(call.cwd, self.home),
                           judge_call=self._judge_equivalent)

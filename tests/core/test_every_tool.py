@@ -43,6 +43,8 @@ def verdict_of(engine, tool: str, tool_input: dict, cwd: str = PROJECT) -> Verdi
     ("Read", {"file_path": f"{HOME}/.cache/huggingface/token"}, ASK),
     ("Read", {"file_path": f"{HOME}/.config/revops/credentials.env"}, ASK),  # any tool's, by its name
     ("Read", {"file_path": f"{HOME}/.config/someapp/token"}, ASK),
+    ("Read", {"file_path": f"{HOME}/.config/opam-publish/github-token"}, ASK),  # any file named as a token
+    ("Read", {"file_path": f"{PROJECT}/src/lexer/token"}, A),  # in the project, holding no credential
     ("Read", {"file_path": f"{HOME}/.config/someapp/settings.json"}, A),
     ("Read", {"file_path": f"{HOME}/other-app/.env.production"}, ASK),  # another project's secrets
     ("Read", {"file_path": f"{HOME}/.ssh/id_ed25519.pub"}, A),  # a public key is meant to be shared

@@ -453,3 +453,52 @@ def test_emptying_a_named_directory_inside_the_project_asks(machine):
     assert machine.verdict("rm -rf ./*", cwd=machine.home) == "deny"
     (machine.home / "loose").mkdir()
     assert machine.verdict("rm -rf ./*", cwd=machine.home / "loose") == "deny"  # no project above it
+
+
+def test_a_script_run_without_the_argument_it_uses_has_it_empty(machine):
+    """`bash scripts/prune.sh` whose body is `rm -rf "$1"/`: run with no argument, $1 is empty and that is
+    `rm -rf /`. A script that checks for its arguments, or is given one, or uses $1 inside a function
+    called with one, is not taken that way."""
+    machine.write({"scripts/prune.sh": '#!/bin/bash\nASSET_DIR="$1"\nrm -rf "$ASSET_DIR"/\n',
+                   "scripts/checked.sh": '#!/bin/bash\n[ -z "$1" ] && exit 1\nrm -rf "$1"/\n',
+                   "scripts/counted.sh": '#!/bin/bash\nif [ $# -lt 1 ]; then exit 1; fi\nrm -rf "$1"/\n',
+                   "scripts/helper.sh": '#!/bin/bash\nclean() { rm -rf "$1"/; }\nclean build\n',
+                   "scripts/nested.sh": '#!/bin/bash\nrm -rf "dist/$1"\n'})
+    decision = machine.judge("bash scripts/prune.sh")
+    assert decision.verdict.value == "deny" and "$1 empty" in decision.reason
+    assert machine.verdict("./scripts/prune.sh") == "deny"
+    assert machine.verdict("bash scripts/prune.sh build") == "ask"
+    for script in ("checked", "counted", "helper", "nested"):
+        assert machine.verdict(f"bash scripts/{script}.sh") != "deny", script
+
+
+def test_a_justfile_that_loads_its_env_file_runs_recipes_with_those_values(machine):
+    machine.write({"justfile": "set dotenv-load\n\ntemplate:\n    curl -s -XPUT \"$OS_URL/_index_template/logs\" -d @t.json\n\n"
+                               "cleanup:\n    curl -s -XDELETE \"$OS_URL/logs-*\"\n\npush:\n    curl -XPUT \"$REMOTE/x\" -d @t.json\n",
+                   ".env": "OS_URL=http://localhost:9200\nREMOTE='https://search.example.com'\n"})
+    assert machine.verdict("just template") == "allow"  # a PUT to the dev cluster on this machine
+    assert machine.verdict("just cleanup") == "deny"  # every logs-* index
+    assert machine.verdict("just push") == "ask"
+    machine.write({"justfile": "template:\n    curl -s -XPUT \"$OS_URL/_index_template/logs\" -d @t.json\n"})
+    assert machine.verdict("just template") == "ask"  # without dotenv-load the URL is not known
+
+
+def test_npx_of_a_program_the_project_depends_on_runs_the_projects_own(machine):
+    machine.write({"package.json": '{"name": "infra", "devDependencies": {"aws-cdk": "^2.140.0"}}'})
+    assert machine.verdict("npx cdk --version") == "allow"
+    assert machine.verdict("npx cdk diff") == "allow"
+    assert machine.verdict("npx cdk destroy --all --force") == "deny"
+    assert machine.verdict("npx cowsay hi") == "ask"  # not a dependency: downloaded
+
+
+def test_deleting_the_project_a_session_works_in_from_outside_it_denies(machine):
+    site = machine.home / "sites" / "bakery"
+    site.mkdir(parents=True)
+    (site / "wp-config.php").write_text("<?php\n")
+    assert machine.judge("git status", cwd=site, session="wp").verdict.value == "allow"
+    decision = machine.judge("rm -rf bakery && wp core download --path=bakery", cwd=site.parent, session="wp")
+    assert decision.verdict.value == "deny"
+    other = machine.home / "sites" / "old-site"
+    other.mkdir()
+    assert machine.judge("rm -rf old-site", cwd=site.parent, session="wp").verdict.value == "ask"
+    assert machine.judge("rm -rf bakery", cwd=site.parent, session="other").verdict.value == "ask"  # another session

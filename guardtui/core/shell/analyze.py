@@ -31,8 +31,8 @@ from .projectfiles import language_of, read_text, shown
 from .secrets import is_secret, is_secret_area
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
-from .unset import unset_names
-from .words import DYN, Scope, Word
+from .unset import missing_parameters, unset_names
+from .words import DYN, EXACT_PARAMETERS, Scope, Word
 
 RUNNERS = frozenset({"make", "gmake", "just", "task", "mage", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "rake",
                      "invoke", "nox", "tox", "gradle", "gradlew", "mvn", "mvnw", "ant", "sbt", "mix", "lein",
@@ -301,20 +301,31 @@ class _Run:
                                                          f"{origin.file}")
 
     def _with_unset_empty(self, text: str, inv: Invocation, label: str, scope: Scope | None, origin: Origin) -> None:
-        """Judge the script again with the variables it sets nowhere empty, as the shell will have them;
-        only what that denies is kept (`rm -rf "$HOME/$WORKSPACE"` is `rm -rf "$HOME/"`)."""
+        """Judge the script again with the variables it sets nowhere empty, as the shell will have them, and
+        the arguments it is not given ($1 of a script run with none); only what that denies is kept
+        (`rm -rf "$HOME/$WORKSPACE"` is `rm -rf "$HOME/"`, `rm -rf "$1"/` run bare is `rm -rf /`)."""
         names = unset_names(text)
-        if not names:
+        given = scope.elements("@") if scope is not None else None
+        missing = missing_parameters(text, len(given)) if given is not None else []
+        if not names and not missing:
             return
+        if missing:
+            scope = scope.copy()
+            scope.facts[EXACT_PARAMETERS] = "1"
+            names = names + missing
         findings, effects = len(self.result.findings), len(self.result.effects)
-        self.nested(" ".join(f"{n}=" for n in names) + "; " + text, inv, label, scope, origin)
+        assignments = " ".join(f"{n}=" for n in names if not n.startswith("$"))
+        self.nested(f"{assignments}; {text}" if assignments else text, inv, label, scope, origin)
         found = self.result.findings[findings:]
         del self.result.findings[findings:], self.result.effects[effects:]
-        empty = ", ".join(names)
+        why = []
+        if len(names) > len(missing):
+            why.append(f"{', '.join(n for n in names if n not in missing)} empty: {origin.file} sets it nowhere")
+        if missing:
+            why.append(f"{', '.join(missing)} empty: {origin.file} is run without it")
         for f in found:
             if f.verdict is Verdict.DENY:
-                self.result.findings.append(replace(f, reason=f"{f.reason} (with {empty} empty: {origin.file} "
-                                                               f"sets it nowhere)"))
+                self.result.findings.append(replace(f, reason=f"{f.reason} (with {'; '.join(why)})"))
 
     def add(self, finding: Finding, segment: str = "", via: str = "", span=None) -> None:
         if segment:
@@ -603,7 +614,7 @@ class _Run:
             return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             return cmd_exec.judge(self, inv)
-        if any(a in _DESCRIBE_FLAGS for a in _describing_options(name, inv.args)) and name not in ("find", "git"):
+        if _describes(name, inv.args) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         if name in ("docker", "podman") and inv.words and inv.words[0].value == "agent":
             # `docker agent run …`: docker-agent as a Docker CLI plugin, judged as docker-agent
@@ -1079,6 +1090,19 @@ def _production_target(args: list[str]) -> str | None:
         if re.search(r"(?i)(^|[^a-z])prod(uction)?([^a-z]|$)", value) and not value.startswith("-"):
             return f"{value} (production)"
     return None
+
+
+def _describes(name: str, args: list[str]) -> bool:
+    """`node --version`, `terraform -help`: only describes. A version flag followed by a value is not asking
+    for the version but choosing one (`cargo install tauri-cli --version '^1.5'` installs)."""
+    options = _describing_options(name, args)
+    for i, a in enumerate(options):
+        if a in _DESCRIBE_FLAGS:
+            after = options[i + 1] if i + 1 < len(options) else None
+            if a.endswith("version") and after is not None and not after.startswith("-"):
+                continue
+            return True
+    return False
 
 
 def _describing_options(name: str, args: list[str]) -> list[str]:

@@ -59,11 +59,11 @@ _SHELL_CALLS = {
 _RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
                       r"\b(?:File::Path::)?(?:rmtree|remove_tree)", r"\bfs\.remove(?:Sync)?", r"\brimraf(?:\.sync)?",
-                      r"\bdel\.sync", r"\bDeno\.remove(?=\s*\([^;]*recursive\s*:\s*true)",
+                      r"\bdel\.sync", r"\bDeno\.remove(?:Sync)?(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bunlink(?=\s*\([^;]*recursive\s*=\s*(?:TRUE|T)\b)"]
 _FILE_DELETES = [r"\bos\.(?:remove|unlink|rmdir|removedirs)", r"\bPath\(", r"\bfs\.(?:unlinkSync|unlink|rmSync|rm)",
                  r"\bFile\.(?:delete|unlink)", r"\bFileUtils\.(?:rm|rm_f)", r"\bunlink(?![^;]*recursive\s*=\s*(?:TRUE|T)\b)",
-                 r"\bDeno\.remove", r"\bfile\.remove"]
+                 r"\bDeno\.remove(?:Sync)?", r"\bfile\.remove"]
 # deleting every row through an ORM: Django, Rails, SQLAlchemy, Laravel, Prisma, Sequelize, TypeORM
 # Calls that enumerate a directory: a single-file delete of a computed path beside one of them
 # deletes what it enumerates (`for r, _, fs in os.walk('.'): os.remove(...)` is `rm -r .`).
@@ -85,7 +85,7 @@ _REVERSE_SHELL = re.compile(r"(socket|Socket|TCPSocket|net\.connect|fsockopen|/d
                             r"exec[lv]?p?\(|/bin/(ba|z)?sh|\bsh\b|\bcmd\.exe\b|subprocess)", re.S)
 _WRITES = [r"\bopen(?=\s*\((?:[^,()]|\([^()]*\))*,\s*(?:mode\s*=\s*)?[rbuRBU]{0,2}['\"][^'\"]*[wax])",
            r"\b(?:fs\.)?(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)",
-           r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.writeTextFile"]
+           r"\bFile\.(?:write|open(?=\s*\([^)]*,\s*['\"][wa]))", r"\bfile_put_contents", r"\bDeno\.write(?:Text)?File(?:Sync)?"]
 _PERL_OPEN_WRITE = re.compile(r"""\bopen\s*\(?\s*[\w$]+\s*,\s*(?:['"]>>?['"]\s*,\s*""" + _STR + r"|['\"]>>?\s*(?P<p>[^'\"]+)['\"])")
 _PATH_UNLINK = re.compile(r"\bPath\(\s*" + _STR + r"\s*\)\s*\.(?P<m>unlink|rmdir|write_text|write_bytes|touch)")
 _FORK_LOOP = re.compile(r"\bfork\b\s*(?:\(\s*\))?\s*(?:while|until)\b|"
@@ -1163,8 +1163,9 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     spec = run.tax.sql_clients[inv.name]
     if spec.get("store_commands"):
         return _judge_store(run, inv, spec)
-    if inv.name == "bq" and not any(w.value == "query" for w in inv.words):
-        return []  # bq ls / show / rm: the taxonomy
+    sql_after = spec.get("sql_after")
+    if sql_after and _words_after(inv, sql_after, set(spec.get("value_options", ()))) is None:
+        return []  # bq ls / show / rm, wp plugin list: the taxonomy
     code_opts = set(spec.get("code", ()))
     file_opts = set(spec.get("file", ()))
     value_opts = set(spec.get("value_options", ())) | file_opts
@@ -1210,7 +1211,9 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         if not arg.startswith("-"):
             positionals.append(words[i])
         i += 1
-    if spec.get("positional_sql") and len(positionals) > 1:
+    if sql_after:
+        statements.extend(w.value for w in _words_after(inv, sql_after, value_opts) or [])
+    elif spec.get("positional_sql") and len(positionals) > 1:
         statements.extend(w.value for w in positionals[1:])
     if spec.get("only_with_code") and not statements and not runs_file:
         return []  # `wrangler deploy`: not a query; the taxonomy judges it
@@ -1255,6 +1258,27 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask(reason, "database", BlastRadius(radius), "sql.write"))
     best = worst(findings)
     return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]
+
+
+def _words_after(inv: "Invocation", subcommand: list[str], value_options: set[str]) -> list[Word] | None:
+    """The positional words after `subcommand` (`wp @staging db query SQL` -> [SQL]); None when the
+    command's positionals do not hold it."""
+    positionals: list[Word] = []
+    words = inv.words
+    i = 0
+    while i < len(words):
+        arg = words[i].value
+        if arg.startswith("-") and len(arg) > 1:
+            i += 2 if arg in value_options else 1
+            continue
+        positionals.append(words[i])
+        i += 1
+    values = [w.value for w in positionals]
+    n = len(subcommand)
+    for start in range(min(len(values) - n + 1, 3)):  # after a site alias or a global word at most
+        if values[start:start + n] == subcommand:
+            return positionals[start + n:]
+    return None
 
 
 def _sql_file(inv: "Invocation", word: Word) -> str | None:

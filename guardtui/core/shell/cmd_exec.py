@@ -15,7 +15,7 @@ from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
 from .invocation import UNKNOWN_WORD, Invocation
 from .parse import SimpleCommand
-from .projectfiles import find_upward
+from .projectfiles import find_upward, load_package
 from .words import DYN, Scope, Word, decode_ansi_c
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -605,7 +605,8 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
         if any(f.verdict is Verdict.DENY for f in findings):
             return findings
     installed = not versioned and not fetches and not inv.scope.remote and \
-        find_upward(inv.scope.cwd, (f"node_modules/.bin/{name}",)) is not None
+        (find_upward(inv.scope.cwd, (f"node_modules/.bin/{name}",)) is not None or
+         _declared_dependency(run, inv.scope.cwd, name))
     if installed and name not in _KNOWN_PACKAGE_TOOLS:  # the project's own dependency: nothing is downloaded
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
         return [f for f in findings if f.rule not in ("shell.unknown", "shell.not-installed")] or \
@@ -621,6 +622,18 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     known = [f for f in as_tool if f.rule not in ("shell.unknown", "shell.not-installed")]
     rank = (fetched.verdict.restrictiveness, fetched.blast_radius.severity)
     return [f for f in known if (f.verdict.restrictiveness, f.blast_radius.severity) > rank] or [fetched]
+
+
+def _declared_dependency(run: "Run", cwd: str | None, program: str) -> bool:
+    """Does the project's package.json depend on the package that provides `program` (`npx cdk` in a
+    project with aws-cdk among its devDependencies runs the project's own cdk, once installed)?"""
+    found = find_upward(cwd, ("package.json",))
+    package = load_package(found) if found else None
+    if package is None:
+        return False
+    provider = run.tax.npm_programs.get(program, program)
+    return any(isinstance(deps, dict) and provider in deps
+               for deps in (package.raw.get(k) for k in ("dependencies", "devDependencies", "optionalDependencies")))
 
 
 _RUNS_A_PACKAGE = {"npm": ("exec", "x"), "pnpm": ("dlx",), "yarn": ("dlx",), "bun": ("x",)}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from .findings import Finding, allow, ask
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of, load_json,
+from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of, load_dotenv, load_json,
                            load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
                            makefile_path, nearest_package, python_module_file, shown, workspace_packages,
                            workspace_root)
@@ -996,6 +996,7 @@ def just(run: "Run", inv: Invocation) -> list[Finding]:
     variables.update(overrides)
     for line, command in parsed.backticks:  # `cmd` in an assignment runs when just starts
         _judge_text(run, inv, command, Origin(where, line), workdir, f"just `…` › {where}:{line}")
+    environment = _dotenv_assignments(parsed.dotenv)
     todo = list(recipes)
     seen: set[str] = set()
     while todo and len(seen) < MAX_TASKS:
@@ -1017,6 +1018,8 @@ def just(run: "Run", inv: Invocation) -> list[Finding]:
         try:
             if body[0][1].startswith("#!"):
                 text = "\n".join(_interpolate(t, bound) for _, t in body)
+                if language_of("", text) in (None, "shell"):
+                    text = environment + text
                 language = language_of("", text) or "shell"
                 _judge_text(run, inv, text, Origin(where, body[0][0]), cwd, f"just {name} › {where}:{body[0][0]}",
                             language)
@@ -1024,11 +1027,21 @@ def just(run: "Run", inv: Invocation) -> list[Finding]:
             for number, text in body:
                 command = re.sub(r"^[@-]+", "", _interpolate(text, bound))
                 if command.strip() and not command.lstrip().startswith("#"):
-                    _judge_text(run, inv, command, Origin(where, number), cwd, f"just {name} › {where}:{number}")
+                    _judge_text(run, inv, environment + command, Origin(where, number), cwd,
+                                f"just {name} › {where}:{number}")
         finally:
             run.leave_file(key)
     return [allow(f"just {' '.join(r for r, _ in recipes)} runs recipes in {where} (judged above)", "build-test",
                   rule="tasks.just")]
+
+
+def _dotenv_assignments(path: str | None) -> str:
+    """`set dotenv-load`: the recipes run with the .env file's variables; as assignments before each line, so
+    `curl "$OS_URL/…"` is judged with the URL the .env gives it."""
+    if not path:
+        return ""
+    values = load_dotenv(path)
+    return "".join(f"{name}={shlex.quote(value)}; " for name, value in list(values.items())[:64])
 
 
 def _just_value(expression: str) -> str:

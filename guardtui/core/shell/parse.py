@@ -590,7 +590,9 @@ class Walker:
                 self.script.fork_bomb = self.text(node)  # it pipes into or backgrounds itself: :(){ :|:& }
             return
         before = len(self.script.commands)
-        self._statement(body, scope.copy())
+        inner_scope = scope.copy()
+        inner_scope.arrays.pop("@", None)  # walked where it is defined: the arguments of its calls are unknown
+        self._statement(body, inner_scope)
         inner = self.script.commands[before:]
         if name and any(c.argv and c.argv[0].value == name for c in inner):
             # a function that spawns itself (`:(){ :|:& };:`) is a fork bomb, even unused

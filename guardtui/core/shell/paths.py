@@ -17,7 +17,7 @@ from enum import Enum
 from ..model import BlastRadius
 from .findings import Finding, allow, ask, deny
 from .taxonomy import Taxonomy
-from .words import DYN, TEMP_DIR, Scope, Word
+from .words import DYN, SESSION_ROOT, TEMP_DIR, Scope, Word
 
 
 class PathKind(Enum):
@@ -162,7 +162,13 @@ def _classify_abs(value: str, scope: Scope, tax: Taxonomy, project: str | None, 
         return PathInfo(PathKind.DYNAMIC, None, shown)
     else:
         path = posixpath.normpath(posixpath.join(cwd, value))
-    return PathInfo(kind_of(path, scope.home, project, tax), path, shown)
+    kind = kind_of(path, scope.home, project, tax)
+    root = scope.facts.get(SESSION_ROOT)
+    if root and kind in (PathKind.OUTSIDE, PathKind.HOME_SUB, PathKind.PROJECT_SUB) and \
+            (path == root or _is_under(root, path)) and kind_of(root, scope.home, None, tax) is PathKind.HOME_SUB:
+        # the directory the agent's session started in (its project), reached from elsewhere (`cd ..`)
+        kind = PathKind.PROJECT_ROOT if path == root else PathKind.PROJECT_ANCESTOR
+    return PathInfo(kind, path, shown)
 
 
 def kind_of(path: str, home: str, project: str | None, tax: Taxonomy) -> PathKind:

@@ -440,10 +440,27 @@ class Justfile:
     variables: dict[str, str] = field(default_factory=dict)
     backticks: list[tuple[int, str]] = field(default_factory=list)  # `cmd` evaluated when just starts
     first: str | None = None
+    dotenv: str | None = None  # `set dotenv-load`: the .env file (beside the justfile) its recipes get
 
 
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)((?:\s+[+*$]?[A-Za-z_][\w-]*(?:=(?:'[^']*'|\"[^\"]*\"|[^\s:]+))?)*)"
                           r"\s*:(?!=)\s*(.*)$")
+
+
+def _just_literal(expression: str) -> str | None:
+    m = re.fullmatch(r"""(['"])(.*)\1""", expression.strip())
+    return m.group(2) if m else None
+
+
+def load_dotenv(path: str) -> dict[str, str]:
+    """NAME=value lines of a .env file (quotes removed, `export` allowed); {} when it cannot be read."""
+    text = read_text(path)
+    values: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        m = re.match(r"""^\s*(?:export\s+)?([A-Za-z_]\w*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^#\s]*))""", line)
+        if m:
+            values[m.group(1)] = next(v for v in m.group(2, 3, 4) if v is not None)
+    return values
 
 
 def find_justfile(cwd: str | None, given: str | None = None) -> str | None:
@@ -480,6 +497,11 @@ def load_justfile(path: str, text: str | None = None) -> Justfile | None:
                 just.backticks.append((number, tick.group(1)))
             continue
         if stripped.startswith(("set ", "alias ", "import ", "mod ")):
+            dm = re.match(r"^set\s+dotenv-(load|filename|path)\b\s*(?::=\s*(.*))?$", stripped)
+            if dm and (dm.group(1) != "load" or (dm.group(2) or "true").strip() == "true"):
+                name = _just_literal(dm.group(2) or "") if dm.group(1) != "load" else ".env"
+                if name:
+                    just.dotenv = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
             am = re.match(r"^alias\s+([\w-]+)\s*:=\s*([\w-]+)", stripped)
             if am:
                 just.variables["alias:" + am.group(1)] = am.group(2)

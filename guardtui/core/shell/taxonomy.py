@@ -50,6 +50,8 @@ _INTERPRETER = {
 }
 _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
         "only_with_code": Field(bool),
+        # the subcommand whose arguments are SQL (bq query, wp db query): other subcommands are the taxonomy's
+        "sql_after": _LIST,
         # a key-value store's own commands (redis): what wipes, what is risky, what only reads
         "store_commands": Field(dict, fields={"critical": _LIST, "high": _LIST, "read": _LIST}),
         "read_options": _LIST}
@@ -86,6 +88,9 @@ SCHEMA = {
     "local_resource_tools": Field(list, items=str),
     # options whose value is a command line the tool hands to a shell (git grep -O, zip -TT, rsync -e)
     "command_options": Field(dict, values=_LIST),
+    # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
+    # depends on aws-cdk runs the project's own
+    "npm_programs": Field(dict, values=str),
     "in_place_editors": Field(dict, values={"flags": _LIST, "skip": Field(int), "value_options": _LIST,
                                             "file_options": _LIST, "subcommands": _LIST}),
     "shapes": Field(list, required=True, items=_SHAPE),
@@ -138,6 +143,7 @@ class Taxonomy:
     whole_resources: frozenset[str] = frozenset()
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
+    npm_programs: dict[str, str] = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -229,7 +235,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         in_place_editors=data.get("in_place_editors") or {},
         whole_resources=frozenset(data.get("whole_resources") or ()),
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
-        command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()})
+        command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
+        npm_programs=dict(data.get("npm_programs") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)

@@ -40,3 +40,17 @@ def unset_names(text: str) -> list[str]:
             continue  # assigned, read, looped over or declared somewhere in the script
         unset.append(name)
     return unset
+
+
+_PARAMETER = re.compile(r"\$(?:\{([1-9])\}|([1-9]))")
+# the script checks how many arguments it got, or stops when one is missing: an empty one is handled
+_CHECKS_ARGUMENTS = re.compile(r"\$#|\$\{#\}|-[zn]\s+\"?\$\{?[1-9]|\$\{[1-9]:?[?-]|\bgetopts\b|\bshift\b|\bset\s+--")
+
+
+def missing_parameters(text: str, given: int) -> list[str]:
+    """The positional parameters ($1 …) `text` expands beyond the `given` arguments it is run with, when it
+    never checks for them: to the shell they are empty."""
+    if _CHECKS_ARGUMENTS.search(text) or _NOUNSET.search(text) or _SOURCES.search(text):
+        return []
+    numbers = {int(m.group(1) or m.group(2)) for m in _PARAMETER.finditer(text)}
+    return [f"${n}" for n in sorted(numbers) if n > given]

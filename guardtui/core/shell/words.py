@@ -97,6 +97,23 @@ class Scope:
         return DYN
 
 
+# set on a script's scope when the arguments it was run with are all it has: a parameter beyond them is
+# empty, not unknown (analyze._Run.program judges a script again that way: `rm -rf "$1"/` run with none)
+EXACT_PARAMETERS = "exact-parameters"
+# the fact naming the directory the agent's session started in (its project), when the call runs elsewhere
+SESSION_ROOT = "session-root"
+
+
+def _parameter(scope: Scope, number: int) -> str:
+    """$1, $2 …: the positional parameter when the parameters are known; else unknown."""
+    params = scope.elements("@")
+    if params is None or number < 1:
+        return DYN
+    if number <= len(params):
+        return params[number - 1]
+    return "" if EXACT_PARAMETERS in scope.facts else DYN
+
+
 # A substitution evaluator: given the node of `$(…)`, return its static output or None.
 SubstEval = Callable[[object, Scope], "str | None"]
 
@@ -262,9 +279,7 @@ class WordResolver:
             elif name == "0":
                 out.add_expansion(scope.variables.get("0", DYN), quoted)
             elif name.isdigit():
-                params = scope.elements("@")
-                index = int(name) - 1
-                out.add_expansion(params[index] if params is not None and index < len(params) else DYN, quoted)
+                out.add_expansion(_parameter(scope, int(name)), quoted)
             else:
                 out.add_expansion(scope.lookup(name) if _is_name(name) else DYN, quoted)
         elif kind == "expansion":
@@ -312,7 +327,8 @@ def expand_parameter(text: str, scope: Scope) -> str | list[str] | None:
         value = items[int(index)] if items is not None and index.isdigit() and int(index) < len(items) else DYN
     elif name.isdigit():
         params = scope.elements("@")
-        value = params[int(name) - 1] if params is not None and 0 < int(name) <= len(params) else DYN
+        value = _parameter(scope, int(name)) if not op else \
+            params[int(name) - 1] if params is not None and 0 < int(name) <= len(params) else DYN
         if params is not None and int(name) > len(params) and op in (":-", "-", ":=", "="):
             return _tilde(_literal(arg), scope)  # the parameters are known and this one is not given: the default
     else:
