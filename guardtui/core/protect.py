@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from .config import Locations
+from .procfs import unalias_proc
 from .yamlfile import Field, check, load_yaml
 
 # kinds, by how the guard depends on them
@@ -432,7 +433,7 @@ class Protected:
             if not cwd or not cwd.startswith("/"):
                 return None
             path = cwd.rstrip("/") + "/" + path
-        return path
+        return unalias_proc(path, cwd) if path.startswith("/proc/") else path
 
     def resolve(self, path: str) -> str:
         """The real path (as os.path.realpath, strict=False), memoised per call: every symbolic

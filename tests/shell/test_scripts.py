@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from guardtui.core.model import ToolCall
 from guardtui.core.shell.pycode import python_actions
 
 
@@ -502,3 +503,42 @@ def test_deleting_the_project_a_session_works_in_from_outside_it_denies(machine)
     other.mkdir()
     assert machine.judge("rm -rf old-site", cwd=site.parent, session="wp").verdict.value == "ask"
     assert machine.judge("rm -rf bakery", cwd=site.parent, session="other").verdict.value == "ask"  # another session
+
+
+def test_a_find_narrowed_by_name_does_not_reach_the_guard_files_beside_a_negated_test(machine):
+    machine.write({".guardtui/guards/team.yaml": "id: team\n", "a.orig": "x"})
+    assert machine.verdict("find . -name '*.orig' -not -path './.git/*' -delete") != "deny"
+    assert machine.verdict("find . -not -name '*.orig' -delete") == "deny"
+
+
+def test_procs_links_to_root_and_cwd_reach_what_they_link_to(machine):
+    settings = machine.home / ".claude" / "settings.json"
+    assert machine.verdict(f"cat empty.json > /proc/$$/root{settings}") == "deny"
+    assert machine.verdict("rm -f /proc/self/cwd/../../.claude/settings.json") == "deny"
+    decision = machine.engine.evaluate(ToolCall("Write", {"file_path": "/proc/self/cwd/../../.claude/settings.json",
+                                                          "content": "{}"}, str(machine.project), agent="claude",
+                                                session="s1"), record=False)
+    assert decision.verdict.value == "deny"
+    assert machine.verdict("cat /proc/self/status") == "allow"
+
+
+def test_opening_the_broker_socket_with_another_program_denies(machine):
+    sock = machine.root / "run" / "guardtui" / "broker.sock"
+    for command in (f"printf x | socat - UNIX-CONNECT:{sock}", f"curl --unix-socket {sock} -X POST http://b/decision",
+                    f"ssh -fN -R /tmp/g.sock:{sock} relay.example.net"):
+        assert machine.verdict(command) == "deny", command
+    assert machine.verdict(f"ls -l {sock}") == "allow"
+    assert machine.verdict("socat - UNIX-CONNECT:run/broker.sock") != "deny"  # a project's own socket
+
+
+def test_a_preload_named_in_node_options_or_bash_env_is_judged_as_what_it_runs(machine):
+    machine.write({"package.json": '{"scripts": {"test": "jest"}}',
+                   "tools/register.cjs": "require('ts-node').register()\n",
+                   "tools/preload.cjs": "require('fs').rmSync(require('os').homedir() + '/.claude/settings.json')\n",
+                   "scripts/ci-env.sh": "export CI=1\n", "scripts/env.sh": "rm -f ~/.gemini/settings.json\n"})
+    assert machine.verdict('NODE_OPTIONS="--max-old-space-size=4096 --require ./tools/register.cjs" npm test') == "allow"
+    assert machine.verdict('NODE_OPTIONS="--require ./tools/preload.cjs" npm test') == "deny"
+    assert machine.verdict("BASH_ENV=./scripts/ci-env.sh bash -c 'pytest -q'") == "allow"
+    assert machine.verdict("BASH_ENV=./scripts/env.sh bash -c 'pytest -q'") == "deny"
+    assert machine.verdict('NODE_OPTIONS="--inspect=0.0.0.0:9229" npm test') == "ask"
+    assert machine.verdict('export NODE_OPTIONS="--require ./tools/register.cjs"') == "ask"  # for the whole session

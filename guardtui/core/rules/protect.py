@@ -125,6 +125,19 @@ def _reaches_the_broker(command: str) -> bool:
                for host, path in urls)
 
 
+_CONNECTS = re.compile(r"(?<![\w./-])(?:socat|nc|ncat|netcat|curl|ssh|autossh|python[\d.]*|node|deno|bun|perl|ruby|php|"
+                       r"websocat|xh|http|busybox)(?![\w-])")
+
+
+def _talks_to_the_socket(command: str, protected) -> bool:
+    """A command that opens guardtui's broker socket with its own program (socat, curl --unix-socket, ssh -R,
+    a socket in a script): only the agents' hooks post there, through guardtui; anything else is an attempt
+    to answer the console in the person's place, or to hand the socket to someone who would."""
+    sockets = [t.path for t in protected.targets if t.kind == RUNTIME and not t.tree]
+    named = any(path in command for path in sockets) or re.search(r"guardtui/+broker\.sock\b", command)
+    return bool(named) and bool(_CONNECTS.search(command))
+
+
 class ProtectRule:
     id = "protect"
 
@@ -156,6 +169,10 @@ class ProtectRule:
 
     # -- shell ---------------------------------------------------------------------------------
     def _shell(self, call: ToolCall, ctx: EvalContext, protected: Protected) -> Decision | None:
+        if _talks_to_the_socket(call.command, protected):
+            return _deny("the command opens guardtui's broker socket itself (only the agents' hooks post there, "
+                         "through guardtui): an attempt to answer or change what the console decides",
+                         RUNTIME).decision(self.id, call.command[:200])
         analysis = ctx.shell(call)
         best: Decision | None = None
         links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at

@@ -21,7 +21,8 @@ from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
                cmd_proc, cmd_tasks, cmd_term, selfcall)
-from .findings import FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown
+from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
+                       worst)
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
@@ -58,6 +59,13 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
                                "ruby", "xmllint", "json_pp"})
 _TCP_EXEC = re.compile(r"(?:\bexec\s+|\s)(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
+# variables that make a program run a file first: a project file named there is judged as what it is
+_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV"})
+_ROUTINE_NODE_OPTION = re.compile(r"^--(max-old-space-size|max-semi-space-size|stack-size|enable-source-maps|"
+                                  r"no-warnings|no-deprecation|trace-warnings|trace-deprecation|"
+                                  r"unhandled-rejections|openssl-legacy-provider|dns-result-order|conditions|"
+                                  r"experimental-vm-modules|experimental-specifier-resolution|"
+                                  r"experimental-json-modules|no-experimental-fetch|max-http-header-size)(=\S*)?$")
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
                "DYLD_INSERT_LIBRARIES": "injects a library into every program",
@@ -494,9 +502,45 @@ class _Run:
                     _USUAL_PATH.match(e) or (project and e.startswith(project.rstrip("/") + "/"))
                     for e in resolved) and raw.count(":") + 1 == len(resolved) + (DYN in value.value):
                 return  # the project's own bins and the usual places, ahead of the inherited PATH
+        if name in _PRELOADS and prefix and not exported and self._preloads_judged(name, value, cmd):
+            return  # NODE_OPTIONS="--require ./tools/x.cjs" npm test: what the project file does decides
         if name in _ENV_DANGER:
             radius = BlastRadius.MEDIUM if name.startswith(("LD_", "DYLD")) else BlastRadius.LOW
             self.add(ask(f"setting {name} {_ENV_DANGER[name]}", "shell-state", radius, "shell.environment"))
+
+    def _preloads_judged(self, name: str, value: Word, cmd: SimpleCommand) -> bool:
+        """The project files a one-command NODE_OPTIONS or BASH_ENV makes run first, judged as what they
+        contain; False when the value does anything else (then setting it asks)."""
+        if value.dynamic or DYN in value.value or cmd.scope.cwd is None:
+            return False
+        if name in ("BASH_ENV", "ENV"):
+            files, runner = [value.value.strip()], "bash"
+        else:
+            files, runner = [], "node"
+            words = value.value.split()
+            i = 0
+            while i < len(words):
+                word = words[i]
+                option, eq, attached = word.partition("=")
+                if option in ("-r", "--require", "--import", "--loader", "--experimental-loader"):
+                    module = attached if eq else (words[i + 1] if i + 1 < len(words) else "")
+                    i += 1 if eq else 2
+                    if module.startswith((".", "/")):
+                        files.append(module)
+                    elif not re.fullmatch(r"(@[\w.-]+/)?[\w.-]+(/[\w.-]+)*", module):
+                        return False  # a package the project installed (ts-node/register) is its business
+                    continue
+                if not _ROUTINE_NODE_OPTION.match(word):
+                    return False
+                i += 1
+        if not files:
+            return name not in ("BASH_ENV", "ENV")
+        inv = Invocation(runner, [], cmd, cmd.scope, False, runner)
+        for file in files:
+            path = posixpath.normpath(posixpath.join(cmd.scope.cwd, file))
+            if self.project_file(path, inv, runner, f"${name} › {file}") is None:
+                return False  # cannot be read: setting it asks
+        return True
 
     # -- unwrapping ------------------------------------------------------------------
     def unwrap(self, cmd: SimpleCommand) -> Invocation | None:
@@ -820,11 +864,19 @@ class _Run:
         if info.path and info.path in self.downloaded:
             return ask(f"runs {inv.written_name}, which this command just downloaded", "remote-exec",
                        BlastRadius.HIGH, "shell.downloaded-script")
-        if info.path:
-            judged = self.project_file(info.path, inv, runner)
-            if judged is not None:
-                return judged
-        return allow(f"runs the local script {inv.written_name}", "build-test", rule="shell.script")
+        judged = self.project_file(info.path, inv, runner) if info.path else None
+        judged = judged or allow(f"runs the local script {inv.written_name}", "build-test", rule="shell.script")
+        # a framework's own entry script (bin/console, manage.py) run directly: what the taxonomy knows of its
+        # subcommands (doctrine:database:drop, flush) holds as it does for `php bin/console …`
+        name = posixpath.basename(inv.written_name)
+        if inv.words and name in self.tax.shapes_by_command:
+            shaped = [f for f in self.taxonomy(Invocation(name, inv.words, inv.cmd, inv.scope, inv.privileged, name))
+                      if f.rule.startswith("taxonomy:")]
+            worst_shaped = worst(shaped) if shaped else None
+            if worst_shaped is not None and (worst_shaped.verdict.restrictiveness, worst_shaped.blast_radius.severity) \
+                    > (judged.verdict.restrictiveness, judged.blast_radius.severity):
+                return worst_shaped
+        return judged
 
     def generic(self, inv: Invocation) -> list[Finding]:
         text_name = posixpath.basename(inv.written_name or inv.name)

@@ -1115,7 +1115,9 @@ _SQL_RULES = [
     (re.compile(r"\bdrop\s+(database|schema|table|keyspace)\b", re.I), "critical", "{stmt} deletes the {obj} and all its data"),
     (re.compile(r"\btruncate\b", re.I), "critical", "TRUNCATE deletes every row of the table"),
     (re.compile(r"\bdrop\s+owned\b", re.I), "critical", "DROP OWNED deletes every object the role owns"),
-    (re.compile(r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(;|$)", re.I), "critical", "DELETE without WHERE deletes every row"),
+    # (in a CTE too: `WITH gone AS (DELETE FROM t RETURNING 1) …`)
+    (re.compile(r"\bdelete\s+from\s+(?:only\s+)?[\w.\"`\[\]]+\s*(;|$|\)|\breturning\b)", re.I), "critical",
+     "DELETE without WHERE deletes every row"),
     (re.compile(r"\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\.deleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)",
                 re.I), "critical", "{stmt} deletes a whole database or collection"),
     (re.compile(r"\bupdate\s+[\w.\"`\[\]]+\s+set\b(?![^;]*\bwhere\b)", re.I), "critical",
@@ -1419,7 +1421,7 @@ def _judge_store(run: "Run", inv: "Invocation", spec: dict) -> list[Finding]:
 
 # Scripts whose subcommands are database and shell tools in disguise: `python manage.py flush`,
 # `python manage.py shell -c CODE`, `php artisan tinker --execute=CODE`.
-_FRAMEWORK_SCRIPTS = {"manage.py": ("shell", "python"), "artisan": ("tinker", "php")}
+_FRAMEWORK_SCRIPTS = {"manage.py": ("shell", "python"), "artisan": ("tinker", "php"), "console": ("", "php")}
 
 
 def framework_script(run: "Run", inv: "Invocation", script: str, args: list[Word]) -> list[Finding]:
@@ -1427,7 +1429,7 @@ def framework_script(run: "Run", inv: "Invocation", script: str, args: list[Word
     code_command, language = _FRAMEWORK_SCRIPTS[script]
     if args and args[0].value in _DB_SHELLS:
         return _db_shell(run, inv, f"{script} {args[0].value}")
-    if args and args[0].value == code_command:
+    if code_command and args and args[0].value == code_command:
         for i, w in enumerate(args):
             if w.value in ("-c", "--command", "--execute") and i + 1 < len(args):
                 return code_findings(run, inv, args[i + 1], language)

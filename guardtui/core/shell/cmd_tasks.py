@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from .findings import Finding, allow, ask
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of, load_dotenv, load_json,
-                           load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
+from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of,
+                           load_dotenv, load_json, load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
                            makefile_path, nearest_package, python_module_file, shown, workspace_packages,
                            workspace_root)
 from .words import DYN, Scope, Word

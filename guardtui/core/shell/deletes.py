@@ -67,11 +67,12 @@ def find_names(words: list[Word]) -> tuple[str, ...]:
     """The names a find's -name / -iname tests let through, as globs at any depth ("**/NAME"); () when
     they do not narrow it (no name test, or one that is negated or or-ed)."""
     values = [w.value for w in words]
-    if any(v in ("-o", "-or", "!", "-not") for v in values):
+    if any(v in ("-o", "-or", ",", "(", "\\(") for v in values):
         return ()
     out = []
     for i, v in enumerate(values[:-1]):
-        if v in ("-name", "-iname"):
+        if v in ("-name", "-iname") and (i == 0 or values[i - 1] not in ("!", "-not")):
+            # tests joined by "and": a positive name test narrows, a negated test only narrows further
             name = values[i + 1]
             if v == "-iname":
                 name = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..model import BlastRadius
+from ..procfs import unalias_proc
 from .findings import Finding, allow, ask, deny
 from .taxonomy import Taxonomy
 from .words import DYN, SESSION_ROOT, TEMP_DIR, Scope, Word
@@ -67,6 +68,8 @@ def classify(word: Word, scope: Scope, tax: Taxonomy) -> PathInfo:
         return _classify_remote(value, shown, word.glob, tax)
     if value.startswith(DYN):
         return PathInfo(PathKind.DYNAMIC, None, shown)
+    if value.startswith("/proc/"):  # /proc/$$/root/x is /x, whatever the pid
+        value = unalias_proc(value, scope.cwd)
     # cut at the first unknown or glob part: what is certain is the directory before it
     cut = len(value)
     for marker in (DYN,) + (("*", "?", "[") if word.glob else ()):
