@@ -1174,3 +1174,19 @@ def test_a_hook_directory_copied_from_a_source_not_there_yet_denies(world):
     assert verdict(world.run("cp -a /tmp/tpl-none/. .")) == "deny"
     assert verdict(world.run("cp -a /tmp/tpl-none/. .", cwd=world.project / "src")) == "allow"
     assert verdict(world.run("cp -r /tmp/stage-none/.github .")) == "allow"
+
+
+def test_a_hook_directory_copied_from_a_staging_directory_that_is_there_denies_whatever_it_holds_now(world):
+    """`cp -r /tmp/stage/.claude .` with the staging directory there and empty (or holding only notes):
+    it can be given hook settings between judging and running, so what it holds now proves nothing."""
+    stage = world.home / "stage"
+    (stage / ".claude").mkdir(parents=True)
+    assert verdict(world.run(f"cp -r {stage}/.claude .")) == "deny"
+    (stage / ".claude" / "notes.md").write_text("notes\n")
+    assert verdict(world.run(f"cp -r {stage}/.claude .")) == "deny"
+    (stage / "agents").mkdir()
+    (stage / "agents" / "reviewer.md").write_text("a sub-agent\n")
+    assert verdict(world.run(f"cp -r {stage}/agents .claude/")) == "allow"  # into it, not becoming it
+    (stage / ".vscode").mkdir()
+    assert verdict(world.run(f"cp -r {stage}/.vscode .")) == "allow"
+    assert verdict(world.run("cp -r .claude /tmp/claude-backup")) == "allow"

@@ -490,6 +490,17 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
         what = e.source or "a path known only at run time"
     if missing:
         what += " (not there yet)"
+    # a directory copied to become the dot directory a guard file is read from (`cp -r /tmp/stage/.claude .`):
+    # what lands is what the source holds when cp runs, and a source outside the guard can change after
+    # it is judged (an empty staging directory now, hook settings a moment later)
+    becomes = posixpath.basename(path.rstrip("/")).startswith(".")
+    if e.kind == "copy" and becomes and e.source and (missing or os.path.isdir(e.source)):
+        target = next((m for m in reach if m.contains and m.kind in _DECIDING and m.target.tail and
+                       "/" not in (m.rel or "").strip("/")), None)
+        if target is not None:
+            return out + [_deny(f"{subject} copies the directory {what} to {path}, where {target.target.label} "
+                                f"({target.target.path}) is read from: what lands is what it holds when the copy "
+                                f"runs, not what it holds now", target.kind)]
     if entries is None:
         if e.kind == "unpack" and e.members:  # the named members are all that can land
             entries_known = [(n.rstrip("/"), None) for n in e.members]
@@ -497,12 +508,8 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
         # what it holds cannot be read: it could replace any file there that decides what the guard does,
         # one that exists, or one the project could have (its hook settings, its plugins); for a source that is
         # not there, only what exists (the command is more likely to fail than to be raced)
-        # (a missing source that would become the dot directory an agent reads its hooks from,
-        # `cp -r /tmp/stage/.claude .`, counts: it can be made between judging and running)
-        becomes = posixpath.basename(path.rstrip("/")).startswith(".")
         target = next((m for m in reach if m.contains and m.kind in _DECIDING and
-                       ((m.target.tail and (not missing or becomes and "/" not in (m.rel or "").strip("/")))
-                        or protected.exists(m.target.path))), None)
+                       ((m.target.tail and not missing) or protected.exists(m.target.path))), None)
         if target is None:
             return out
         reason = (f"{subject} unpacks {what} into {path}, where it could replace {target.target.label} "
