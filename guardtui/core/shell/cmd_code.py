@@ -1166,7 +1166,8 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     if spec.get("store_commands"):
         return _judge_store(run, inv, spec)
     sql_after = spec.get("sql_after")
-    if sql_after and _words_after(inv, sql_after, set(spec.get("value_options", ()))) is None:
+    after = _words_after(inv, sql_after, set(spec.get("value_options", ()))) if sql_after else None
+    if sql_after and after is None:
         return []  # bq ls / show / rm, wp plugin list: the taxonomy
     code_opts = set(spec.get("code", ()))
     file_opts = set(spec.get("file", ()))
@@ -1213,8 +1214,8 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
         if not arg.startswith("-"):
             positionals.append(words[i])
         i += 1
-    if sql_after:
-        statements.extend(w.value for w in _words_after(inv, sql_after, value_opts) or [])
+    if after is not None:
+        statements.extend(w.value for w in after)
     elif spec.get("positional_sql") and len(positionals) > 1:
         statements.extend(w.value for w in positionals[1:])
     if spec.get("only_with_code") and not statements and not runs_file:
