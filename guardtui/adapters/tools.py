@@ -22,6 +22,9 @@ _ALIASES = {
 }
 
 
+UNNAMED_SERVER = "mcp"  # the server of an MCP tool whose agent does not say which (Cursor's `MCP:tool`)
+
+
 def normalise_tool(name: str) -> str:
     """`run_shell_command` -> `Bash`, `write_file` -> `Write`; MCP names become `mcp__server__tool`.
 
@@ -32,8 +35,10 @@ def normalise_tool(name: str) -> str:
     lowered = name.lower()
     if lowered.startswith("mcp:") or lowered.startswith("mcp_"):
         rest = name[4:]
-        parts = rest.split(":") if ":" in rest else rest.split("__")
-        return "mcp__" + "__".join(p for p in parts if p)
+        parts = [p for p in (rest.split(":") if ":" in rest else rest.split("__")) if p]
+        if len(parts) == 1 and lowered.startswith("mcp:"):  # Cursor's MCP:tool names no server
+            parts = [UNNAMED_SERVER] + parts
+        return "mcp__" + "__".join(parts)
     return _ALIASES.get(lowered, _ALIASES.get(name, name))
 
 

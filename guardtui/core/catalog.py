@@ -11,9 +11,11 @@ _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Fie
                  "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str),
                  "equivalents": Field(dict, values=Field(list, items=str))}
 _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
-_RUNS_LATER = {"path": Field(str, required=True), "as": Field(str, required=True,
-                                                             choices=("shell", "unit", "plist", "cron", "desktop",
-                                                                      "vscode-tasks", "vim"))}
+# how a file that runs later runs (core/rules/later_kinds.py reads each)
+_LATER_KINDS = ("shell", "unit", "plist", "cron", "desktop", "vscode-tasks", "vim", "program", "python", "js", "ruby",
+                "perl", "php", "groovy", "rust", "elisp", "settings", "compose", "procfile", "tilt", "ssh-config",
+                "slash-command", "tmux", "kitty", "gitconfig")
+_RUNS_LATER = {"path": Field(str, required=True), "as": Field(str, required=True, choices=_LATER_KINDS)}
 _SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
                      "patterns": Field(list, required=True, items=_PATTERN),
                      "runs_later": Field(list, items=_RUNS_LATER)}

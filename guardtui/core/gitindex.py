@@ -209,3 +209,24 @@ def _read_patterns(file: str, _mtime: int, _size: int) -> list[tuple[bool, str, 
         anchored = "/" in line
         out.append((negate, line.lstrip("/").replace("**/", ""), dir_only, anchored))
     return out
+
+
+def config_settings(text: str) -> dict[str, str]:
+    """`section.key` (and `section.sub.key`) → value from a git config file (names lower-cased)."""
+    out: dict[str, str] = {}
+    section = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        m = re.match(r'^\[\s*([\w.-]+)(?:\s+"([^"]*)")?\s*\]', line)
+        if m:
+            section = m.group(1).lower() + (f".{m.group(2)}" if m.group(2) is not None else "")
+            continue
+        key, eq, value = line.partition("=")
+        if eq and section:
+            value = value.strip()
+            if len(value) > 1 and value[0] == value[-1] == '"':
+                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            out[f"{section}.{key.strip().lower()}"] = value
+    return out

@@ -126,7 +126,10 @@ _SCHEMA = {
     "agent_programs": Field(dict, values=Field(dict, fields={
         "programs": Field(list, required=True, items=str), "flags": Field(list, items=str),
         "values": Field(dict, values=Field(list, items=str)), "settings": Field(list, items=str),
-        "overrides": Field(list, items=str), "config_env": Field(list, items=str), "sources": Field(str)})),
+        "overrides": Field(list, items=str), "config_env": Field(list, items=str), "sources": Field(str),
+        "loosens": Field(list, items=str), "env_values": Field(dict, values=Field(list, items=str)),
+        "values_any": Field(list, items=str),
+        "unhooked": Field(bool)})),
     "hook_env": Field(list, items=str),
 }
 
@@ -144,6 +147,12 @@ class ProtectData:
     settings_changes: Mapping[str, dict] = field(default_factory=dict)  # agent -> neutral keys, tightening lists
     delegation: Mapping[str, tuple] = field(default_factory=dict)  # a sub-agent's task: its tools and words
     hook_env: frozenset[str] = frozenset()  # variables that choose the programs an agent's hooks run
+
+
+def project_guard_paths() -> tuple[str, ...]:
+    """The guard's files and directories inside a project, relative to it (`.claude/settings.json`, `.guardtui/`)."""
+    return tuple(dict.fromkeys(spec[len("<project>/"):] for entry in protect_data().entries
+                               for spec in entry.get("paths", ()) if spec.startswith("<project>/")))
 
 
 @lru_cache(maxsize=1)

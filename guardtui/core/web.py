@@ -21,6 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from urllib.parse import unquote
 
+from .protect import protect_data
 from .secrets import secret_catalog
 from .yamlfile import Field, check, load_yaml
 
@@ -188,6 +189,18 @@ def host_of(target: str) -> str | None:
     if authority.count(":") > 1 and not m:
         return authority  # a bare IPv6 address
     return authority.split(":", 1)[0] or None
+
+
+def broker_port_of(url: str) -> int | None:
+    """The port of guardtui's broker when `url` is on this machine and on that port (protect.yaml processes.ports)."""
+    m = re.match(r"(?i)^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]+\]|[^:/?#]+)(?::(\d+))?", url.strip())
+    if m is None or m.group(2) is None:
+        return None
+    host = m.group(1).strip("[]").lower()
+    loopback = host in ("localhost", "0.0.0.0", "::1", "0:0:0:0:0:0:0:1", "0") or host.startswith("127.") or \
+        host.endswith(".localhost")
+    port = int(m.group(2))
+    return port if loopback and port in protect_data().processes.get("ports", ()) else None
 
 
 def judge_url(url: str) -> UrlJudgement | None:

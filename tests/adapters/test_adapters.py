@@ -233,7 +233,7 @@ def test_cursor_documented_shell_and_mcp_and_pre_tool_use():
     assert cursor.parse({"hook_event_name": "preToolUse", "tool_name": "Shell",
                          "tool_input": {"command": "ls"}}).tool == "Bash"
     assert cursor.parse({"hook_event_name": "preToolUse", "tool_name": "MCP:linear",
-                         "tool_input": {}}).tool == "mcp__linear"
+                         "tool_input": {}}).tool == "mcp__mcp__linear"
     read = cursor.parse({"hook_event_name": "beforeReadFile", "file_path": "/p/.env"})
     assert (read.tool, read.file_path) == ("Read", "/p/.env")
 
@@ -315,4 +315,4 @@ def test_tool_names_normalise_to_one_spelling():
     assert normalise_tool("MultiEdit") == "MultiEdit" and normalise_tool("grep_search") == "Grep"
     assert normalise_tool("mcp__github__create_issue") == "mcp__github__create_issue"
     assert normalise_tool("mcp:github:create_issue") == "mcp__github__create_issue"
-    assert normalise_tool("MCP:linear") == "mcp__linear"
+    assert normalise_tool("MCP:linear") == "mcp__mcp__linear"  # Cursor names no server

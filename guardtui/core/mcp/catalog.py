@@ -35,7 +35,7 @@ def _equivalents_ok(value: Any) -> str | None:
 _TOOL = {
     "effect": Field(str, choices=_EFFECTS), "radius": Field(str, choices=_RADII), "reason": Field(str),
     "as": Field(list, items=str, check=_equivalents_ok), "sql": _LIST, "urls": _LIST, "page_code": _LIST,
-    "uploads": _LIST, "verb": Field(str), "unless": _LIST, "dry_run": _LIST,
+    "uploads": _LIST, "verb": Field(str), "unless": _LIST, "dry_run": _LIST, "repo_files": _LIST,
 }
 _SERVER = {"title": Field(str, required=True), "aliases": Field(list, required=True, items=str),
            "remote": Field(bool), "tools": Field(dict, required=True, values=_TOOL)}
@@ -65,6 +65,7 @@ class ToolSpec:
     verb_arg: str = ""
     unless: tuple[str, ...] = ()
     dry_run: tuple[str, ...] = ()  # arguments that, when true, make the tool only preview (it writes nothing)
+    repo_files: tuple[str, ...] = ()  # arguments naming files it commits to the project's repository (path, files[].path)
 
 
 @dataclass(frozen=True)
@@ -255,7 +256,8 @@ def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:
     return ToolSpec(name, raw.get("effect"), BlastRadius(raw["radius"]) if raw.get("radius") else None,
                     raw.get("reason", ""), tuple(raw.get("as") or ()), tuple(raw.get("sql") or ()),
                     tuple(raw.get("urls") or ()), tuple(raw.get("page_code") or ()), tuple(raw.get("uploads") or ()),
-                    raw.get("verb", ""), tuple(raw.get("unless") or ()), tuple(raw.get("dry_run") or ()))
+                    raw.get("verb", ""), tuple(raw.get("unless") or ()), tuple(raw.get("dry_run") or ()),
+                    tuple(raw.get("repo_files") or ()))
 
 
 @lru_cache(maxsize=1)

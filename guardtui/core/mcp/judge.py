@@ -94,6 +94,8 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
         parts += _page_code(label, args.get(key))
     for key in spec.uploads:
         parts += _uploads(call, ctx, label, args.get(key))
+    for key in spec.repo_files:
+        parts += _repo_files(call, ctx, label, args, key)
     parts += payload
     effect = _effect(catalog, spec, args)
     if effect is None and spec.equivalents:  # what it amounts to decides, but a whole namespace stays a whole namespace
@@ -269,6 +271,29 @@ def _uploads(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[D
         elif not (call.cwd and is_within(path, call.cwd)) and not any(is_within(path, t) for t in ctx.temp_dirs):
             out.append(Decision(Verdict.ASK, f"{label} sends {path}, a file outside the project", "mcp/upload",
                                 BlastRadius.MEDIUM, "network", {"path": path}))
+    return out
+
+
+def _repo_files(call: ToolCall, ctx: EvalContext, label: str, args: dict, key: str) -> list[Decision]:
+    """Files committed to the project's repository through a forge's API arrive in this checkout with the next
+    pull (and in every other one): a guard file among them (.claude/settings.json, a project plugin) is judged
+    as the local write it will become, and a deny of the guard's own rule stands."""
+    value = args.get(key)
+    entries = value if isinstance(value, list) else [args]
+    out = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        path, content = entry.get("path") or entry.get("file_path"), entry.get("content")
+        if not isinstance(path, str) or not path or not call.cwd:
+            continue
+        local = resolve_path(path.lstrip("/"), call.cwd, ctx.home)
+        tool_input = {"file_path": local, "content": content if isinstance(content, str) else ""}
+        decision = ctx.judge(ToolCall("Write", tool_input, call.cwd, agent=call.agent, session=call.session,
+                                      event=call.event, mode=call.mode))
+        if decision is not None and decision.verdict is Verdict.DENY and decision.rule.startswith("protect"):
+            out.append(decision.with_(reason=f"{label} commits {path} to the repository, and the next pull puts it "
+                                             f"here: {decision.reason}", rule=f"mcp/repo:{decision.rule}"))
     return out
 
 

@@ -7,7 +7,6 @@ runs them now: `direnv allow|exec` (.envrc), `git config core.hooksPath DIR && g
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import posixpath
 import re
@@ -19,14 +18,12 @@ from ..hook_settings import apply_edits
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
 from .base import EvalContext, resolve_path
+from ..shell.projectfiles import as_if_written, language_of
+from ..gitindex import config_settings
+from .later_kinds import PROGRAM, RUNNERS, base_dir, commands_in
 
 _MAX_TEXT = 256 * 1024
 _MAX_HOOKS = 16
-_UNIT_LINE = re.compile(r"(?m)^\s*(?:Exec(?:Start|StartPre|StartPost|Stop|StopPost|Reload|Condition)|ExecPaths)\s*=\s*"
-                        r"[-@+!:|]*(.+)$")
-_PLIST_ARGS = re.compile(r"(?s)<key>\s*ProgramArguments\s*</key>\s*<array>(.*?)</array>")
-_PLIST_PROGRAM = re.compile(r"(?s)<key>\s*Program\s*</key>\s*<string>(.*?)</string>")
-_DESKTOP_EXEC = re.compile(r"(?m)^\s*Exec\s*=\s*(.+)$")
 _ALIAS = re.compile(r"""(?m)^\s*alias\s+(?:--\s+)?[\w.-]+=(?P<q>['"]?)(?P<v>.*?)(?P=q)\s*$""")
 _EXPORT = re.compile(r"(?m)^\s*(?:export\s+|set\s+-gx\s+|setenv\s+)?(?P<n>[A-Z_][A-Z0-9_]*)(?:=|\s+)")
 _HOOKS_PATH = re.compile(r"core\.hooksPath[=\s]+(?P<d>\"[^\"]+\"|'[^']+'|\S+)")
@@ -41,62 +38,6 @@ def later_kind(path: str, home: str) -> str | None:
     return None
 
 
-def commands_in(text: str, kind: str, home: str) -> list[str]:
-    """What a file of this kind runs, as shell text."""
-    if kind == "shell":
-        return [text]
-    if kind == "unit":
-        return [m.group(1).replace("%h", home).replace("%u", posixpath.basename(home)) for m in _UNIT_LINE.finditer(text)]
-    if kind == "plist":
-        out = []
-        for m in _PLIST_ARGS.finditer(text):
-            args = [_xml(a) for a in re.findall(r"(?s)<string>(.*?)</string>", m.group(1))]
-            out.append(" ".join(shlex.quote(a) for a in args))
-        out += [shlex.quote(_xml(m.group(1))) for m in _PLIST_PROGRAM.finditer(text)]
-        return out
-    if kind == "desktop":
-        return [m.group(1) for m in _DESKTOP_EXEC.finditer(text)]
-    if kind == "vscode-tasks":  # every task's command line (a task may run when the folder opens)
-        return _vscode_commands(text)
-    if kind == "vim":  # `:!cmd`, `silent !cmd`, system('…') / systemlist / jobstart / vim.fn.system("…")
-        return [m.group("c") or m.group("c2") for m in _VIM_SHELL.finditer(text)]
-    if kind == "cron":  # five time fields (or @reboot) then the command; a system crontab adds a user
-        out = []
-        for line in text.splitlines():
-            line = line.strip()
-            if not line or line.startswith("#") or re.match(r"^[A-Z_]+=", line):
-                continue
-            parts = line.split(None, 1 if line.startswith("@") else 5)
-            out.append(parts[-1] if len(parts) > 1 else "")
-        return out
-    return []
-
-
-_VIM_SHELL = re.compile(r"""(?m)(?:^\s*(?:silent!?\s+|exe(?:cute)?\s+["'])?!(?P<c>[^\n"']+)|"""
-                        r"""(?:system|systemlist|jobstart|termopen|vim\.fn\.system|os\.execute)\s*\(\s*\[?\s*"""
-                        r"""(?P<q>["'])(?P<c2>[^"'\n]+)(?P=q))""")
-
-
-def _vscode_commands(text: str) -> list[str]:
-    try:
-        data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))  # tasks.json allows // comments
-    except ValueError:
-        return [text]  # unreadable: what it holds is judged as text, the worst case
-    tasks = data.get("tasks") if isinstance(data, dict) else None
-    out = []
-    for task in tasks if isinstance(tasks, list) else []:
-        if not isinstance(task, dict) or not isinstance(task.get("command"), str):
-            continue
-        args = [a for a in task.get("args") or [] if isinstance(a, str)]
-        out.append(" ".join([task["command"]] + [shlex.quote(a) for a in args]))
-    return out
-
-
-def _xml(text: str) -> str:
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'") \
-        .replace("&amp;", "&").strip()
-
-
 class LaterRule:
     id = "runs-later"
 
@@ -105,6 +46,8 @@ class LaterRule:
         if call.tool in ("Write", "Edit", "MultiEdit") and call.file_path:
             path = resolve_path(call.file_path, call.cwd, ctx.home)
             targets.append((path, _new_text(call, path)))
+        elif call.tool == "NotebookEdit":  # a cell runs when the notebook is executed (nbconvert, papermill, a kernel)
+            return self._notebook_cell(call, ctx)
         elif call.is_shell and call.command.strip():
             for effect in ctx.shell(call).writes:
                 if effect.path and not effect.remote and effect.kind == "write":
@@ -116,10 +59,54 @@ class LaterRule:
             kind = later_kind(path, ctx.home)
             if kind is None or text is None:
                 continue
-            found = self._judge_text(call, ctx, text, kind, f"writes {path}, which runs later")
+            if kind in RUNNERS or kind == PROGRAM:
+                found = self._judge_program(call, ctx, path, text, kind)
+            else:
+                found = self._judge_text(call, ctx, text, kind, f"writes {path}, which runs later", path)
             if found is not None:
                 return found
         return None
+
+    def _judge_program(self, call: ToolCall, ctx: EvalContext, path: str, text: str, kind: str) -> Decision | None:
+        """A program file a routine command runs whole (conftest.py, eslint.config.js, a Gemfile, build.rs, a
+        program put on PATH): judged as `RUNNER FILE` would be, as if the file already held the new text."""
+        if kind == PROGRAM:
+            language = language_of(path, text)
+            if language == "shell" or language is None:
+                return self._judge_text(call, ctx, text, "shell", f"writes {path}, which runs later", path)
+            kind = language
+        runner = RUNNERS.get(kind)
+        if runner is None:
+            return None
+        with as_if_written(path, text):
+            decision = ctx.judge(ToolCall("Bash", {"command": f"{runner} {shlex.quote(path)}"}, base_dir(path),
+                                          agent=call.agent, session=call.session, event=call.event, mode=call.mode))
+        if decision is not None and decision.verdict is Verdict.DENY:
+            return Decision(Verdict.DENY, f"{call.tool} writes {path}, which {_RUN_BY.get(kind, 'a routine command')} "
+                            f"runs later: {decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
+                            decision.category)
+        return None
+
+    def _notebook_cell(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        """A code cell: `%%bash`/`%%sh` cells and `!` lines are shell, the rest Python (magics dropped)."""
+        source = call.input.get("new_source")
+        if not isinstance(source, str) or call.input.get("cell_type") == "markdown" or \
+                call.input.get("edit_mode") == "delete":
+            return None
+        lines = source.splitlines()
+        first = lines[0].strip() if lines else ""
+        if re.match(r"%%(?:bash|sh|script\s+(?:ba|z)?sh)\b", first):
+            return self._judge_text(call, ctx, "\n".join(lines[1:]), "shell", "writes a notebook cell that runs later")
+        shell = "\n".join(line.strip()[1:] for line in lines if line.strip().startswith("!"))
+        if shell:
+            found = self._judge_text(call, ctx, shell, "shell", "writes a notebook cell that runs later")
+            if found is not None:
+                return found
+        code = "\n".join(line for line in lines if not line.strip().startswith(("!", "%")))
+        if not code.strip():
+            return None
+        notebook = resolve_path(str(call.input.get("notebook_path") or "cell.ipynb"), call.cwd, ctx.home)
+        return self._judge_program(call, ctx, notebook[:-len(".ipynb")] + ".cell.py", code, "python")
 
     def _runs_now(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         """direnv allow/exec (the .envrc it trusts and runs), core.hooksPath DIR then a git command (DIR's hooks)."""
@@ -163,7 +150,7 @@ class LaterRule:
             gitdir = _git_dir(start)
             if gitdir is None:
                 continue
-            config = _git_config(_read(posixpath.join(gitdir, "config")) or "")
+            config = config_settings(_read(posixpath.join(gitdir, "config")) or "")
             scripts: list[tuple[str, str]] = []
             for key, value in config.items():
                 if sub in _runs_for(key) and value and value.lower() not in ("true", "false"):
@@ -184,9 +171,11 @@ class LaterRule:
                     return found
         return None
 
-    def _judge_text(self, call: ToolCall, ctx: EvalContext, text: str, kind: str, what: str) -> Decision | None:
+    def _judge_text(self, call: ToolCall, ctx: EvalContext, text: str, kind: str, what: str,
+                    path: str = "") -> Decision | None:
         home = ctx.home
-        scripts = commands_in(text, kind, home)
+        scripts = commands_in(text, kind, home, path)
+        cwd = base_dir(path) if path and kind not in ("shell", "cron", "unit", "plist", "desktop") else call.cwd
         if kind == "shell":  # an alias is a command the person will type; an agent's config home moved
             scripts += [m.group("v") for m in _ALIAS.finditer(text)]
             moved = _agent_env(text)
@@ -197,13 +186,17 @@ class LaterRule:
         for script in scripts:
             if not script.strip():
                 continue
-            decision = ctx.judge(ToolCall("Bash", {"command": script}, call.cwd, agent=call.agent, session=call.session,
+            decision = ctx.judge(ToolCall("Bash", {"command": script}, cwd, agent=call.agent, session=call.session,
                                           event=call.event, mode=call.mode))
             if decision is not None and decision.verdict is Verdict.DENY:
                 return Decision(Verdict.DENY, f"{call.tool} {what}: {decision.reason}", f"{self.id}/{decision.rule}",
                                 decision.blast_radius, decision.category)
         return None
 
+
+# who runs a program file of each language later, for the reason
+_RUN_BY = {"python": "pytest, pip or python", "js": "the project's node tooling", "ruby": "bundle or rake",
+           "perl": "perl", "php": "composer or php", "groovy": "Gradle", "rust": "cargo", "elisp": "Emacs"}
 
 _GIT_COMMAND = re.compile(r"(?:^|[;&|(`\n]\s*|\$\(\s*|\b(?:sudo|env|exec|command|time|nice|nohup|xargs)\s+)"
                           r"(?:\S*/)?git\s+(?:-C\s+(?P<c>\"[^\"]+\"|'[^']+'|\S+)\s+)?(?:-[-\w.=]+\s+)*(?P<sub>[a-z][\w-]*)")
@@ -253,27 +246,6 @@ def _git_dir(start: str) -> str | None:
             return None
         here = parent
     return None
-
-
-def _git_config(text: str) -> dict[str, str]:
-    """`section.key` (and `section.sub.key`) → value, lower-cased names, from a git config file."""
-    out: dict[str, str] = {}
-    section = ""
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line[0] in "#;":
-            continue
-        m = re.match(r'^\[\s*([\w.-]+)(?:\s+"([^"]*)")?\s*\]', line)
-        if m:
-            section = m.group(1).lower() + (f".{m.group(2)}" if m.group(2) is not None else "")
-            continue
-        key, eq, value = line.partition("=")
-        if eq and section:
-            value = value.strip()
-            if len(value) > 1 and value[0] == value[-1] == '"':
-                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
-            out[f"{section}.{key.strip().lower()}"] = value
-    return out
 
 
 def _agent_env(text: str) -> str:

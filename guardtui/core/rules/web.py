@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from ..model import BlastRadius, Decision, ToolCall, Verdict
-from ..web import judge_url
+from ..secrets import secret_catalog
+from ..web import broker_port_of, judge_url
 from .base import EvalContext
 
 URL_TOOLS = frozenset({"WebFetch"})
@@ -17,6 +18,13 @@ class WebRule:
     id = "web"
 
     def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        if call.tool == "WebSearch":  # the query goes to a search engine: a credential in it leaves the machine
+            query = call.input.get("query")
+            credential = secret_catalog().credential_in(query) if isinstance(query, str) else None
+            if credential:
+                return Decision(Verdict.DENY, f"WebSearch sends {credential} to a search engine in its query",
+                                f"{self.id}/credential", BlastRadius.CRITICAL, "secrets")
+            return None
         if call.tool not in URL_TOOLS:
             return None
         urls = [call.input["url"]] if isinstance(call.input.get("url"), str) else []
@@ -27,6 +35,11 @@ class WebRule:
         return max(decisions, key=lambda d: (d.verdict.restrictiveness, d.blast_radius.severity), default=None)
 
     def _one(self, call: ToolCall, ctx: EvalContext, url: str) -> Decision | None:
+        port = broker_port_of(url)
+        if port is not None:  # http://127.0.0.1:8765/approve?…: a request to the console that answers calls
+            return Decision(Verdict.DENY, f"{call.tool} of {url[:80]} reaches guardtui's broker (port {port}): a request "
+                            f"there could answer the agent's own waiting calls", f"{self.id}/broker", BlastRadius.CRITICAL,
+                            "guard-self")
         judged = judge_url(url)
         if judged is None:
             return None

@@ -14,6 +14,7 @@ import fnmatch
 import os
 import posixpath
 import re
+import shlex
 from dataclasses import replace
 from typing import Callable
 
@@ -28,7 +29,7 @@ from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
-from .projectfiles import language_of, read_text, shown
+from .projectfiles import SYSTEM_PROGRAM_DIRS, language_of, load_dotenv, read_text, shown
 from .secrets import is_secret, is_secret_area
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
@@ -60,7 +61,13 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
 _TCP_EXEC = re.compile(r"(?:\bexec\s+|\s)(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 # variables that make a program run a file first: a project file named there is judged as what it is
-_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV"})
+_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT"})
+_EXPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
+# variables holding a command a build tool runs in its stead or around what it builds
+_RUNNER_VARIABLE = re.compile(r"CARGO_TARGET_\w+_RUNNER|(?:CARGO_BUILD_)?RUSTC(?:_WORKSPACE)?_WRAPPER|CARGO_BUILD_RUSTC")
+_JAVA_OPTION_VARIABLES = frozenset({"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS", "MAVEN_OPTS",
+                                    "GRADLE_OPTS", "SBT_OPTS", "ANT_OPTS"})
+
 _ROUTINE_NODE_OPTION = re.compile(r"^--(max-old-space-size|max-semi-space-size|stack-size|enable-source-maps|"
                                   r"no-warnings|no-deprecation|trace-warnings|trace-deprecation|"
                                   r"unhandled-rejections|openssl-legacy-provider|dns-result-order|conditions|"
@@ -77,6 +84,8 @@ _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "PYTHONSTARTUP": "runs a file when python starts", "PERL5OPT": "changes how perl starts"}
 # variables whose value a program runs as a shell command: judge the value itself
 _ENV_COMMANDS = {"GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+                 "AWS_PAGER", "GH_PAGER", "GH_EDITOR", "KUBE_EDITOR", "PSQL_PAGER", "SYSTEMD_PAGER", "BAT_PAGER",
+                 "DELTA_PAGER", "GIT_SSH", "SVN_EDITOR", "HGEDITOR", "TIG_EDITOR",
                  "GIT_SEQUENCE_EDITOR", "SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS", "PROMPT_COMMAND", "BROWSER",
                  "LESSOPEN", "LESSCLOSE", "MANPAGER", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT"}
 # PATH entries that are ordinary: the project's own bins and the usual install locations
@@ -231,8 +240,8 @@ class _Run:
         """Read the project file `inv` runs and judge what it contains; None when it cannot be read (too
         large, not a regular file, not text, not a language guardtui reads): then the caller judges the
         command as it would without the file."""
-        if inv.scope.remote or not path.startswith("/"):
-            return None
+        if inv.scope.remote or not path.startswith("/") or path.startswith(SYSTEM_PROGRAM_DIRS):
+            return None  # the system's own scripts (bash completions, distro helpers) are not the project's
         changed = self.changed_earlier(path, inv)
         if changed is not None:
             return changed
@@ -409,10 +418,19 @@ class _Run:
             if r.op == "<" and r.target is not None:
                 self.read(r.target, inv)
 
+    def _guardtui_process_file(self, word: Word, home: str) -> None:
+        """A write into /proc/PID/… of guardtui's process (oom_score_adj, mem): the guard made to die or lie."""
+        if word.value.startswith("/proc/"):
+            aimed = cmd_proc.guardtui_pid_in(word, home)
+            if aimed:
+                self.add(deny(f"writes into {word.display()}, a file of {aimed}: {cmd_proc.WHY}", "guard-self",
+                              "proc.guardtui"))
+
     def redirects(self, cmd: SimpleCommand) -> None:
         for r in cmd.redirects:
             if not r.writes or r.target is None:
                 continue
+            self._guardtui_process_file(r.target, cmd.scope.home)
             info = classify(r.target, cmd.scope, self.tax)
             if info.kind is PathKind.HARMLESS_DEVICE:
                 continue
@@ -467,7 +485,16 @@ class _Run:
     def environment(self, name: str, value: Word, cmd: SimpleCommand, prefix: bool) -> None:
         """Setting a variable that changes what later commands run asks; one that holds a
         command has that command judged."""
-        if name in _ENV_COMMANDS and value.value:
+        function = _EXPORTED_FUNCTION.fullmatch(name)
+        if function and value.value.lstrip().startswith("()"):
+            # env 'BASH_FUNC_git%%=() { …; }' bash x.sh: the body runs wherever the script calls git
+            self.script(value.value.lstrip()[2:], cmd.scope.copy(), f"function {function.group(1)} (exported)",
+                        cmd.depth + 1)
+            return
+        for option in _java_command_options(name, value.value):
+            # JAVA_TOOL_OPTIONS='-XX:OnOutOfMemoryError="…"': the JVM runs it through the shell
+            self.script(option, cmd.scope.copy(), f"${name}", cmd.depth + 1)
+        if (name in _ENV_COMMANDS or _RUNNER_VARIABLE.fullmatch(name)) and value.value:
             if value.dynamic:
                 self.add(ask(f"{name} holds a command known only at run time", "dynamic-exec", BlastRadius.HIGH,
                              "shell.environment"))
@@ -515,6 +542,13 @@ class _Run:
             return False
         if name in ("BASH_ENV", "ENV"):
             files, runner = [value.value.strip()], "bash"
+        elif name in ("RUBYOPT", "PERL5OPT"):
+            found = _library_preloads(name, value.value, cmd)
+            if found is None:
+                return False
+            files, runner = found, "ruby" if name == "RUBYOPT" else "perl"
+            if not files:
+                return True  # only installed libraries (-MCarp=verbose, -rbundler/setup): the person's own
         else:
             files, runner = [], "node"
             words = value.value.split()
@@ -587,6 +621,9 @@ class _Run:
     def _strip_wrapper(self, name: str, spec: dict, rest: list[Word], cmd: SimpleCommand, scope: Scope):
         """Skip a wrapper's options; return (the wrapped command's words, scope, privileged) or None
         when nothing is left to judge (the wrapper only describes, or runs a -c string judged here)."""
+        if name in cmd_proc.PROCESS_TOOLS:  # strace -p $(pgrep -f guardtui): attached to the guard's process
+            for finding in cmd_proc.process_tool(self, Invocation(name, rest, cmd, scope, False)):
+                self.add(finding)
         privileged = bool(spec.get("privilege"))
         saw_login = exec_mode = False
         shell_string: str | None = None
@@ -608,7 +645,8 @@ class _Run:
             if flag in spec.get("split", ()):
                 remaining = [Word.literal(part) for part in (value or "").split()] + remaining
         if spec.get("assignments"):
-            while remaining and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", remaining[0].value, re.S):
+            while remaining and re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*|BASH_FUNC_[^=\s]+)=.*", remaining[0].value,
+                                             re.S):
                 var, _, value = remaining[0].value.partition("=")
                 self.environment(var, Word(value, remaining[0].raw), cmd, prefix=True)
                 scope = scope.copy()  # `env CODEX_HOME=/tmp/x codex`: the wrapped command sees it
@@ -623,6 +661,10 @@ class _Run:
         remaining = remaining[int(spec.get("positionals", 0)):]
         if shell_string is not None:
             inv = Invocation(name, rest, cmd, scope, privileged)
+            if spec.get("output_positional") and remaining and not remaining[0].value.startswith("-"):
+                written = self.write(remaining[0], inv, f"{name} writes its log to")  # script -c CMD FILE
+                if written is not None:
+                    self.add(written)
             self.nested(shell_string, inv, f"{name} -c", scope.copy())
             if privileged:
                 self.add(ask(f"{name} runs commands as another user (root)", "privilege", BlastRadius.HIGH,
@@ -667,8 +709,9 @@ class _Run:
         handler = _HANDLERS.get(name)
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
-        if handler is None and name in self.tax.terminal_input:
-            handler = cmd_term.judge
+        typing = self.tax.terminal_input.get(name)
+        if typing is not None and (handler is None or set(inv.args) & set(typing.get("verbs", ()))):
+            handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
         if handler is None and cmd_agents.agent_of(name) is not None:
             handler = cmd_agents.judge
         if handler is None and name.startswith("mkfs."):
@@ -683,6 +726,8 @@ class _Run:
         if not findings:
             findings = self.taxonomy(inv)
         findings.extend(self.command_options(inv))
+        findings.extend(self.output_options(inv))
+        self.shell_escapes(inv)
         sync = self.sync_from_empty(inv)
         if sync is not None:
             findings.append(sync)
@@ -695,28 +740,44 @@ class _Run:
     def command_options(self, inv: Invocation) -> list[Finding]:
         """`git grep -O"sh -c '…'"`, `zip -TT CMD`, `npm --script-shell=CMD`: an option's value that the tool
         runs through a shell is judged as that command, and asks at least."""
-        options = self.tax.command_options.get(inv.name)
-        if not options:
-            return []
         found: list[Finding] = []
-        args = inv.args
-        for i, a in enumerate(args):
-            if a == "--":
-                break
-            name, eq, value = a.partition("=")
-            if name in options and name.startswith("--") or a in options:
-                program = value if eq else (args[i + 1] if i + 1 < len(args) else "")
-            else:
-                short = next((o for o in options if not o.startswith("--") and a.startswith(o) and len(a) > len(o)),
-                             None)
-                if short is None:
-                    continue
-                program, name = a[len(short):], short  # -O"sh -c …": the value attached
-            if not program:
+        for name, program in option_values(inv.words, self.tax.command_options.get(inv.name, ())):
+            if not program.value:
                 continue
-            self.nested(program, inv, f"{inv.name} {name}")  # a part known only at run time stays unknown there
+            self.nested(program.value, inv, f"{inv.name} {name}")  # a part known only at run time stays unknown
             found.append(ask(f"{inv.name} {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM,
                              "shell.command-option"))
+        return found
+
+    def shell_escapes(self, inv: Invocation) -> None:
+        """`gdb -batch -ex 'shell rm …'`, `dc -e '!rm …'`, m4's syscmd(…): the shell command a program's own
+        command language runs, judged as that command."""
+        spec = self.tax.shell_escapes.get(inv.name)
+        if spec is None:
+            return
+        prefixes = tuple(spec.get("prefixes", ()))
+        for _, text in option_values(inv.words, spec.get("options", ()), attached=False):
+            for line in text.value.splitlines():
+                prefix = next((p for p in prefixes if line.lstrip().startswith(p)), None)
+                if prefix is not None:
+                    self.nested(line.lstrip()[len(prefix):], inv, f"{inv.name} {prefix.strip()}")
+        if inv.name == "m4":
+            stream = self.stdin_source(inv.cmd)
+            text = stream.text if stream.kind == "text" and stream.text else ""
+            for path in (w.value for w in inv.words if not w.value.startswith("-")):
+                text += "\n" + (read_text(posixpath.join(inv.scope.cwd or "/", path)) or "")
+            for m in re.finditer(r"\be?syscmd\(\s*`?([^')]*)'?\s*\)", text):
+                self.nested(m.group(1), inv, "m4 syscmd")
+
+    def output_options(self, inv: Invocation) -> list[Finding]:
+        """`sort -o FILE`, `pytest --junitxml=FILE`, `gcc -o FILE`, `ssh -E FILE`: the file the option names is
+        written, and judged as a write of it (guard files and places outside the project included)."""
+        found: list[Finding] = []
+        for name, target in option_values(inv.words, self.tax.output_options.get(inv.name, ())):
+            if target.value and target.value != "-":
+                finding = self.write(target, inv, f"{inv.name} {name} writes")
+                if finding is not None:
+                    found.append(finding)
         return found
 
     def taxonomy(self, inv: Invocation) -> list[Finding]:
@@ -743,10 +804,11 @@ class _Run:
             if listing:  # helm list -q | xargs helm uninstall
                 return [deny(f"{reason}: everything `{listing}` lists", best.shape.category,
                              f"taxonomy:{best.shape.id}")]
-            target = _production_target(args) if best.shape.category == "database" and \
+            target = _production_target(args) or _production_environment(inv) \
+                if best.shape.category in ("database", "infra-as-code") and \
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
-                return [deny(f"{reason}, on {target}", "database", f"taxonomy:{best.shape.id}")]
+                return [deny(f"{reason}, on {target}", best.shape.category, f"taxonomy:{best.shape.id}")]
             return [by_radius(best.shape.blast_radius, reason, best.shape.category, f"taxonomy:{best.shape.id}")]
         verb = verb_class(canonical, args, self.tax)
         if verb is not None:
@@ -951,6 +1013,7 @@ class _Run:
     def write(self, word: Word, inv: Invocation, what: str, kind: str = "write", **more) -> Finding | None:
         """`word` is written (or, by `kind`, linked, copied or unpacked into): the effect, and the
         verdict for the place."""
+        self._guardtui_process_file(word, inv.scope.home)
         info = self.path(word, inv)
         if info.kind is PathKind.HARMLESS_DEVICE:
             return None
@@ -1131,6 +1194,32 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
                                "ruby", "perl", "php", "Rscript", "lua", "java", "dotnet"})
 
 
+# variables that choose which environment (and so which database) a framework's command works on
+_ENVIRONMENT_SELECTOR = re.compile(r"(?:[A-Z]+_)?ENV(?:IRONMENT)?|STAGE|DJANGO_SETTINGS_MODULE|SPRING_PROFILES_ACTIVE|"
+                                   r"ASPNETCORE_ENVIRONMENT|DOTNET_ENVIRONMENT")
+_DATABASE_VARIABLE = re.compile(r"(?:[A-Z_]*_)?(?:DATABASE_URL|DB_URL|DSN|DB_HOST|PGHOST|MYSQL_HOST|DATABASE_HOST)")
+_NOT_DEV = re.compile(r"(?i)(?:^|[^a-z])(prod|production|staging|stage|live)(?:[^a-z]|$)")
+
+
+def _production_environment(inv: Invocation) -> str | None:
+    """The environment a command is pointed at, when it is not a developer's own: a variable that selects it
+    (RAILS_ENV=production, DJANGO_SETTINGS_MODULE=config.settings.staging) or a database URL whose host says
+    so, set on the command, earlier in it, or in the project's .env file."""
+    env = load_dotenv(posixpath.join(inv.scope.cwd, ".env")) if inv.scope.cwd else {}
+    env.update(inv.scope.variables)
+    env.update({name: word.value for name, word in inv.cmd.assignments})
+    for name, value in env.items():
+        if not isinstance(value, str) or DYN in value:
+            continue
+        if _ENVIRONMENT_SELECTOR.fullmatch(name) and "/" not in value and _NOT_DEV.search(value):
+            return f"{name}={value}"
+        if _DATABASE_VARIABLE.fullmatch(name):
+            host = re.sub(r"^[a-z+]+://(?:[^@/]*@)?", "", value).split("/")[0]
+            if _NOT_DEV.search(host):
+                return f"the database at {host} ({name})"
+    return None
+
+
 def _production_target(args: list[str]) -> str | None:
     """What in the arguments names a production database (or a linked remote one), if anything."""
     for a in args:
@@ -1224,7 +1313,7 @@ _HANDLERS = {
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
-    "rails": cmd_code.rails, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
+    "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
     "gh": cmd_net.publish, "glab": cmd_net.publish,
     **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
@@ -1242,10 +1331,17 @@ _HANDLERS = {
     "rg": cmd_fs.ripgrep,
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
     "patch": cmd_fs.patch, "stow": cmd_fs.stow,
+    # FUSE file systems mounted over a directory hide what is there, as mount does
+    **{n: cmd_fs.mount for n in ("bindfs", "sshfs", "fuse-overlayfs", "unionfs", "unionfs-fuse", "mergerfs", "encfs",
+                                 "gocryptfs", "squashfuse", "fuse-zip", "archivemount", "mount.fuse", "mount.fuse3")},
+    **{n: cmd_net.mailer for n in ("mail", "mailx", "sendmail", "mutt", "msmtp", "swaks", "s-nail")},
+    **{n: cmd_net.cloud_copy for n in ("aws", "gsutil")},
+    **{n: cmd_proc.process_tool for n in cmd_proc.PROCESS_TOOLS},
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
     **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
-    **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "micro", "hx", "kak", "joe")},
+    **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "emacsclient", "nano", "micro", "hx", "kak",
+                                  "joe")},
 
     **{n: cmd_fs.read_secret for n in ("cat", "less", "more", "head", "tail", "base64", "xxd", "strings", "bat")},
 }
@@ -1257,3 +1353,73 @@ def _has_marker(directory: str, markers: tuple[str, ...]) -> bool:
     except OSError:
         return False
     return any(fnmatch.fnmatchcase(n, m) for n in names[:4096] for m in markers)
+
+
+def _java_command_options(name: str, value: str) -> list[str]:
+    """The commands a JVM options variable makes the JVM run (-XX:OnOutOfMemoryError=, -XX:OnError=)."""
+    if name not in _JAVA_OPTION_VARIABLES or "-XX:On" not in value:
+        return []
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    return [w.split("=", 1)[1] for w in words if re.match(r"-XX:On(?:OutOfMemory)?Error=", w)]
+
+
+def _library_preloads(name: str, value: str, cmd: SimpleCommand) -> list[str] | None:
+    """The project files RUBYOPT (-r) or PERL5OPT (-M/-m) load into every ruby or perl; [] when they load only
+    installed libraries; None when the value does something else (then setting it asks)."""
+    cwd = cmd.scope.cwd or "/"
+    env = dict(cmd.scope.variables)
+    env.update({n: w.value for n, w in cmd.assignments})
+    files: list[str] = []
+    words = value.split()
+    i = 0
+    while i < len(words):
+        word = words[i]
+        m = re.fullmatch(r"-r(.*)" if name == "RUBYOPT" else r"-[Mm]-?([\w:]+)(?:=.*)?", word)
+        if m is None:
+            if re.fullmatch(r"-[wWvd](?:\S*)?|-E\S*|-K\w|--(?:jit|yjit|disable-\w+|enable-\w+)|-[CI]\S*", word):
+                i += 1
+                continue
+            return None
+        library = m.group(1) or (words[i + 1] if name == "RUBYOPT" and i + 1 < len(words) else "")
+        i += 1 if m.group(1) else 2
+        if name == "RUBYOPT":
+            candidates = [library, library + ".rb"] if library.startswith((".", "/")) else \
+                [posixpath.join(d, library + ".rb") for d in [cwd, posixpath.join(cwd, "lib")]]
+        else:
+            relative = library.replace("::", "/") + ".pm"
+            dirs = [d for d in env.get("PERL5LIB", "").split(":") + env.get("PERLLIB", "").split(":") if d]
+            dirs += [d[2:] for d in words if d.startswith("-I") and len(d) > 2] + ["lib", "."]
+            candidates = [posixpath.join(d, relative) for d in dirs]
+        for candidate in candidates:
+            path = posixpath.normpath(candidate if candidate.startswith("/") else posixpath.join(cwd, candidate))
+            if os.path.isfile(path):
+                files.append(path)
+                break
+        else:
+            if library.startswith((".", "/")):
+                return None  # a file that is not there: cannot be judged
+    return files
+
+
+def option_values(words: list[Word], options, attached: bool = True) -> list[tuple[str, Word]]:
+    """(option, its value) for each of `options` in the words: `--opt=V`, `--opt V`, `-o V`, and with `attached`
+    a short option's value glued on (`-oFILE`, `-O"sh -c …"`); nothing after `--`."""
+    out: list[tuple[str, Word]] = []
+    for i, word in enumerate(words):
+        a = word.value
+        if a == "--":
+            break
+        name, eq, value = a.partition("=")
+        if eq and name in options and name.startswith("-") and len(name) > 2:
+            out.append((name, Word(value, value)))
+        elif a in options:
+            if i + 1 < len(words):
+                out.append((a, words[i + 1]))
+        elif attached:
+            short = next((o for o in options if not o.startswith("--") and a.startswith(o) and len(a) > len(o)), None)
+            if short is not None:
+                out.append((short, Word(a[len(short):], a[len(short):])))
+    return out

@@ -11,15 +11,18 @@ Anything else returns nothing here: the taxonomy (or the default) judges the com
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import posixpath
+import re
 import tomllib
 from typing import TYPE_CHECKING, Any
 
 from ..hook_settings import MAX_TEXT, Unreadable, bypasses, our_entries, parse
 from ..protect import agent_of_program, protect_data
-from .findings import Finding, allow, deny
+from ..model import BlastRadius
+from .findings import Finding, allow, ask, deny
 from .words import DYN
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,6 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _WHY = ("its calls would not reach the guard: an agent may not start another one unguarded; if you mean it, run "
         "it yourself in a terminal")
+_UNHOOKED = ("guardtui has no hooks in it, so it would run whatever it decides with no one asked: an agent may not "
+             "start one that way; if you mean it, run it yourself in a terminal")
 _APPROVALS = ("it would run what it is told with no one asked (an ask the guard hands back to its prompt "
               "included): an agent may not start another one so; if you mean it, run it yourself in a terminal")
 # where each agent keeps the settings levels `--setting-sources` names (Claude Code)
@@ -51,17 +56,32 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     override_opts = set(spec.get("overrides", ()))
     sources_opt = spec.get("sources", "")
     words = [w.value for w in inv.words]
+    unhooked = bool(spec.get("unhooked"))
+    approvals = _UNHOOKED if unhooked else _APPROVALS
+    arguments = " ".join(w for w in words if DYN not in w)
+    for pattern in spec.get("loosens", ()):
+        if re.search(pattern, arguments):
+            return _denied(f"{shown} {arguments[:60]} changes {shown}'s own hooks or approvals for every later run")
+    env = dict(inv.scope.variables)
+    env.update({name: word.value for name, word in inv.cmd.assignments})
+    for name, accepted in (spec.get("env_values") or {}).items():
+        value = env.get(name)
+        if value and any(fnmatch.fnmatchcase(value, a) for a in accepted):
+            return _denied(f"{name}={value[:40]} switches {shown}'s approvals off", approvals)
     for i, v in enumerate(words):
         if v == "--":
             break
         option, eq, attached = v.partition("=")
         value = attached if eq else (words[i + 1] if i + 1 < len(words) else "")
+        if option in spec.get("values_any", ()) and value:
+            return _denied(f"{shown} {option} {value} hands its permission prompts to a tool of the caller's choosing",
+                           _APPROVALS)
         if v in flags or option in flags:
-            return _denied(f"{shown} {v} switches its own approvals off", _APPROVALS)
+            return _denied(f"{shown} {v} switches its own approvals off", approvals)
         if option in values_off and value in values_off[option]:
-            return _denied(f"{shown} {option} {value} switches its own approvals or hooks off", _APPROVALS)
+            return _denied(f"{shown} {option} {value} switches its own approvals or hooks off", approvals)
         if len(v) > 2 and v[:2] in values_off and not v.startswith("--") and v[2:] in values_off[v[:2]]:
-            return _denied(f"{shown} {v} switches its own approvals or hooks off", _APPROVALS)
+            return _denied(f"{shown} {v} switches its own approvals or hooks off", approvals)
         if option in settings_opts and value:
             found = _settings_bypass(value, agent, inv)
             if found:
@@ -83,6 +103,9 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if name in protect_data().hook_env and not _system_path(name, word.raw):
             return _denied(f"{name}={word.display()} chooses the programs {shown}'s hooks run (guardtui's hook "
                            "among them)")
+    if unhooked:
+        return [ask(f"{shown} starts an agent guardtui has no hooks in: what it runs is not judged, only its own "
+                    f"prompts stand between it and this machine", "agent", BlastRadius.HIGH, "agent.unhooked")]
     return [allow(f"{shown} starts another agent: its calls go through its own hooks, judged one by one",
                   "agent", rule="agent.hooked")]
 

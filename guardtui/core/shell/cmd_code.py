@@ -21,7 +21,7 @@ from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import python_module_file, read_text
+from .projectfiles import python_module_file, read_text, shown
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
 from .secrets import is_secret, is_secret_area, reads_secret
@@ -48,14 +48,20 @@ _SHELL_CALLS = {
     "lua": [r"\bos\.execute", r"\bio\.popen"],
     "r": [r"\bsystem2?"],
     "applescript": [r"\bdo shell script"],
-    "tcl": [r"\bexec"],
     "elixir": [r"\bSystem\.shell", r":os\.cmd"],
     "erlang": [r"\bos:cmd"],
     "clojure": [r"\bshell/sh", r"\bclojure\.java\.shell/sh", r"\bbabashka\.process/(?:shell|process)", r"\bp/shell"],
     "haskell": [r"\bcallCommand", r"\bsystem", r"\bspawnCommand", r"\breadCreateProcess\s*\(\s*shell"],
     "racket": [r"\bsystem\*?", r"\bprocess\*?"],
-    "groovy": [r"\.execute\(\)"],
 }
+# Rust: Command::new("sh").arg("-c").arg("…") or .args(["-c", "…"]): the program and its literal arguments
+_RUST_COMMAND = re.compile(r"""Command::new\(\s*"(?P<program>[^"]+)"\s*\)(?P<chain>(?:\s*\.\s*(?:arg\(\s*"[^"]*"\s*\)|"""
+                           r"""args\(\s*&?\[[^\]]*\]\s*\)|current_dir\([^)]*\)|env\([^)]*\)))*)""")
+# a command that attaches to another terminal session (expect's spawn of it, then send, types into it)
+_ATTACHES = re.compile(r"\b(?:tmux\s+(?:-\S+\s+)*(?:a|at|att|attach|attach-session)\b|screen\s+-[a-zA-Z]*[rx]|"
+                       r"dtach\s+-a|abduco\s+-a|zellij\s+(?:a|attach)\b|reptyr)")
+# Groovy (Gradle scripts) shells out through a method of the command: "ls -l".execute(), ['sh', '-c', '…'].execute()
+_GROOVY_EXECUTE = re.compile(r"""(?P<recv>\[[^\]\n]*\]|'[^'\n]*'|"[^"\n]*")\s*\.execute\s*\(""")
 _RECURSIVE_DELETES = [r"\bshutil\.rmtree", r"\b(?:fs\.)?(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)(?=\s*\([^;]*recursive\s*:\s*true)",
                       r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)",
                       r"\b(?:File::Path::)?(?:rmtree|remove_tree)", r"\bfs\.remove(?:Sync)?", r"\brimraf(?:\.sync)?",
@@ -237,6 +243,29 @@ def _preload(run: "Run", inv: "Invocation", word: Word) -> None:
                 return
 
 
+# modules that are a tool of the same name (`python -m pytest` is pytest)
+_TOOL_MODULES = {"pytest": "pytest", "mypy": "mypy", "black": "black", "ruff": "ruff", "flake8": "flake8",
+                 "pylint": "pylint", "coverage": "coverage", "tox": "tox", "nox": "nox", "mkdocs": "mkdocs",
+                 "isort": "isort", "pyright": "pyright", "bandit": "bandit"}
+
+
+def pytest(run: "Run", inv: "Invocation") -> list[Finding]:
+    """pytest -p NAME: the plugin module is imported before any test; the project's own is judged as the file it
+    is (what pytest does besides is the taxonomy's)."""
+    words = [w.value for w in inv.words]
+    for i, word in enumerate(words):
+        name = words[i + 1] if word == "-p" and i + 1 < len(words) else word[2:] if word.startswith("-p") and \
+            len(word) > 2 and not word.startswith("--") else ""
+        if not name or name.startswith("no:") or DYN in name or inv.scope.remote:
+            continue
+        file = python_module_file(inv.scope.cwd, name)
+        if file:
+            judged = run.project_file(file, inv, "python3", f"{shown(file, inv.scope.cwd)} (pytest plugin)")
+            if judged is not None:
+                run.add(judged)
+    return []
+
+
 def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> list[Finding]:
     if module == "guardtui" or module.startswith("guardtui."):  # python -m guardtui trust …
         args = ([Word.literal("hook")] if module == "guardtui.hook" else []) + rest
@@ -247,6 +276,14 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
         run.write(target, inv, f"{inv.name} -m {module} -e into", kind="unpack",
                   source=archive.path if not rest[1].dynamic else None)
         return [allow(f"{inv.name} -m {module} extracts an archive", "fs-write", rule="code.module")]
+    if module in _TOOL_MODULES:  # python -m pytest …: the tool, with what its options do
+        return run.judge_invocation(Invocation(_TOOL_MODULES[module], rest, inv.cmd, inv.scope, inv.privileged,
+                                               _TOOL_MODULES[module]))
+    if module == "json.tool":  # python -m json.tool IN OUT: OUT is written
+        operands = [w for w in rest if not w.value.startswith("-")]
+        if len(operands) > 1:
+            written = run.write(operands[1], inv, f"{inv.name} -m json.tool writes")
+            return [written] if written is not None else []
     if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx"):
         return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
                                                inv.privileged, module))
@@ -262,6 +299,10 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
         from .paths import PathKind
         kind = run.path(served, inv).kind
         bind = next((rest[i + 1].value for i, w in enumerate(rest[:-1]) if w.value in ("-b", "--bind")), "")
+        if bind in ("0.0.0.0", "::", "[::]", "*") and kind in (PathKind.HOME_ROOT, PathKind.HOME_ANCESTOR,
+                                                             PathKind.ROOT, PathKind.HOME_DOTFILE):
+            return [deny(f"{inv.name} -m http.server serves {served.display()} ({kind.value}: keys and tokens with it) "
+                         f"to every machine on the network", "secrets", "code.module")]
         if bind in ("0.0.0.0", "::", "[::]", "*"):  # said out loud: for other machines to fetch from
             return [ask(f"{inv.name} -m http.server serves {served.display()} to every machine on the network "
                         f"(--bind {bind})", "network", BlastRadius.MEDIUM, "code.module")]
@@ -309,6 +350,22 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                                     BlastRadius.HIGH, "code.shell"))
             elif literal:
                 run.nested(literal, inv, f"{inv.name} → shell")
+    for m in _RUST_COMMAND.finditer(code) if language == "rust" else ():
+        words = [m.group("program")] + [_unescape(a) for a in re.findall(r'"((?:[^"\\]|\\.)*)"', " ".join(
+            re.findall(r"\.\s*args?\((.*?)\)\s*(?=\.|$)", m.group("chain"), re.S)))]
+        run.nested(shlex.join(words), inv, f"{inv.name} → {m.group('program')}")
+    if language == "tcl":  # Tcl's exec and expect's spawn take the command as bare words: the rest of the line
+        for m in re.finditer(r"(?m)(?:^|[\[;{]\s*)(?:exec|spawn)\s+(?:-\w+\s+)*([^\]\n;}]+)", code):
+            command = m.group(1).strip().rstrip("&").strip()
+            run.nested(command, inv, f"{inv.name} → {command.split()[0] if command.split() else 'exec'}")
+            if re.search(r"\bsend\b", code) and _ATTACHES.search(command):
+                findings.append(deny(f"{inv.name} attaches to a terminal session ({command[:40]}) and sends it keys: "
+                                     f"in guardtui's console a key answers a waiting call as if you had pressed it",
+                                     "terminal-input", "term.typing"))
+    for m in _GROOVY_EXECUTE.finditer(code) if language == "groovy" else ():
+        literal = _first_argument("(" + m.group("recv") + ")", scope=inv.scope)
+        if literal:
+            run.nested(literal, inv, f"{inv.name} → shell")
     for pattern in re.finditer(r"`(?P<s>[^`]+)`", code) if language in ("ruby", "perl", "php", "julia") else ():
         run.nested(pattern.group("s"), inv, f"{inv.name} → shell")
     for m in re.finditer(r"\b(?:qx|%x)\s*[\(\{\[](?P<s>[^\)\}\]]*)[\)\}\]]", code):
@@ -362,7 +419,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                     findings.append(f)
     if _ORM_DELETE_ALL.search(code):
         findings.append(deny(f"{inv.name} deletes every row of a table through the ORM", "database", "code.orm-delete"))
-    elif _ORM_WRITE.search(code):
+    elif _ORM_WRITE.search(_GROOVY_EXECUTE.sub("", code) if language == "groovy" else code):
         findings.append(ask(f"{inv.name} changes or deletes many rows through the ORM", "database", BlastRadius.MEDIUM,
                             "code.orm-write"))
     if _REVERSE_SHELL.search(code) and re.search(r"connect|fsockopen|TCPSocket", code):
@@ -733,7 +790,8 @@ _REMOVING_API = re.compile(
     r"\bos\.replace\s*\(|\)\.replace\s*\(\s*(?:['\"]?/|Path)|"
     r"\b(?:rename|renames|renameSync|move|unlink|unlinkSync|remove|removedirs|rmdir|rmdirSync|rmtree|"
     r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
-    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove)\s*\(|"
+    r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove|"
+    r"remove_file|remove_dir|remove_dir_all|set_permissions)\s*\(|"
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
@@ -741,14 +799,14 @@ _WRITING_API = re.compile(
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind|writeTextFile|writeTextFileSync|writeFileStr|writeLines|write\.\w+|"
-    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output)\s*\(|>>?\s*['\"]|\bsysopen\b|"
+    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output|fs::write|File::create|OpenOptions::new)\s*\(|"
+    r">>?\s*['\"]|\bsysopen\b|"
     # open(…, 'w') with calls inside its path (Lua's io.open(os.getenv("HOME")..'/x', 'w')), Julia's and
     # Lua's bare write(PATH, …), R's cat(…, file = PATH), Tcl's `open PATH w` and `file copy`
     r"\bopen\s*\((?:[^()]|\([^()]*\))*?,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]|(?<![.\w:])write\s*\(|"
     r"\bcat\s*\([^)]*\bfile\s*=|\bopen\s+\S+\s+[wa]\+?\b|\bfile\s+(?:copy|mkdir)\b", re.I)
 _DB_OPEN = re.compile(r"\b(?:sqlite3\.connect|dbm\.open|shelve\.open|SQLite3::Database\.new|"
                       r"new\s+(?:sqlite3\.)?Database)\s*\(")
-_HOME_IN_CODE = re.compile(r"expanduser|Path\.home|homedir|\bHOME\b|Dir\.home|~")
 _MAX_LITERALS = 200
 
 
@@ -759,6 +817,9 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
     literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
     literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    if _HOME_IN_CODE.search(code):  # format!("{}/.codex/hooks.json", home), "%s/.claude" % home: the home's
+        literals += [re.sub(r"^(?:\{\w*\}|%s)(?=/)", "~", lit) for lit in literals
+                     if re.match(r"(?:\{\w*\}|%s)/", lit)]
     # bare words that are paths (Tcl's `file delete ~/.x`, `open $env(HOME)/.x w`)
     literals += [re.sub(r"^\$(?:env\(HOME\)|\{?HOME\}?)", "~", m.group(1)) for m in re.finditer(
         r"(?:^|(?<=[\s\[{]))((?:~|\$env\(HOME\)|\$\{?HOME\}?)/[\w./~-]+)", code)][:32]
@@ -838,7 +899,7 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
 
 _HOME_IN_CODE = re.compile(r"\bhomedir\s*\(|\bPath\.home\s*\(|expanduser\s*\(|\bos\.homedir\b|\$HOME\b|"
                            r"\bENV\[\s*['\"]HOME|getenv\s*\(\s*['\"]HOME|environ(?:\.get)?\s*[\[(]\s*['\"]HOME|"
-                           r"\bDir\.home\b|System\.user_home|\bhome_dir\b")
+                           r"\bDir\.home\b|System\.user_home|\bhome_dir\b|\bvar(?:_os)?\s*\(\s*\"HOME\"")
 _LITERAL = re.compile(r"""(['"`])((?:~/|\.)[\w.@+/-]{2,200})\1""")
 
 
@@ -1011,12 +1072,17 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
     for piece in pieces:
         m = re.fullmatch(_STR, piece, re.S)
         if m:
-            if m.group("q") == "`" and "${" in m.group("s"):
-                return None
             text = _unescape(m.group("s"))
+            if m.group("q") == "`" and "${" in text:  # a template literal: `${os.homedir()}/.x`
+                text = re.sub(r"\$\{([^}]*)\}", lambda i: "~" if _HOME_EXPRESSIONS.match(i.group(1).strip())
+                              else DYN, text)
+                if DYN in text:
+                    return None
             if m.group("q") == '"' and "#{" in text:  # Ruby interpolation: "rm -rf #{ENV['HOME']}/x"
                 text = re.sub(r"#\{([^}]*)\}", lambda i: "~" if _HOME_EXPRESSIONS.match(i.group(1).strip())
                               else DYN, text)
+            if m.group("q") == '"' and "$ENV{" in text:  # Perl interpolation: "$ENV{HOME}/.config"
+                text = re.sub(r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}", "~", text)
             out.append(text)
         elif _HOME_EXPRESSIONS.match(piece):
             out.append("~")
@@ -1241,7 +1307,8 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     findings = []
     database_file = positionals[0] if inv.name in ("sqlite3", "duckdb") and positionals else None
     if inv.name in ("sqlite3", "duckdb"):  # the shell's own dot-commands: .output FILE, .shell CMD, …
-        statements = [_dot_commands(run, inv, sql, findings) for sql in statements]
+        statements = [_dot_commands(run, inv, sql, findings, database_file) for sql in statements]
+    statements = [_client_shell_escapes(run, inv, sql) for sql in statements]
     for sql in statements:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
@@ -1300,9 +1367,26 @@ _DOT_WRITES = {".output": 1, ".once": 1, ".save": 1, ".backup": -1, ".excel": 0,
 _DOT_RUNS = (".shell", ".system")
 
 
-def _dot_commands(run: "Run", inv: "Invocation", sql: str, findings: list[Finding]) -> str:
+# a client's own commands that run a shell on this machine: psql's \! and \copy … to/from program, mysql's
+# system and \!
+_CLIENT_SHELL = re.compile(r"(?im)^\s*(?:\\!|system\s)\s*(?P<c>[^\n]+)$|"
+                           r"\\copy\b[^\n]*?\b(?:to|from)\s+program\s+'(?P<p>[^']+)'")
+
+
+def _client_shell_escapes(run: "Run", inv: "Invocation", sql: str) -> str:
+    """Judge the shell commands a database client's own escapes run (`psql -c '\\! rm …'`, mysql's `system …`)
+    and return the SQL without them."""
+    if "\\" not in sql and "system" not in sql.lower():
+        return sql
+    for m in _CLIENT_SHELL.finditer(sql):
+        run.nested((m.group("c") or m.group("p")).strip(), inv, f"{inv.name} shell escape")
+    return _CLIENT_SHELL.sub("", sql)
+
+
+def _dot_commands(run: "Run", inv: "Invocation", sql: str, findings: list[Finding],
+                  database: Word | None = None) -> str:
     """Judge the dot-commands in an sqlite3 script (`.output ~/x`, `.backup main FILE`, `.shell rm …`, `.read FILE`,
-    `.load LIB`) and return the SQL without them."""
+    `.load LIB`, `.restore FILE` over the database) and return the SQL without them."""
     kept = []
     for line in sql.splitlines():
         stripped = line.strip()
@@ -1331,7 +1415,11 @@ def _dot_commands(run: "Run", inv: "Invocation", sql: str, findings: list[Findin
                 findings.append(ask(f"{inv.name} .read runs SQL from {args[0]}, which guardtui cannot read",
                                     "database", BlastRadius.MEDIUM, "sql.file"))
             else:
-                kept.append(_dot_commands(run, inv, text, findings))
+                kept.append(_dot_commands(run, inv, text, findings, database))
+        elif command == ".restore" and args and database is not None:  # the database replaced by FILE's
+            f = run.write(database, inv, f"{inv.name} .restore over")
+            if f is not None:
+                findings.append(f)
         elif command == ".load":
             findings.append(ask(f"{inv.name} .load loads a native extension: it runs its code", "dynamic-exec",
                                 BlastRadius.HIGH, "sql.load"))

@@ -450,7 +450,7 @@ def editor(run: "Run", inv: "Invocation") -> list[Finding]:
     findings: list[Finding] = []
     for i, w in enumerate(words):
         flag, eq, attached = w.value.partition("=")
-        if inv.name == "emacs" and flag in _ELISP_OPTIONS:  # --eval CODE, -l FILE: Lisp that runs
+        if inv.name in ("emacs", "emacsclient") and flag in _ELISP_OPTIONS:  # --eval CODE, -l FILE: Lisp that runs
             value = attached if eq else (words[i + 1].value if i + 1 < len(words) else "")
             if _ELISP_OPTIONS[flag] == "file" and value:
                 where = inv.scope.home + value[1:] if value.startswith("~") else \
@@ -573,7 +573,7 @@ def mount(run: "Run", inv: "Invocation") -> list[Finding]:
     return [ask(f"mount over {point.display()} hides what is there", "disk", BlastRadius.HIGH, "fs.mount")]
 
 
-_ELISP_OPTIONS = {"--eval": "code", "-eval": "code", "--execute": "code", "-l": "file", "--load": "file",
+_ELISP_OPTIONS = {"--eval": "code", "-eval": "code", "--execute": "code", "-e": "code", "-l": "file", "--load": "file",
                   "-load": "file", "--script": "file", "-script": "file", "-x": "file"}
 # Emacs Lisp that changes files: the paths its strings name are written (or moved)
 _ELISP_WRITES = re.compile(r"\((?:with-temp-file|write-region|write-file|append-to-file|copy-file|make-directory|"
@@ -583,12 +583,19 @@ _ELISP_SHELL = re.compile(r"\((?:shell-command(?:-to-string)?|call-process-shell
                           r"\"((?:[^\"\\]|\\.)*)\"")
 
 
+_ELISP_TYPING = re.compile(r"\((?:vterm-send-(?:string|key|return)|term-send-raw(?:-string)?|comint-send-string|"
+                           r"process-send-string|eat-term-send-string)\b")
+
+
 def _elisp(run: "Run", inv: "Invocation", code: str, file: str, known: bool) -> list[Finding]:
     """What Emacs Lisp run by --eval or loaded (-l FILE) does to files: the strings it names are paths it may
     write when it calls a writing function, shell commands it runs are judged; a file not readable asks."""
     if not known:
         return [ask(f"{inv.name} loads {file}, which guardtui cannot read: what it runs is not known", "dynamic-exec",
                     BlastRadius.MEDIUM, "fs.editor-code")]
+    if _ELISP_TYPING.search(code):  # (vterm-send-string "a"): keys into a terminal buffer, the console's perhaps
+        return [deny(f"{inv.name} types into a terminal buffer: in guardtui's console a key answers a waiting call as "
+                     f"if you had pressed it", "terminal-input", "term.typing")]
     for m in _ELISP_SHELL.finditer(code):
         run.nested(m.group(1).encode().decode("unicode_escape", "replace"), inv, f"{inv.name} → shell")
     removing = bool(_ELISP_REMOVES.search(code))

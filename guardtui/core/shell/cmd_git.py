@@ -1,16 +1,19 @@
 """git: global options, config-driven execution, and the danger of each subcommand."""
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
-from ..gitindex import branch_after, current_branch, repository
+from ..protect import project_guard_paths
+from ..gitindex import branch_after, config_settings, current_branch, repository
 from .findings import Finding, allow, ask, deny, unknown, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
+from .projectfiles import read_text
 from .paths import glob_members
 from .secrets import is_secret
 from .words import DYN, Word
@@ -19,6 +22,27 @@ if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
 PROTECTED_BRANCHES = frozenset({"main", "master"})
+def environment_configs(inv: "Invocation") -> list[str]:
+    """`key=value` settings git takes from its environment, as if given by -c: GIT_CONFIG_PARAMETERS,
+    GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n/VALUE_n, and a config file named by GIT_CONFIG_GLOBAL/SYSTEM."""
+    env = dict(inv.scope.variables)
+    env.update({name: word.value for name, word in inv.cmd.assignments})
+    out: list[str] = []
+    params = env.get("GIT_CONFIG_PARAMETERS", "")
+    for m in re.finditer(r"'((?:[^'\\]|'\\'')*)'(?:=(?:'((?:[^'\\]|'\\'')*)'|(\S*)))?", params):
+        out.append(f"{m.group(1)}={m.group(2) if m.group(2) is not None else m.group(3) or ''}".replace("'\\''", "'"))
+    count = env.get("GIT_CONFIG_COUNT", "")
+    for n in range(min(int(count), 64) if count.isdigit() else 0):
+        if f"GIT_CONFIG_KEY_{n}" in env:
+            out.append(f"{env[f'GIT_CONFIG_KEY_{n}']}={env.get(f'GIT_CONFIG_VALUE_{n}', '')}")
+    for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"):
+        value = env.get(name, "")
+        if value and DYN not in value and value != "/dev/null":
+            path = value if value.startswith("/") else posixpath.join(inv.scope.cwd or "/", value)
+            out += [f"{key}={val}" for key, val in config_settings(read_text(path) or "").items()]
+    return out
+
+
 def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
     """The command a setting makes git run (core.pager, core.fsmonitor, a `!` alias, a filter's clean,
     diff.external …) is judged as the command it is: what it does decides, beside the ask."""
@@ -64,7 +88,7 @@ ROUTINE = frozenset({
 def git(run: "Run", inv: "Invocation") -> list[Finding]:
     words = inv.words
     scope = inv.scope
-    configs: list[str] = []
+    configs: list[str] = environment_configs(inv)
     i = 0
     while i < len(words):
         arg = words[i].value
@@ -118,6 +142,11 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
                                "git.dynamic")]
     sub = sub_word.value
     rest = _expand_abbreviations(sub, rest)
+    if sub == "init":  # a repository made here, with nothing in it yet
+        where = next((w.value for w in rest if not w.value.startswith("-")), None)
+        path = posixpath.normpath(posixpath.join(scope.cwd or "/", where)) if where and DYN not in where else scope.cwd
+        if path and not os.path.exists(posixpath.join(path, ".git")):
+            run.empty_dirs.add(path.rstrip("/"))
     if sub in aliases:
         body = aliases[sub]
         scope = scope.copy()
@@ -433,6 +462,21 @@ def _note_branch(run, inv, sub: str, rest: list[Word]) -> None:
         run.result.leaves["git-branch:" + keys[0]] = branch
 
 
+def _deploy_remote(run: "Run", scope, remote: str) -> str | None:
+    """The remote a push goes to when it is a deployment host (taxonomy deploy_remotes: heroku, dokku …), by its
+    name or by the URL .git/config gives it."""
+    if not remote or DYN in remote:
+        return None
+    url = remote
+    found = repository(scope.cwd) if scope.cwd and not re.match(r"^[\w+]+://|^[\w.-]+@", remote) else None
+    if found is not None:
+        url = config_settings(read_text(posixpath.join(found[1], "config")) or "").get(f"remote.{remote}.url", remote)
+    for marker in run.tax.deploy_remotes:
+        if marker == remote or marker in url:
+            return f"{remote} ({url})" if url != remote else remote
+    return None
+
+
 def current_branch_of(scope) -> str | None:
     """The branch HEAD is on where a command runs: switched to earlier in this command, else what the
     repository's HEAD says, else what this session switched to earlier; None when unknown."""
@@ -498,7 +542,10 @@ def push(run, inv, rest) -> list[Finding]:
     findings: list[Finding] = []
     wildcard = any("*" in t for t in targets) or _long(options, "--all", "--branches")
     if mirror or ((force or lease) and wildcard and not lease):
-        shared = not positionals or positionals[0] in ("origin", "upstream")
+        # the team's remote, or any remote from a repository this command just made (git init /tmp/e && git -C
+        # /tmp/e push --mirror URL): its main is overwritten and what it has that we lack deleted
+        shared = not positionals or positionals[0] in ("origin", "upstream") or \
+            (inv.scope.cwd or "").rstrip("/") in run.empty_dirs
         if shared:  # the team's remote: its main is overwritten and what it has that we lack deleted
             return [deny("git push --mirror (or a forced push of every branch) overwrites main and deletes the "
                          "remote's other refs", "git", "git.push-force-main")]
@@ -508,6 +555,9 @@ def push(run, inv, rest) -> list[Finding]:
         return [deny(f"pushes commits that contain secrets ({', '.join(run.staged_secrets[:2])})", "secrets",
                      "git.push-secrets")]
     remote = positionals[0] if positionals else ""
+    deploys = _deploy_remote(run, inv.scope, remote)
+    if deploys:  # git push heroku main: the push is the deploy
+        findings.append(ask(f"git push to {deploys} deploys the app", "deploy", BlastRadius.HIGH, "git.push-deploy"))
     if remote in run.added_remotes or re.match(r"^(https?|ssh|git)://|^[\w.-]+@[\w.-]+:", remote):
         findings.append(ask(f"git push to {remote}, a remote named only in this command: the code leaves for "
                             "somewhere new", "network", BlastRadius.MEDIUM, "git.push-remote"))
@@ -642,7 +692,61 @@ def rewrite_history(run, inv, rest) -> list[Finding]:
     options, _, _ = _options(rest)
     if _long(options, "--analyze", "--dry-run"):
         return [allow("git filter-repo --analyze only reports", "git", rule="git.filter")]
+    words = [w.value for w in rest]
+    paths = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--path", "--path-glob")]
+    if paths:  # filter-repo keeps only these paths (or, --invert-paths, drops them), in history and work tree
+        invert = "--invert-paths" in words
+        dropped = _guard_files_dropped(inv.scope, lambda p: any(
+            _covers(q, p) for q in paths) != invert)
+        if dropped:
+            return _guard_removed("git filter-repo", dropped)
     return [ask("rewriting the whole history changes every commit", "git", BlastRadius.HIGH, "git.filter")]
+
+
+def sparse_checkout(run, inv, rest) -> list[Finding]:
+    """git sparse-checkout set/add/init: the work tree keeps only what the patterns name (in cone mode also the
+    files at the top): the guard's files they leave out are taken away."""
+    routine = [allow("git sparse-checkout is everyday repository work", "git", rule="git.routine")]
+    words = [w.value for w in rest]
+    if not words or words[0] not in ("set", "init"):
+        return routine
+    patterns = [w for w in words[1:] if not w.startswith("-")]
+    if any(DYN in p for p in patterns):
+        return routine
+    cone = "--no-cone" not in words
+
+    def kept(path: str) -> bool:
+        if cone and "/" not in path.rstrip("/"):
+            return True
+        return any(_covers(p, path) for p in patterns)
+
+    dropped = _guard_files_dropped(inv.scope, kept)
+    return _guard_removed(f"git sparse-checkout {words[0]}", dropped) if dropped else routine
+
+
+def _covers(pattern: str, path: str) -> bool:
+    """Does a path pattern (a directory, a file, a glob; `/` anchors it at the top) name `path`?"""
+    q = pattern.lstrip("/").rstrip("/")
+    if not q or q in ("*", "**"):
+        return True
+    path = path.rstrip("/")
+    return path == q or path.startswith(q + "/") or fnmatch.fnmatchcase(path, q) or \
+        fnmatch.fnmatchcase(path, q + "/*") or q.startswith(path + "/")
+
+
+def _guard_files_dropped(scope, kept) -> list[str]:
+    """The guard's files in the repository's work tree (those that exist) that `kept` leaves out."""
+    found = repository(scope.cwd) if scope.cwd else None
+    if found is None:
+        return []
+    root = found[0]
+    return [rel for rel in project_guard_paths() if os.path.exists(posixpath.join(root, rel)) and not kept(rel)]
+
+
+def _guard_removed(what: str, dropped: list[str]) -> list[Finding]:
+    return [deny(f"{what} removes {', '.join(dropped[:3])} (the guard's files) from the working tree: an agent may "
+                 "not change the guard that watches it; if you mean it, run it yourself in a terminal", "guard-self",
+                 "git.guard-files")]
 
 
 def merge(run, inv, rest) -> list[Finding]:
@@ -821,6 +925,7 @@ _SUBCOMMANDS = {
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
     "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
+    "sparse-checkout": sparse_checkout,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

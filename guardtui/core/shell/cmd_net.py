@@ -366,4 +366,52 @@ def publish(run: "Run", inv: "Invocation") -> list[Finding]:
         if is_secret(info.path or w.value, inv.scope.home, run.tax) or fnmatch.fnmatchcase(name, ".env*"):
             return [deny(f"{inv.name} {operands[0].value} {operands[1].value} publishes {w.display()}, a secrets file",
                          "secrets", "net.publish-secret")]
+        held = holds_credentials(info.path) if info.path else None
+        if held:  # a config file with the app's keys in it (linkshort.conf with a database password)
+            return [deny(f"{inv.name} {operands[0].value} {operands[1].value} publishes {w.display()}, which holds "
+                         f"{held}", "secrets", "net.publish-secret")]
+    return []
+
+
+# -- mail and cloud storage ------------------------------------------------------------------------------
+_ATTACH = frozenset({"-a", "-A", "--attach", "--attach-file"})
+
+
+def mailer(run: "Run", inv: "Invocation") -> list[Finding]:
+    """mail/sendmail/mutt …: a secrets file on its input or attached leaves the machine; any mail asks."""
+    if run.stdin_source(inv.cmd).kind == "secret":
+        return [deny(f"{inv.name} mails secrets (the environment or a secrets file) to another host", "secrets",
+                     "net.mail-secret")]
+    words = inv.words
+    for i, w in enumerate(words[:-1]):
+        if w.value in _ATTACH:
+            info = run.path(words[i + 1], inv)
+            if info.path and (is_secret(info.path, inv.scope.home, run.tax) or holds_credentials(info.path)):
+                return [deny(f"{inv.name} mails {words[i + 1].display()}, a secrets file, to another host", "secrets",
+                             "net.mail-secret")]
+    return [ask(f"{inv.name} sends mail", "network", BlastRadius.MEDIUM, "net.mail")]
+
+
+def cloud_copy(run: "Run", inv: "Invocation") -> list[Finding]:
+    """aws s3 cp/mv/sync, gsutil cp/mv/rsync: a secrets file (or a directory of them) copied to a bucket leaves
+    the machine; the taxonomy judges the rest."""
+    args = [w for w in inv.words if not w.value.startswith("-")]
+    values = [w.value for w in args]
+    if inv.name == "aws" and values[:1] == ["s3"] and values[1:2] and values[1] in ("cp", "mv", "sync"):
+        operands = args[2:]
+    elif inv.name == "gsutil" and values[:1] and values[0] in ("cp", "mv", "rsync"):
+        operands = args[1:]
+    else:
+        return []
+    remote = [w for w in operands if re.match(r"^(?:s3|gs)://", w.value)]
+    if not remote:
+        return []
+    for w in operands:
+        if w in remote:
+            continue
+        info = run.path(w, inv)
+        if info.path and (is_secret(info.path, inv.scope.home, run.tax) or
+                          is_secret_area(info.path, inv.scope.home)):
+            return [deny(f"{inv.name} copies {w.display()}, a secrets file, to {remote[0].display()}: it leaves the "
+                         f"machine", "secrets", "net.exfiltration")]
     return []

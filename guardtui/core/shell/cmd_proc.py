@@ -26,7 +26,7 @@ from .words import DYN, Word
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
-_WHY = ("the agents' calls would be left with no one to answer them (a stopped hook lets the agent go on "
+WHY = ("the agents' calls would be left with no one to answer them (a stopped hook lets the agent go on "
         "unguarded): an agent may not stop the guard; if you mean it, stop it yourself in a terminal")
 # options of pkill/pgrep and killall that take a value (the pattern is the first operand after them)
 _PKILL_VALUES = frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "--euid", "--uid", "--pgroup",
@@ -44,7 +44,7 @@ def _processes() -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
 
 
 def _denied(what: str) -> list[Finding]:
-    return [deny(f"{what}: {_WHY}", "guard-self", "proc.guardtui")]
+    return [deny(f"{what}: {WHY}", "guard-self", "proc.guardtui")]
 
 
 def _hits(pattern: str, candidates: tuple[str, ...], exact: bool, fold: bool) -> str | None:
@@ -133,6 +133,35 @@ def kill(run: "Run", inv: "Invocation") -> list[Finding]:
     if producer is not None and producer.argv and _aims_at_guardtui(producer.text, inv.scope.home):
         return _denied(f"xargs {inv.name} stops the processes `{producer.text}` finds")
     return []
+
+
+# programs that act on a running process named by its pid: limit, slow, attach a debugger or tracer, take its
+# terminal. Aimed at guardtui's console or broker, each can stop or blind the guard without killing it.
+PROCESS_TOOLS = frozenset({"prlimit", "renice", "ionice", "taskset", "chrt", "cpulimit", "gdb", "strace", "ltrace",
+                           "gcore", "reptyr", "criu", "py-spy", "pyrasite", "lldb"})
+
+
+def process_tool(run: "Run", inv: "Invocation") -> list[Finding]:
+    """prlimit --pid $(pgrep -f guardtui) …, gdb -p PID, strace -p …: a pid of guardtui's (now, or found by a
+    command that looks for guardtui) handed to a program that acts on a running process."""
+    for w in inv.words:
+        aimed = guardtui_pid_in(w, inv.scope.home)
+        if aimed:
+            return _denied(f"{inv.name} acts on {aimed}")
+    return []
+
+
+def guardtui_pid_in(word: Word, home: str) -> str | None:
+    """What in `word` names a process of guardtui's: a pid it runs now (`4127`, `--pid=4127`, `/proc/4127/…`),
+    or a substitution that finds its pids (`$(pgrep -f 'guardtui console')`); None when nothing does."""
+    for pid in re.findall(r"(?:^|[=/,])(\d+)(?=$|[/,])", word.value):
+        if _is_guardtui_pid(int(pid)):
+            return f"process {pid}, which runs guardtui now"
+    if DYN in word.value or "$(" in word.raw or "`" in word.raw:
+        found = _finder_aims_at_guardtui(word.raw + " " + word.origin, home)
+        if found:
+            return f"the processes `{found}` finds"
+    return None
 
 
 def _finder_aims_at_guardtui(text: str, home: str) -> str | None:

@@ -22,7 +22,7 @@ from .findings import Finding, allow, ask
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of,
                            load_dotenv, load_json, load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
-                           makefile_path, nearest_package, python_module_file, shown, workspace_packages,
+                           makefile_path, nearest_package, python_module_file, read_text, shown, workspace_packages,
                            workspace_root)
 from .words import DYN, Scope, Word
 
@@ -1076,8 +1076,6 @@ def rake(run: "Run", inv: Invocation) -> list[Finding]:
     if changed:
         return changed
     root = posixpath.dirname(rakefile)
-    from .projectfiles import read_text
-
     files = [rakefile] + sorted(_dirs_files(posixpath.join(root, "rakelib"), ".rake")) + \
         sorted(_dirs_files(posixpath.join(root, "lib", "tasks"), ".rake"))
     tasks: dict[str, tuple[str, int, str, list[str]]] = {}
@@ -1337,8 +1335,26 @@ def pip(run: "Run", inv: Invocation) -> list[Finding]:
     return []
 
 
+def _go_toolexec(inv: Invocation) -> list[str]:
+    """The programs -toolexec names: on the command line, in GOFLAGS, or set by `go env -w GOFLAGS=…`."""
+    env = dict(inv.scope.variables)
+    env.update({name: word.value for name, word in inv.cmd.assignments})
+    words = list(inv.args) + env.get("GOFLAGS", "").split()
+    if inv.args[:2] == ["env", "-w"]:
+        words += [w for a in inv.args[2:] if a.startswith("GOFLAGS=") for w in a.partition("=")[2].split()]
+    out = []
+    for i, word in enumerate(words):
+        if word in ("-toolexec", "--toolexec") and i + 1 < len(words):
+            out.append(words[i + 1])
+        elif word.startswith(("-toolexec=", "--toolexec=")):
+            out.append(word.partition("=")[2].strip("'\""))
+    return [o for o in out if o and DYN not in o]
+
+
 def go(run: "Run", inv: Invocation) -> list[Finding]:
     """go generate: the `//go:generate` lines of the package's Go files run as commands."""
+    for tool in _go_toolexec(inv):  # -toolexec X: go runs X around every compile and link
+        run.nested(tool, inv, "go -toolexec")
     args = [a for a in inv.args if not a.startswith("-")]
     if args[:1] != ["generate"]:
         return []
@@ -1360,8 +1376,6 @@ def go(run: "Run", inv: Invocation) -> list[Finding]:
             files += [posixpath.join(directory, n) for n in sorted(names) if n.endswith(".go")]
             if not recursive or len(files) > 2000:
                 break
-    from .projectfiles import read_text
-
     for file in files[:2000]:
         text = read_text(file)
         if not text or "//go:generate" not in text:
@@ -1375,7 +1389,61 @@ def go(run: "Run", inv: Invocation) -> list[Finding]:
     return []
 
 
+# -- project generators -------------------------------------------------------------------------------
+def cookiecutter(run: "Run", inv: Invocation) -> list[Finding]:
+    """cookiecutter TEMPLATE: its hooks (pre/post_gen_project scripts) run on this machine; a template fetched
+    from the network brings hooks no one has read."""
+    template = next((a for a in inv.args if not a.startswith("-")), None)
+    if template is None or DYN in template:
+        return []
+    if re.match(r"^(?:gh|gl|bb):|^[a-z+]+://|^git@|\.zip$", template):
+        return [ask(f"cookiecutter renders {template}, a template from the network: its hooks run here unread",
+                    "remote-exec", BlastRadius.HIGH, "tasks.generator")]
+    hooks = _cwd(inv, posixpath.join(template, "hooks"))
+    for name in sorted(os.listdir(hooks)) if hooks and os.path.isdir(hooks) else ():
+        path = posixpath.join(hooks, name)
+        if re.match(r"(?:pre|post)_(?:gen_project|prompt)\b", name) and os.path.isfile(path):
+            judged = run.project_file(path, inv, "python3" if name.endswith(".py") else "sh",
+                                      f"{_shown(inv, path)} (cookiecutter hook)")
+            if judged is not None:
+                run.add(judged)
+    return [allow(f"cookiecutter renders the local template {template}", "build-test", rule="tasks.generator")]
+
+
+# -- cargo ----------------------------------------------------------------------------------------
+_CARGO_BUILDS = frozenset({"build", "b", "check", "c", "test", "t", "run", "r", "bench", "clippy", "doc", "d", "rustc",
+                           "fix", "install", "package", "publish"})
+
+
+def cargo(run: "Run", inv: Invocation) -> list[Finding]:
+    """cargo build/test/run …: the package's build script (build.rs) is compiled and run first."""
+    args = inv.args
+    sub = next((a for a in args if not a.startswith(("-", "+"))), "")
+    if sub not in _CARGO_BUILDS:
+        return []
+    manifest = None
+    for i, arg in enumerate(args):
+        if arg == "--manifest-path" and i + 1 < len(args):
+            manifest = _cwd(inv, args[i + 1])
+        elif arg.startswith("--manifest-path="):
+            manifest = _cwd(inv, arg.partition("=")[2])
+    manifest = manifest or find_upward(inv.scope.cwd, ("Cargo.toml",))
+    text = read_text(manifest) if manifest and DYN not in manifest else None
+    if text is None:
+        return []
+    named = re.search(r"""(?m)^\s*build\s*=\s*["']([^"']+)["']""", text)
+    if named is None and re.search(r"(?m)^\s*build\s*=\s*false\b", text):
+        return []
+    script = posixpath.join(posixpath.dirname(manifest), named.group(1) if named else "build.rs")
+    if os.path.isfile(script):
+        judged = run.project_file(script, inv, "rust-script", f"{_shown(inv, script)} (cargo's build script)")
+        if judged is not None:
+            run.add(judged)
+    return []
+
+
 HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             **{n: make for n in ("make", "gmake")},
             "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
-            "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go}
+            "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go, "cargo": cargo,
+            "cookiecutter": cookiecutter}

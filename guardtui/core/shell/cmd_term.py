@@ -34,11 +34,11 @@ _TMUX_SHELL = frozenset({"new-session", "new-window", "split-window", "respawn-p
 _TMUX_VALUE_FLAGS = {"new-session": "cefnstxyFTX", "new-window": "cefntF", "split-window": "celtFpS",
                      "respawn-pane": "cet", "respawn-window": "cet", "run-shell": "cdt", "if-shell": "t",
                      "pipe-pane": "t", "display-popup": "bcdehsStTwxyX", "set-buffer": "bnt", "send-keys": "NtX",
-                     "paste-buffer": "bst", "load-buffer": "bt"}
+                     "paste-buffer": "bst", "load-buffer": "bt", "set-hook": "t"}
 _TMUX_ALIASES = {"new": "new-session", "neww": "new-window", "splitw": "split-window", "respawnp": "respawn-pane",
                  "respawnw": "respawn-window", "run": "run-shell", "if": "if-shell", "pipep": "pipe-pane",
                  "popup": "display-popup", "setb": "set-buffer", "send": "send-keys", "pasteb": "paste-buffer",
-                 "loadb": "load-buffer", "bind": "bind-key", "source": "source-file"}
+                 "loadb": "load-buffer", "bind": "bind-key", "source": "source-file", "set-hook": "set-hook"}
 
 
 def judge(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -54,10 +54,13 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         whom = "every terminal" if inv.name == "wall" else "another user's terminal"
         return [deny(f"{inv.name} writes to {whom}, the console's among them (a terminal can be made to answer "
                      f"back into its input): {_WHY}", "terminal-input", "term.typing")]
+    typed = next((v for v in values if v in verbs), None)
+    if spec.get("remaps") and ("*" in verbs or typed is not None):
+        return [deny(f"{inv.name} remaps the keyboard: in guardtui's console a remapped key gives another answer "
+                     f"than the one pressed (n could become a)", "terminal-input", "term.remap")]
     if "*" in verbs:
         return [deny(f"{inv.name} types keystrokes into the focused window: {_WHY}", "terminal-input",
                      "term.typing")]
-    typed = next((v for v in values if v in verbs), None)
     if typed is not None:
         return [deny(f"{inv.name} {typed} types into another terminal: {_WHY}", "terminal-input", "term.typing")]
     if inv.name == "xdotool" and values and (values[0] == "-" or "/" in values[0] or values[0].endswith(".xdo")):
@@ -235,6 +238,15 @@ def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set
         judged = _bound(run, inv, command[1:], verbs, seen)
         if judged is not None:
             return judged
+    if full == "set-hook" and len(positionals) >= 2 and not positionals[1].dynamic:
+        # set-hook [-g] [-t target] HOOK 'tmux command': the command runs whenever the hook fires
+        try:
+            parts = shlex.split(positionals[1].value)
+        except ValueError:
+            parts = []
+        hooked = [f for c in _commands(parts) for f in _tmux_command(run, inv, c, verbs, [], seen)]
+        if any(f.verdict is not Verdict.ALLOW for f in hooked):
+            return hooked
     if full in ("source-file", "bind-key", "command-prompt", "confirm-before"):
         return [ask(f"tmux {name} sets up tmux commands to run later (they may type into a pane)", "terminal-input",
                     BlastRadius.MEDIUM, "term.tmux")]

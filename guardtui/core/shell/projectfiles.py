@@ -16,9 +16,14 @@ import posixpath
 import re
 import stat
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 MAX_FILE_BYTES = 256 * 1024  # a script larger than this is not read (judged as before)
+# where the system's packages put their programs and scripts: installed by root, not the project's to judge
+SYSTEM_PROGRAM_DIRS = ("/usr/", "/nix/store/", "/opt/homebrew/", "/lib/", "/bin/", "/sbin/", "/snap/")
 MAX_PACKAGES = 200  # workspace packages looked at for one command
 _LANGUAGES = {".py": "python", ".pyw": "python", ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
               ".js": "js", ".mjs": "js", ".cjs": "js", ".ts": "js", ".mts": "js", ".cts": "js", ".jsx": "js",
@@ -28,10 +33,28 @@ _SHEBANG_LANGUAGES = (("python", "python"), ("pypy", "python"), ("node", "js"), 
                       ("bash", "shell"), ("zsh", "shell"), ("ksh", "shell"), ("dash", "shell"), ("sh", "shell"))
 
 
+# files being written by the call under judgement, read as if the write had landed (see as_if_written)
+_AS_IF_WRITTEN: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("as_if_written", default=())
+
+
+@contextmanager
+def as_if_written(path: str, text: str) -> Iterator[None]:
+    """Within this block, read_text(path) gives `text`: a write is judged by what running the file would
+    do once it holds the new text (a conftest.py that pytest will import), before the write lands."""
+    token = _AS_IF_WRITTEN.set(_AS_IF_WRITTEN.get() + ((path, text),))
+    try:
+        yield
+    finally:
+        _AS_IF_WRITTEN.reset(token)
+
+
 def read_text(path: str | None, limit: int = MAX_FILE_BYTES) -> str | None:
     """The text of a regular file, or None (missing, not a regular file, too large, binary, unreadable)."""
     if not path or "\x00" in path:
         return None
+    for written, text in reversed(_AS_IF_WRITTEN.get()):
+        if written == path:
+            return text if len(text) <= limit and "\x00" not in text[:8192] else None
     try:
         info = os.stat(path)  # follows a symlink to what it names: that is what would run
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:

@@ -40,6 +40,7 @@ _WRAPPER = {
     "privilege": Field(bool), "value_options": _LIST, "describe": _LIST, "shell_login": _LIST,
     "chdir": _LIST, "assignments": Field(bool), "split": _LIST, "positionals": Field(int),
     "shell_string": Field(bool), "no_shell": _LIST, "command_option": _LIST, "user_positional": Field(bool),
+    "output_positional": Field(bool),  # script -c CMD FILE: the operand left is a file it writes
 }
 _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
@@ -76,7 +77,8 @@ SCHEMA = {
     "builtins": Field(list, required=True, items=str),
     "env_generators": Field(list, required=True, items=str),
     "terminal_input": Field(dict, required=True, values={"verbs": Field(list, required=True, items=str),
-                                                         "value_options": _LIST, "ends": _LIST, "reads": _LIST}),
+                                                         "value_options": _LIST, "ends": _LIST, "reads": _LIST,
+                                                         "remaps": Field(bool)}),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
     # editors that write the files they are given when one of `flags` is there (yq -i): `skip` operands first
@@ -88,6 +90,14 @@ SCHEMA = {
     "local_resource_tools": Field(list, items=str),
     # options whose value is a command line the tool hands to a shell (git grep -O, zip -TT, rsync -e)
     "command_options": Field(dict, values=_LIST),
+    # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
+    # a write of that file
+    "output_options": Field(dict, values=_LIST),
+    # programs whose own command language runs a shell: an option's command starting with one of the
+    # prefixes runs the rest (gdb -ex 'shell rm …', dc -e '!rm …')
+    "shell_escapes": Field(dict, values={"options": _LIST, "prefixes": _LIST}),
+    # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
+    "deploy_remotes": Field(list, items=str),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -143,6 +153,9 @@ class Taxonomy:
     whole_resources: frozenset[str] = frozenset()
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
+    output_options: dict[str, list[str]] = field(default_factory=dict)
+    deploy_remotes: tuple[str, ...] = ()
+    shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
@@ -236,6 +249,9 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         whole_resources=frozenset(data.get("whole_resources") or ()),
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
+        output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
+        deploy_remotes=tuple(data.get("deploy_remotes") or ()),
+        shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}))
     for shape in shapes:
         if shape.generic:

@@ -1,0 +1,337 @@
+"""What a file that runs later will run, by its kind (sensitive.yaml `runs_later`, `as:`).
+
+Two families:
+- program files, run whole by an interpreter when a routine command starts (a conftest.py by pytest,
+  an eslint.config.js by eslint, a Gemfile by bundle, a build.rs by cargo, an IPython startup file):
+  `RUNNERS` names the program that runs each language, and the rule judges `RUNNER FILE` as if the
+  file already held the new text;
+- settings that name commands (a service unit's ExecStart, an MCP server's command and args, a cargo
+  target runner, an ssh `Match exec`, a CI job's script): `commands_in` returns them as shell text.
+
+Nothing here judges: the runs-later rule (later.py) hands what this returns to every rule."""
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import shlex
+import tomllib
+from collections.abc import Iterator
+
+import yaml
+
+from ..gitindex import config_settings
+
+# the program that runs a file of each language, as a command a person would type
+RUNNERS = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "groovy": "groovy",
+           "rust": "rust-script", "elisp": "emacs --batch -l"}
+# a file named here runs as whatever its #! line or its name says (a program put on PATH)
+PROGRAM = "program"
+
+_UNIT_LINE = re.compile(r"(?m)^\s*(?:Exec(?:Start|StartPre|StartPost|Stop|StopPost|Reload|Condition)|ExecPaths)\s*=\s*"
+                        r"[-@+!:|]*(.+)$")
+_PLIST_ARGS = re.compile(r"(?s)<key>\s*ProgramArguments\s*</key>\s*<array>(.*?)</array>")
+_PLIST_PROGRAM = re.compile(r"(?s)<key>\s*Program\s*</key>\s*<string>(.*?)</string>")
+_DESKTOP_EXEC = re.compile(r"(?m)^\s*Exec\s*=\s*(.+)$")
+_VIM_SHELL = re.compile(r"""(?m)(?:^\s*(?:silent!?\s+|exe(?:cute)?\s+["'])?!(?P<c>[^\n"']+)|"""
+                        r"""(?:system|systemlist|jobstart|termopen|vim\.fn\.system|os\.execute)\s*\(\s*\[?\s*"""
+                        r"""(?P<q>["'])(?P<c2>[^"'\n]+)(?P=q))""")
+_PROCFILE = re.compile(r"(?m)^\s*[\w.-]+\s*:\s*(.+)$")
+_SSH_COMMANDS = re.compile(r"(?im)^\s*(?:Match\s+(?:.*\s)?exec\s+|(?:ProxyCommand|LocalCommand|KnownHostsCommand)"
+                           r"(?:\s*=\s*|\s+))(?P<c>\"[^\"]*\"|\S.*)$")
+_SLASH_COMMAND = re.compile(r"!`([^`\n]+)`")  # a Claude Code command file's !`…` line runs when it is invoked
+_TILT_CALLS = re.compile(r"""\b(?:local|local_resource|custom_build|docker_build_with_restart)\s*\(""")
+_TILT_KEYS = re.compile(r"""\b(?:cmd|serve_cmd|command|deps_cmd)\s*=\s*""")
+_KITTY_MAP = re.compile(r"(?m)^\s*map\s+\S+\s+(?P<action>send_text|send_key|launch|remote_control)\s+(?P<rest>.*)$")
+
+# keys whose value is a command line (or a list of words) in any settings file
+_COMMAND_KEYS = frozenset({
+    "initializecommand",  # dev containers: runs on the host before the container exists
+    "runner", "rustc-wrapper", "rustc-workspace-wrapper", "rustc",  # .cargo/config.toml
+    "credential_process",  # ~/.aws/config
+    "script-shell", "shell-emulator",  # .npmrc
+    "git.path", "terminal.integrated.shell.linux", "terminal.integrated.shell.osx",  # editor settings
+    "script", "before_script", "after_script", "run",  # CI jobs, mise tasks
+    "enter", "leave", "cd", "preinstall", "postinstall",  # mise hooks
+    "pre_command", "post_command", "startup",
+})
+_LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
+_PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself
+_DOT_DIRS = frozenset({".vscode", ".zed", ".helix", ".cargo", ".cursor", ".devcontainer", ".roo", ".kiro", ".gemini",
+                       ".claude", ".github", ".config"})
+
+
+def base_dir(path: str) -> str:
+    """Where a settings file's relative commands run from: the project, not its dot directory."""
+    directory = posixpath.dirname(path)
+    while posixpath.basename(directory) in _DOT_DIRS or posixpath.basename(directory) == "workflows":
+        directory = posixpath.dirname(directory)
+    return directory or "/"
+
+
+def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
+    """What a file of this kind runs, as shell text."""
+    if kind == "shell":
+        return [text]
+    if kind == "unit":
+        return [m.group(1).replace("%h", home).replace("%u", posixpath.basename(home)) for m in _UNIT_LINE.finditer(text)]
+    if kind == "plist":
+        out = []
+        for m in _PLIST_ARGS.finditer(text):
+            args = [_xml(a) for a in re.findall(r"(?s)<string>(.*?)</string>", m.group(1))]
+            out.append(" ".join(shlex.quote(a) for a in args))
+        out += [shlex.quote(_xml(m.group(1))) for m in _PLIST_PROGRAM.finditer(text)]
+        return out
+    if kind == "desktop":
+        return [m.group(1) for m in _DESKTOP_EXEC.finditer(text)]
+    if kind == "vscode-tasks":  # every task's command line (a task may run when the folder opens)
+        return _vscode_commands(text)
+    if kind == "vim":  # `:!cmd`, `silent !cmd`, system('…') / systemlist / jobstart / vim.fn.system("…")
+        return [m.group("c") or m.group("c2") for m in _VIM_SHELL.finditer(text)]
+    if kind == "cron":  # five time fields (or @reboot) then the command; a system crontab adds a user
+        out = []
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#") or re.match(r"^[A-Z_]+=", line):
+                continue
+            parts = line.split(None, 1 if line.startswith("@") else 5)
+            out.append(parts[-1] if len(parts) > 1 else "")
+        return out
+    if kind == "procfile":  # `name: command`, started by honcho/foreman/overmind
+        return [m.group(1) for m in _PROCFILE.finditer(text) if not m.group(0).lstrip().startswith("#")]
+    if kind == "ssh-config":  # Match exec, ProxyCommand, LocalCommand: run by every ssh (and git over ssh)
+        return [m.group("c").strip().strip('"') for m in _SSH_COMMANDS.finditer(text)]
+    if kind == "slash-command":
+        return [m.group(1) for m in _SLASH_COMMAND.finditer(text)]
+    if kind == "tilt":
+        return _tilt_commands(text)
+    if kind == "tmux":  # each line is a tmux command: `tmux LINE` is what the server will do
+        return ["tmux " + line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if kind == "kitty":
+        return _kitty_commands(text)
+    if kind == "gitconfig":
+        return git_config_commands(text)
+    if kind == "compose":
+        return _compose_commands(text, home, base_dir(path))
+    if kind == "settings":
+        return _settings_commands(text, path)
+    return []
+
+
+def _vscode_commands(text: str) -> list[str]:
+    try:
+        data = json.loads(_without_comments(text))
+    except ValueError:
+        return [text]  # unreadable: what it holds is judged as text, the worst case
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    out = []
+    for task in tasks if isinstance(tasks, list) else []:
+        if not isinstance(task, dict) or not isinstance(task.get("command"), str):
+            continue
+        args = [a for a in task.get("args") or [] if isinstance(a, str)]
+        out.append(" ".join([task["command"]] + [shlex.quote(a) for a in args]))
+    return out
+
+
+def _xml(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'") \
+        .replace("&amp;", "&").strip()
+
+
+def _without_comments(text: str) -> str:
+    """JSON with // and /* */ comments and trailing commas (VS Code, Zed, dev containers) as plain JSON."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i:end + 1])
+            i = end + 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else n
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            out.append(c)
+            i += 1
+    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+
+
+def parse_structured(text: str, path: str) -> object:
+    """A settings file as data, by its name: JSON (with comments), TOML, YAML, or INI-style `key = value`
+    lines; None when it parses as none of them."""
+    name = posixpath.basename(path).lower()
+    try:
+        if name.endswith((".json", ".jsonc", ".code-workspace")):
+            return _json_or_fragment(text)
+        if name.endswith(".toml") or name in (".mise.toml", "mise.toml"):
+            return tomllib.loads(text)
+        if name.endswith((".yml", ".yaml")) or name in ("config",) and "apiVersion:" in text:
+            return yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError, tomllib.TOMLDecodeError, RecursionError):
+        return None
+    pairs = {}  # ~/.aws/config, .npmrc, ~/.yarnrc: `key = value` (or `key value`) lines
+    for line in text.splitlines():
+        m = re.match(r"^\s*([\w.-]+)\s*(?:=\s*|\s+)(.+?)\s*$", line)
+        if m and not line.lstrip().startswith(("#", ";", "[")):
+            value = m.group(2)
+            pairs[m.group(1)] = value[1:-1] if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'" else value
+    return pairs
+
+
+def _json_or_fragment(text: str) -> object:
+    """JSON with comments, or a fragment of an object (an edit's new lines: `"git.path": "x",`)."""
+    plain = _without_comments(text)
+    try:
+        return json.loads(plain)
+    except ValueError:
+        pass
+    try:
+        return json.loads("{" + re.sub(r",(\s*)$", r"\1", plain.strip().strip("{}")) + "}")
+    except ValueError:
+        pass
+    pairs = re.findall(r'"((?:[^"\\]|\\.)+)"\s*:\s*("(?:[^"\\]|\\.)*"|\[[^\[\]]*\])', plain)
+    out = {}
+    for key, value in pairs:
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            continue
+    if not out:
+        raise ValueError("not JSON")
+    return out
+
+
+def _settings_commands(text: str, path: str) -> list[str]:
+    """Commands named in a settings file: a `command` (with `args`/`arguments`), a `binary.path` (with
+    `arguments`), and the values of keys that are commands wherever they sit (_COMMAND_KEYS); a file a tool
+    runs in its own stead (yarnPath) is run with its interpreter. Unreadable: the whole text, the worst case."""
+    data = parse_structured(text, path)
+    if data is None:
+        return [text]
+    out: list[str] = []
+    for key, value, parent in _walk(data):
+        low = key.lower()
+        if low in ("command", "path") and isinstance(parent, dict):
+            args = parent.get("args", parent.get("arguments"))
+            words = _words(value)
+            if words is None or (low == "path" and args is None):
+                continue
+            if isinstance(args, list):
+                words += [str(a) for a in args if isinstance(a, (str, int, float))]
+            out.append(" ".join(shlex.quote(w) for w in words))
+        elif low in _COMMAND_KEYS or (low.endswith(".path") and low.startswith("git")):
+            for item in value if isinstance(value, list) and low in _LINE_LISTS else [value]:
+                words = _words(item)
+                if words is not None:
+                    out.append(words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words))
+        elif low in _PROGRAM_FILE_KEYS and isinstance(value, str):
+            out.append(f"{_PROGRAM_FILE_KEYS[low]} {shlex.quote(value)}")
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if isinstance(hooks, dict) and posixpath.basename(path).lstrip(".") in ("mise.toml", "mise.local.toml"):
+        for value in hooks.values():
+            words = _words(value)
+            if words is not None:
+                out.append(words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words))
+    return out
+
+
+def _words(value: object) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) for v in value):
+        return [str(v) for v in value]
+    return None
+
+
+def _walk(data: object, depth: int = 0) -> Iterator[tuple[str, object, object]]:
+    """(key, value, the mapping holding it) for every key of nested data (INI pairs give their values)."""
+    if depth > 24:
+        return
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield str(key), value, data
+            yield from _walk(value, depth + 1)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _walk(item, depth + 1)
+
+
+def _tilt_commands(text: str) -> list[str]:
+    """A Tiltfile's local('…') / local_resource(cmd='…') / custom_build(command='…') command strings."""
+    out = []
+    for m in list(_TILT_CALLS.finditer(text)) + list(_TILT_KEYS.finditer(text)):
+        s = re.match(r"""\s*(?:\[\s*)?(?P<q>'''|\"\"\"|'|")(?P<s>.*?)(?P=q)""", text[m.end():], re.S)
+        if s:
+            out.append(s.group("s"))
+    return out
+
+
+def _kitty_commands(text: str) -> list[str]:
+    """kitty.conf key maps: send_text types into a window (the same as `kitty @ send-text`), launch runs a program."""
+    out = []
+    for m in _KITTY_MAP.finditer(text):
+        rest = m.group("rest").strip()
+        if m.group("action") in ("send_text", "send_key"):
+            out.append("kitty @ send-text " + shlex.quote(rest))
+        elif m.group("action") == "launch":
+            out.append(re.sub(r"^(?:--[\w-]+(?:=\S+)?\s+)*", "", rest))
+    return out
+
+
+def git_config_commands(text: str) -> list[str]:
+    """The commands a git config file names: command-valued settings (core.pager, core.fsmonitor,
+    core.sshCommand, core.editor, diff.external, filters, a `!` credential helper) and `!` aliases."""
+    out = []
+    for key, value in config_settings(text).items():
+        name = key.rsplit(".", 1)[-1]
+        if key.startswith("alias.") and value.startswith("!"):
+            out.append(value[1:])
+        elif key.startswith("credential") and name == "helper" and value.startswith("!"):
+            out.append(value[1:])
+        elif name in _GIT_COMMAND_SETTINGS and value.lower() not in ("true", "false", ""):
+            out.append(value)
+    return out
+
+
+_GIT_COMMAND_SETTINGS = frozenset({"pager", "fsmonitor", "sshcommand", "editor", "external", "clean", "smudge",
+                                   "process", "textconv", "command", "askpass", "sequenceeditor"})
+
+
+def _compose_commands(text: str, home: str, project: str) -> list[str]:
+    """A compose service's command and entrypoint, with the host directories it mounts put back where the
+    container sees them (`~/.config:/host-config` then `rm -rf /host-config/guardtui` deletes ~/.config/guardtui)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return [text]
+    services = data.get("services") if isinstance(data, dict) else None
+    out = []
+    for service in services.values() if isinstance(services, dict) else ():
+        if not isinstance(service, dict):
+            continue
+        mounts = []
+        for volume in service.get("volumes") or ():
+            source = target = None
+            if isinstance(volume, str) and ":" in volume:
+                source, target = volume.split(":")[:2]
+            elif isinstance(volume, dict):
+                source, target = volume.get("source"), volume.get("target")
+            if isinstance(source, str) and isinstance(target, str) and source.startswith(("/", "~", ".", "$")):
+                source = re.sub(r"^(?:~|\$\{?HOME\}?)(?=/|$)", home, source)
+                if source.startswith("."):
+                    source = posixpath.normpath(posixpath.join(project, source))
+                mounts.append((target.rstrip("/") or "/", source.rstrip("/") or "/"))
+        mounts.sort(key=lambda m: -len(m[0]))
+        for key in ("entrypoint", "command"):
+            words = _words(service.get(key))
+            if words is None:
+                continue
+            command = words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words)
+            for target, source in mounts:
+                command = re.sub(re.escape(target) + r"""(?=/|$|[\s'";&|)])""", source, command)
+            out.append(command)
+    return out
