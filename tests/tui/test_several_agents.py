@@ -119,7 +119,8 @@ async def test_space_marks_calls_and_y_and_n_answer_the_marked_ones_together(con
         await pilot.press("asterisk")  # mark every call shown
         await pilot.press("N")
         await shown(pilot, DenyMessageScreen)
-        assert "Deny 2 marked calls with a message" in screen_text(app)
+        # the dialog is pushed before it is painted: on a busy machine its text comes a frame later
+        await wait_until(pilot, lambda: "Deny 2 marked calls with a message" in screen_text(app), what="the dialog")
         await pilot.press(*"use the lockfile", "enter")
         claude_deny = decision_of(await agent.answer(tasks["claude-npm"]))
         assert claude_deny[0] == "deny" and claude_deny[1].startswith("use the lockfile\n\n")
@@ -151,7 +152,8 @@ async def test_shift_d_denies_every_call_of_that_agent_session_as_listed(console
         await pilot.press("j")  # codex's first call
         await pilot.press("D")
         dialog = await shown(pilot, DenyAllScreen)
-        assert "Deny all 2 of its waiting calls  codex 1" in screen_text(app)
+        await wait_until(pilot, lambda: "Deny all 2 of its waiting calls  codex 1" in screen_text(app),
+                         what="the dialog's text")
         # a call that arrives while the dialog is open is not in the batch
         late = agent.send(codex_payload("rm -rf dist", BLOG, 5), agent="codex")
         await wait_until(pilot, lambda: len(app.queue) == 5)

@@ -365,7 +365,9 @@ def expand(template: str, args: dict) -> list[tuple[str, dict]]:
         return []
     value = _lookup(m.group(1), args)
     values = _strings(value) if m.group(2) == "*" else ([value] if isinstance(value, str) and value else [])
-    return [(tool, {_FILE_TOOLS[tool]: v}) for v in values]
+    # a write carries what it writes, so the file is judged by its new text (a .mk include, a conftest.py)
+    extra = {"content": args["content"]} if tool == "Write" and isinstance(args.get("content"), str) else {}
+    return [(tool, {_FILE_TOOLS[tool]: v, **extra}) for v in values]
 
 
 def _render_shell(template: str, args: dict) -> str:

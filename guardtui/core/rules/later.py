@@ -20,7 +20,7 @@ from ..protect import protect_data
 from .base import EvalContext, resolve_path
 from ..shell.projectfiles import as_if_written, language_of
 from ..gitindex import config_settings
-from .later_kinds import PROGRAM, RUNNERS, base_dir, commands_in
+from .later_kinds import PROGRAM, RUNNERS, agent_definition, base_dir, commands_in
 
 _MAX_TEXT = 256 * 1024
 _MAX_HOOKS = 16
@@ -61,6 +61,8 @@ class LaterRule:
                 continue
             if kind in RUNNERS or kind == PROGRAM:
                 found = self._judge_program(call, ctx, path, text, kind)
+            elif kind == "agent-definition":
+                found = self._judge_definition(call, ctx, path, text)
             else:
                 found = self._judge_text(call, ctx, text, kind, f"writes {path}, which runs later", path)
             if found is not None:
@@ -86,6 +88,18 @@ class LaterRule:
                             f"runs later: {decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
                             decision.category)
         return None
+
+    def _judge_definition(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
+        """A sub-agent or skill definition: its frontmatter is settings. One that skips or answers the permission
+        prompts denies; the commands its hooks run are judged."""
+        loosens, commands = agent_definition(text)
+        commands += commands_in(text, "slash-command", ctx.home, path)  # a skill's !`…` lines run too
+        if loosens:
+            return Decision(Verdict.DENY, f"{call.tool} writes {path}, whose frontmatter sets {loosens}: an agent may "
+                            "not loosen the guard that watches it; if you mean it, write it yourself", self.id,
+                            BlastRadius.CRITICAL, "guard-self")
+        return self._judge_text(call, ctx, "\n".join(commands), "shell", f"writes {path}, whose hooks run later") \
+            if commands else None
 
     def _notebook_cell(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         """A code cell: `%%bash`/`%%sh` cells and `!` lines are shell, the rest Python (magics dropped)."""

@@ -115,7 +115,23 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return _compose_commands(text, home, base_dir(path))
     if kind == "settings":
         return _settings_commands(text, path)
+    if kind == "makefile":  # what runs whenever make reads it (an included .mk runs on every make): $(shell …), !=
+        found = _make_shells(text) + [m.group(1) for m in re.finditer(r"(?m)^\s*[\w.-]+\s*!=\s*(.+)$", text)]
+        return [re.sub(r"\$[({](\w+)[)}]", r"${\1}", command) for command in found]  # $(HOME): the variable
     return []
+
+
+def _make_shells(text: str) -> list[str]:
+    """The commands of every $(shell …) in a makefile, nested parentheses ($(HOME)) kept whole."""
+    out = []
+    for m in re.finditer(r"\$\(shell\s+", text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        if depth == 0:
+            out.append(text[m.end():i - 1])
+    return out[:32]
 
 
 def _vscode_commands(text: str) -> list[str]:
@@ -335,3 +351,29 @@ def _compose_commands(text: str, home: str, project: str) -> list[str]:
                 command = re.sub(re.escape(target) + r"""(?=/|$|[\s'";&|)])""", source, command)
             out.append(command)
     return out
+
+
+# frontmatter settings of an agent definition or skill that take the person out of its permission prompts
+_LOOSENING_MODES = frozenset({"bypassPermissions", "dontAsk"})
+
+
+def agent_definition(text: str) -> tuple[str, list[str]]:
+    """A Claude Code sub-agent or skill file's frontmatter: (what in it loosens the guard — a permission mode that
+    skips the prompts, a PermissionRequest hook that answers them — or "", the commands its hooks run)."""
+    m = re.match(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", text, re.S)
+    if m is None:
+        return "", []
+    try:
+        data = yaml.safe_load(m.group(1))
+    except yaml.YAMLError:
+        return "", []
+    if not isinstance(data, dict):
+        return "", []
+    mode = data.get("permissionMode") or data.get("permission-mode")
+    if isinstance(mode, str) and mode in _LOOSENING_MODES:
+        return f"permissionMode {mode} (its calls skip the permission prompts)", []
+    hooks = data.get("hooks")
+    commands = [str(v) for k, v, _ in _walk(hooks) if k == "command" and isinstance(v, str)] if hooks else []
+    if isinstance(hooks, dict) and "PermissionRequest" in hooks:
+        return "a PermissionRequest hook (it answers the permission prompts itself)", commands
+    return "", commands

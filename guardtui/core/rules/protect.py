@@ -41,8 +41,10 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN,
                        USER_GUARDS, Match, Protected, protect_data)
 from ..shell.findings import FileEffect
+from ..shell.projectfiles import read_text
 from .base import EvalContext
 from .dangerous import shell_decision
+from .later_kinds import agent_definition
 from .secrets import read_targets
 
 _DENIES = {USER_GUARDS, GUARD_CONFIG, TOKEN, STATE, RUNTIME, HOOKS}
@@ -209,6 +211,14 @@ class ProtectRule:
         the guard denies denies the task; a sentence that tells it to change the guard, or to type into a
         terminal, asks (the person should know it was asked)."""
         words = protect_data().delegation
+        definition = _definition_of(call, ctx)
+        if definition is not None:  # the sub-agent or skill it starts: its frontmatter is settings
+            path, text = definition
+            loosens, _ = agent_definition(text)
+            if loosens:
+                return Decision(Verdict.DENY, f"{call.tool} starts {path}, whose frontmatter sets {loosens}: its calls "
+                                              "would not be put to you", f"{self.id}/delegation", BlastRadius.CRITICAL,
+                                CATEGORY)
         text = "\n".join(v for k in words.get("fields", ()) if isinstance(v := call.input.get(k), str))
         if not text.strip():
             return None
@@ -253,6 +263,30 @@ class ProtectRule:
 _CODE_SPAN = re.compile(r"```[\w+-]*\n?(.*?)```|`([^`\n]+)`", re.S)
 _PATH_WORD = re.compile(r"(?:~|\$\{?\w+\}?|\.{1,2})?/[\w.@+-][\w.@+/-]*|[\w.-]+/[\w.@+/-]+|\.[\w-]+(?:/[\w.@+-]+)*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _definition_of(call: ToolCall, ctx: EvalContext) -> tuple[str, str] | None:
+    """(path, text) of the sub-agent (Task's subagent_type) or skill (Skill's name) a call starts, read from the
+    project's .claude directory upwards, then the user's."""
+    name = call.input.get("subagent_type") if call.tool in ("Task", "Agent") else call.input.get("skill") \
+        if call.tool == "Skill" else None
+    if not isinstance(name, str) or not re.fullmatch(r"[\w.:-]{1,100}", name):
+        return None
+    name = name.split(":")[-1]
+    relative = f".claude/agents/{name}.md" if call.tool != "Skill" else f".claude/skills/{name}/SKILL.md"
+    here = call.cwd or ""
+    places = []
+    while here.startswith("/") and len(places) < 32:
+        places.append(posixpath.join(here, relative))
+        if here == "/" or here == ctx.home:
+            break
+        here = posixpath.dirname(here)
+    places.append(posixpath.join(ctx.home, relative))
+    for path in places:
+        text = read_text(path)
+        if text is not None:
+            return path, text
+    return None
 
 
 def _code_spans(text: str) -> list[str]:

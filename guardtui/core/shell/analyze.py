@@ -624,6 +624,8 @@ class _Run:
         if name in cmd_proc.PROCESS_TOOLS:  # strace -p $(pgrep -f guardtui): attached to the guard's process
             for finding in cmd_proc.process_tool(self, Invocation(name, rest, cmd, scope, False)):
                 self.add(finding)
+        if name == "bundle exec":  # Bundler evaluates the Gemfile before it runs the command
+            cmd_tasks.bundle(self, Invocation("bundle", [Word.literal("exec")] + rest, cmd, scope, False))
         privileged = bool(spec.get("privilege"))
         saw_login = exec_mode = False
         shell_string: str | None = None

@@ -249,10 +249,42 @@ _TOOL_MODULES = {"pytest": "pytest", "mypy": "mypy", "black": "black", "ruff": "
                  "isort": "isort", "pyright": "pyright", "bandit": "bandit"}
 
 
+_PYTEST_VALUES = frozenset({"-k", "-m", "-p", "-c", "-o", "-W", "--rootdir", "--basetemp", "--confcutdir", "--junitxml",
+                            "--junit-xml", "--html", "--cov", "--cov-report", "--deselect", "--ignore", "--durations",
+                            "--maxfail", "-n", "--dist", "--tb", "--log-level", "--import-mode", "--override-ini"})
+
+
 def pytest(run: "Run", inv: "Invocation") -> list[Finding]:
     """pytest -p NAME: the plugin module is imported before any test; the project's own is judged as the file it
-    is (what pytest does besides is the taxonomy's)."""
+    is. Test files named on the command line (and the conftest.py files above them) are judged as the programs
+    they are (what pytest does besides is the taxonomy's)."""
     words = [w.value for w in inv.words]
+    files: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word in _PYTEST_VALUES:
+            skip = True
+            continue
+        name = word.split("::")[0]
+        if not word.startswith("-") and name.endswith(".py") and DYN not in name and inv.scope.cwd:
+            files.append(posixpath.normpath(posixpath.join(inv.scope.cwd, name)))
+    for file in files[:8]:
+        here, chain = posixpath.dirname(file), []
+        while here.startswith(inv.scope.cwd) and len(chain) < 8:
+            chain.append(posixpath.join(here, "conftest.py"))
+            here = posixpath.dirname(here)
+        for path in reversed(chain) if not inv.scope.remote else ():
+            if os.path.isfile(path):
+                judged = run.project_file(path, inv, "python3", shown(path, inv.scope.cwd))
+                if judged is not None:
+                    run.add(judged)
+        if os.path.isfile(file) and not inv.scope.remote:
+            judged = run.project_file(file, inv, "python3", f"{shown(file, inv.scope.cwd)} (tests pytest runs)")
+            if judged is not None:
+                run.add(judged)
     for i, word in enumerate(words):
         name = words[i + 1] if word == "-p" and i + 1 < len(words) else word[2:] if word.startswith("-p") and \
             len(word) > 2 and not word.startswith("--") else ""
@@ -342,9 +374,9 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             rest = m.group("rest")
             literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
-            if literal is None and (decoded := _decoded_argument(rest)) is not None:
-                # os.system(base64.b64decode('ZGQg…').decode()): the command, hidden but literal
-                run.nested(decoded, inv, f"{inv.name} → shell (decoded base64)")
+            if not literal and (decoded := _decoded_argument(rest)) is not None:
+                # os.system(base64.b64decode('ZGQg…').decode()), perl's system pack "H*", "…": hidden but literal
+                run.nested(decoded, inv, f"{inv.name} → shell (decoded)")
             elif literal is None:
                 findings.append(ask(f"{inv.name} runs a shell command built at run time", "dynamic-exec",
                                     BlastRadius.HIGH, "code.shell"))
@@ -847,6 +879,8 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
                 paths.append(inv.scope.home.rstrip("/") + joined[1:])
             elif joined.startswith("/"):
                 paths.append(joined)
+                if joined.startswith("/.") and inv.scope.home in bases:  # getenv('HOME') . '/.config/…'
+                    paths.append(inv.scope.home.rstrip("/") + joined)
             else:
                 paths.extend(b.rstrip("/") + "/" + joined for b in bases)
             for path in paths:
@@ -1107,11 +1141,21 @@ _BASE64_CALL = re.compile(r"""^\s*\(?\s*(?:[\w.]*b64decode|atob|Buffer\.from|Bas
                           r"""decode_base64)\s*\(\s*[bB]?(['"])([A-Za-z0-9+/=\s]+)\1""")
 
 
+_HEX_CALL = re.compile(r"""^\s*\(?\s*(?:pack\s*\(?\s*(['"])H\*\1\s*,\s*|(?:bytes\.fromhex|unhexlify|hex2bin)\s*\(\s*"""
+                       r"""[bB]?)(?:['"])([0-9a-fA-F]{2,})['"]""")
+
+
 def _decoded_argument(rest: str) -> str | None:
-    """The text of a base64 literal decoded as the call's first argument, when it is one."""
+    """The text of a base64 or hex literal decoded as the call's first argument, when it is one."""
     import base64
     import binascii
 
+    hexed = _HEX_CALL.match(rest)
+    if hexed is not None:  # perl's pack "H*", "726d…"; bytes.fromhex("726d…").decode()
+        try:
+            return bytes.fromhex(hexed.group(2)).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
     m = _BASE64_CALL.match(rest)
     if m is None:
         return None

@@ -1,11 +1,12 @@
 """Commands that run other commands: shells, eval, source, xargs, parallel, ssh."""
 from __future__ import annotations
 
+import os
+import posixpath
 import re
+import shlex
 import shutil
 from typing import TYPE_CHECKING
-
-import posixpath
 
 from ..model import BlastRadius, Verdict
 from ..protect import agent_of_program, protect_data
@@ -15,7 +16,7 @@ from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
 from .invocation import UNKNOWN_WORD, Invocation
 from .parse import SimpleCommand
-from .projectfiles import find_upward, load_package
+from .projectfiles import find_upward, load_package, read_text
 from .words import DYN, Scope, Word, decode_ansi_c
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -775,6 +776,34 @@ _TF_VALUE_OPTIONS = frozenset({"-var", "-var-file", "-target", "-replace", "-sta
                                "-lock-timeout", "-parallelism", "-out", "-chdir"})
 
 
+# subcommands that read the configuration: an external data source runs its program on plan and apply, a
+# local-exec provisioner its command on apply and destroy
+_TF_RUNS_CONFIG = {"plan": ("external",), "apply": ("external", "local-exec"), "refresh": ("external",),
+                   "destroy": ("external", "local-exec"), "import": ("external",), "console": ("external",)}
+_TF_PROGRAM = re.compile(r'data\s+"external"\s+"[^"]*"\s*\{[^{}]*?\bprogram\s*=\s*\[([^\]]*)\]', re.S)
+_TF_LOCAL_EXEC = re.compile(r'provisioner\s+"local-exec"\s*\{[^{}]*?\bcommand\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'
+                            r'<<-?(\w+)\n(.*?)\n\s*\2)', re.S)
+
+
+def _terraform_programs(directory: str, sub: str) -> list[str]:
+    """The commands a Terraform configuration in `directory` runs for `sub` (its *.tf files, read here)."""
+    out: list[str] = []
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".tf"))[:64]
+    except OSError:
+        return out
+    for name in names:
+        text = read_text(posixpath.join(directory, name)) or ""
+        if "external" in _TF_RUNS_CONFIG[sub]:
+            for m in _TF_PROGRAM.finditer(text):
+                words = re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
+                if words:
+                    out.append(" ".join(shlex.quote(w.replace('\\"', '"')) for w in words))
+        if "local-exec" in _TF_RUNS_CONFIG[sub]:
+            out += [(m.group(1) or m.group(3) or "").replace('\\"', '"') for m in _TF_LOCAL_EXEC.finditer(text)]
+    return [re.sub(r"\$\{path\.(?:module|root|cwd)\}", ".", c) for c in out if c][:32]
+
+
 def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
     """`terraform plan -destroy -out=p`, then `terraform apply p` (in this command or a later call of
     the session): applying that plan destroys the stack. Everything else goes to the taxonomy."""
@@ -801,6 +830,9 @@ def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
         return posixpath.normpath(path if path.startswith("/") else posixpath.join(base, path)) if base or \
             path.startswith("/") else None
 
+    if positionals[:1] and positionals[0] in _TF_RUNS_CONFIG and base and not inv.scope.remote:
+        for command in _terraform_programs(base, positionals[0]):
+            run.nested(command, inv, f"terraform {positionals[0]} (the configuration's programs)")
     if positionals[:1] == ["plan"] and options.get("-out"):
         where = resolved(options["-out"])
         if where:

@@ -74,6 +74,9 @@ _RUN_WORDS = ("run", "run-script", "rum", "urn")
 _INSTALL_WORDS = ("install", "i", "ci", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall",
                   "add")
 _LIFECYCLE = ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare")
+# the scripts packing runs (npm runs them with --dry-run too)
+_PACKING = {"pack": ("prepack", "prepare", "postpack"),
+            "publish": ("prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish")}
 # subcommands of each package manager that are its own, not a script of that name
 _PM_COMMON = frozenset({"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade",
                         "outdated", "list", "ls", "ll", "la", "why", "explain", "info", "view", "v", "show", "audit",
@@ -138,6 +141,12 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
         i += 1
     if any(w.dynamic for w in positionals[:2]):
         return []
+    if [w.value for w in positionals[:2]] == ["pkg", "set"]:  # npm pkg set scripts.pretest='…': it runs later
+        for w in positionals[2:]:
+            key, eq, value = w.value.partition("=")
+            if eq and key.startswith("scripts.") and value:
+                run.nested(value, inv, f"{pm} pkg set {key}")
+        return []
     cwd = _cwd(inv, directory)
     values = [w.value for w in positionals]
     if pm == "yarn" and values[:1] == ["workspace"] and len(values) > 2:  # yarn workspace NAME SCRIPT
@@ -159,6 +168,9 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
         _lifecycle(run, inv, cwd, pm)
         return []
     sub = values[0]
+    if sub in _PACKING and not ignore_scripts:  # npm pack (--dry-run too), publish: the packing scripts run first
+        _lifecycle(run, inv, cwd, pm, _PACKING[sub])
+        return []
     if sub in _RUN_WORDS:
         if len(values) < 2:
             return []
@@ -243,11 +255,11 @@ def _package_script(run: "Run", inv: Invocation, package: Package, script: str, 
             run.leave_file(key)
 
 
-def _lifecycle(run: "Run", inv: Invocation, cwd: str | None, pm: str) -> None:
+def _lifecycle(run: "Run", inv: Invocation, cwd: str | None, pm: str, names: tuple[str, ...] = _LIFECYCLE) -> None:
     package = nearest_package(cwd)
     if package is None:
         return
-    for name in _LIFECYCLE:
+    for name in names:
         if name in package.scripts:
             _package_script(run, inv, package, name, [], pm, hooks=False)
 
@@ -622,7 +634,7 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
         info = run.path(Word.literal(makefile), inv)
         if info.path and info.path in run.written:
             return _recipes_of_text(run, inv, run.written[info.path])
-    if dry or any(DYN in x for x in goals + directories + [makefile or ""]):
+    if any(DYN in x for x in goals + directories + [makefile or ""]):
         return []
     directory = inv.scope.cwd
     for d in directories:
@@ -641,9 +653,10 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
                                into=parsed, depth=1) if parsed else \
             load_makefile(posixpath.join(directory, "Makefile"), text=text.replace("\\n", "\n"))
     if parsed is None:
-        return []
+        return [allow("make -n only prints the recipes it would run", "build-test", rule="taxonomy.dry-run")] if dry \
+            else []
     goals = goals or [g for g in [make_goal(parsed)] if g]
-    if not goals:
+    if not goals and not dry:
         return []
     variables = {**_MAKE_DEFAULTS, "CURDIR": directory, "MAKECMDGOALS": " ".join(goals), "HOME": inv.scope.home,
                  "PWD": directory, "MAKEFILE_LIST": " ".join(posixpath.relpath(f, directory) for f in parsed.files),
@@ -652,6 +665,8 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     for line, file, value in parsed.immediate:  # VAR := $(shell …) runs whenever make reads the file
         expander.origin = Origin(_shown(inv, file), line)
         expander.expand(value)
+    if dry:  # make -n reads the makefiles (their $(shell …) above run) and only prints the recipes
+        return [allow("make -n only prints the recipes it would run", "build-test", rule="taxonomy.dry-run")]
     rules = _make_rules(parsed, goals)
     for target, rule, stem in rules:
         key = f"{rule.file}#{target}"
@@ -1177,8 +1192,11 @@ def composer(run: "Run", inv: Invocation) -> list[Finding]:
     if scripts is None:
         return []
     name = args[1] if args[0] in ("run-script", "run") and len(args) > 1 else args[0]
-    events = {"install": ["pre-install-cmd", "post-install-cmd", "post-autoload-dump"],
-              "update": ["pre-update-cmd", "post-update-cmd", "post-autoload-dump"]}.get(name, [name])
+    events = {"install": ["pre-install-cmd", "post-install-cmd", "pre-autoload-dump", "post-autoload-dump"],
+              "update": ["pre-update-cmd", "post-update-cmd", "pre-autoload-dump", "post-autoload-dump"],
+              "require": ["pre-update-cmd", "post-update-cmd", "pre-autoload-dump", "post-autoload-dump"],
+              "dump-autoload": ["pre-autoload-dump", "post-autoload-dump"],
+              "dumpautoload": ["pre-autoload-dump", "post-autoload-dump"]}.get(name, [name])
     todo = [e for e in events if e in scripts]
     if not todo:
         return []
@@ -1201,7 +1219,7 @@ def composer(run: "Run", inv: Invocation) -> list[Finding]:
             command = re.sub(r"^@(php|composer|python)\b", r"\1", entry)
             _judge_text(run, inv, command, Origin(where, 1), posixpath.dirname(path),
                         f"composer {script} › {where} scripts.{script}")
-    if name in ("install", "update"):
+    if name in ("install", "update", "require", "dump-autoload", "dumpautoload"):
         return []
     return [allow(f"composer runs the {name} script (judged above)", "build-test", rule="tasks.composer")]
 
@@ -1389,6 +1407,62 @@ def go(run: "Run", inv: Invocation) -> list[Finding]:
     return []
 
 
+# -- bundler ------------------------------------------------------------------------------------------
+def bundle(run: "Run", inv: Invocation) -> list[Finding]:
+    """bundle install/exec/update …: Bundler evaluates the Gemfile (Ruby) first, the one .bundle/config's
+    BUNDLE_GEMFILE names if it names one; it is judged as the program it is."""
+    if not inv.scope.cwd or inv.scope.remote or any(a in ("-v", "--version", "version", "help") for a in inv.args[:1]):
+        return []
+    config = find_upward(inv.scope.cwd, (".bundle/config",))
+    named = None
+    if config is not None:
+        m = re.search(r"""(?m)^BUNDLE_GEMFILE:\s*["']?([^"'\n]+)["']?\s*$""", read_text(config) or "")
+        if m:  # relative to the directory .bundle is in
+            named = posixpath.normpath(posixpath.join(posixpath.dirname(posixpath.dirname(config)), m.group(1)))
+    env = {name: word.value for name, word in inv.cmd.assignments}
+    if env.get("BUNDLE_GEMFILE") and DYN not in env["BUNDLE_GEMFILE"]:
+        named = posixpath.normpath(posixpath.join(inv.scope.cwd, env["BUNDLE_GEMFILE"]))
+    gemfile = named or find_upward(inv.scope.cwd, ("Gemfile", "gems.rb"))
+    if gemfile and os.path.isfile(gemfile):
+        judged = run.project_file(gemfile, inv, "ruby", f"{_shown(inv, gemfile)} (Bundler evaluates it)")
+        if judged is not None:
+            run.add(judged)
+    return []
+
+
+# -- tox ----------------------------------------------------------------------------------------------
+def tox(run: "Run", inv: Invocation) -> list[Finding]:
+    """tox [-e ENVS]: the commands of the environments it runs (tox.ini's [testenv:NAME] commands and
+    commands_pre, falling back to [testenv]), read on this machine."""
+    import configparser
+
+    path = find_upward(inv.scope.cwd, ("tox.ini",))
+    text = read_text(path) if path else None
+    if text is None:
+        return []
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    args = inv.args
+    chosen = [e for i, a in enumerate(args) if a == "-e" and i + 1 < len(args) for e in args[i + 1].split(",")]
+    chosen += [e for a in args if a.startswith("-e") and len(a) > 2 for e in a[2:].split(",")]
+    sections = [f"testenv:{e}" for e in chosen] if chosen else \
+        [s for s in parser.sections() if s == "testenv" or s.startswith("testenv:")]
+    for section in sections[:16]:
+        source = section if parser.has_section(section) else "testenv"
+        for key in ("commands_pre", "commands", "commands_post"):
+            if parser.has_option(source, key):
+                for line in parser.get(source, key).splitlines():
+                    line = re.sub(r"\{env:(\w+)(?::[^}]*)?\}", r"${\1}", line)  # {env:HOME}: the variable
+                    line = re.sub(r"\{homedir\}", "~", line)
+                    line = re.sub(r"\{posargs(?::[^}]*)?\}|\{envpython\}|\{toxinidir\}", "", line).strip()
+                    if line and not line.startswith("#"):
+                        run.nested(line.lstrip("-").strip(), inv, f"tox {section.partition(':')[2] or 'testenv'}")
+    return []
+
+
 # -- project generators -------------------------------------------------------------------------------
 def cookiecutter(run: "Run", inv: Invocation) -> list[Finding]:
     """cookiecutter TEMPLATE: its hooks (pre/post_gen_project scripts) run on this machine; a template fetched
@@ -1446,4 +1520,4 @@ HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             **{n: make for n in ("make", "gmake")},
             "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
             "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go, "cargo": cargo,
-            "cookiecutter": cookiecutter}
+            "cookiecutter": cookiecutter, "tox": tox, "bundle": bundle, "bundler": bundle}

@@ -3,7 +3,7 @@
 Used for `$(…)` in words (`rm -rf "$(mktemp -d)"`, `$(echo L3Vzcg== | base64 -d)`) and
 for the stdin of shells and interpreters (`echo … | base64 -d | sh`). Only commands whose
 output follows from their words: echo, printf, pwd, mktemp, which, basename, dirname,
-realpath, git rev-parse --show-toplevel, and the decoders base64 -d, rev, xxd -r -p.
+realpath, git rev-parse --show-toplevel, and the decoders base64 -d, base32 -d, rev, xxd -r -p.
 `obfuscated` tells that the text had to be decoded to be read (an agent hiding what runs).
 """
 from __future__ import annotations
@@ -169,6 +169,17 @@ def _base64(args, stdin: Output | None, scope) -> Output | None:
     return Output(raw.decode("utf-8", "replace"), obfuscated=True)
 
 
+def _base32(args, stdin: Output | None, scope) -> Output | None:
+    if stdin is None or not any(a in ("-d", "--decode") for a in args):
+        return None
+    try:
+        text = re.sub(r"\s+", "", stdin.text).upper()
+        raw = base64.b32decode(text + "=" * (-len(text) % 8))
+    except (binascii.Error, ValueError):
+        return None
+    return Output(raw.decode("utf-8", "replace"), obfuscated=True)
+
+
 def _rev(args, stdin: Output | None, scope) -> Output | None:
     if stdin is None or args:
         return None
@@ -245,5 +256,6 @@ def _tr_set(spec: str) -> str:
 
 _HANDLERS = {"echo": _echo, "tr": _tr, "printf": _printf, "pwd": _pwd, "mktemp": _mktemp, "which": _which,
              "command": _command, "type": None, "basename": _basename, "dirname": _dirname, "realpath": _realpath,
-             "readlink": _realpath, "git": _git, "cat": _cat, "base64": _base64, "rev": _rev, "xxd": _xxd}
+             "readlink": _realpath, "git": _git, "cat": _cat, "base64": _base64, "base32": _base32,
+             "rev": _rev, "xxd": _xxd}
 _HANDLERS = {k: v for k, v in _HANDLERS.items() if v is not None}

@@ -10,6 +10,7 @@ and the command analyzers judge what it returns.
 from __future__ import annotations
 
 import fnmatch
+import glob as _glob
 import json
 import os
 import posixpath
@@ -389,11 +390,13 @@ def load_makefile(path: str, depth: int = 0, into: Makefile | None = None, text:
             current = None
             if depth < 4:
                 for name in m.group(2).split():
-                    if "$" in name or "*" in name:
+                    if "$" in name:
                         continue
-                    target = posixpath.normpath(posixpath.join(posixpath.dirname(make.path), name))
-                    if target not in make.files and len(make.files) < 16:
-                        load_makefile(target, depth + 1, make)
+                    pattern = posixpath.normpath(posixpath.join(posixpath.dirname(make.path), name))
+                    # include mk/*.mk: every file the glob matches, in make's (sorted) order
+                    for target in sorted(_glob.glob(pattern))[:16] if _glob.has_magic(pattern) else [pattern]:
+                        if target not in make.files and len(make.files) < 16:
+                            load_makefile(target, depth + 1, make)
             continue
         if re.match(r"^\s*(ifeq|ifneq|ifdef|ifndef|else|endif)\b", stripped):
             continue  # both branches are read: what either could run is judged
