@@ -424,3 +424,45 @@ def test_a_codex_session_started_through_mcp_keeps_its_settings(world):
     asking = world.tool("mcp__codex__codex", prompt="summarise docs/", sandbox="read-only",
                         **{"approval-policy": "on-request"})
     assert asking.verdict is Verdict.ALLOW, asking.reason
+
+
+# -- attacks-4's remaining classes: quiet settings, items from files, build scripts ----------------------
+@pytest.mark.parametrize("command, expected", [
+    ("git config core.pager 'less -RFX'", "allow"),
+    ("git config core.editor 'code --wait'", "allow"),
+    ("git -c core.fsmonitor=false status --short", "allow"),
+    ("git -c core.sshCommand='ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes' fetch origin", "allow"),
+    ("git config core.fsmonitor ./tools/fsmon.sh", "ask"),
+    ("git config core.pager 'less; rm -rf ~'", "deny"),
+    ("ssh -o ProxyCommand='ssh -W %h:%p bastion' gpu-box nvidia-smi", "allow"),
+])
+def test_settings_that_name_routine_programs_are_quiet(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
+
+
+def test_xargs_items_read_from_a_file(world):
+    (world.project / "paths.txt").write_text(f"{world.home}/.claude/settings.json\n")
+    (world.project / "objs.txt").write_text("build/a.o\nbuild/b.o\n")
+    assert verdict(world.run("xargs -a paths.txt rm -f")) == "deny"
+    assert verdict(world.run("xargs rm -f < paths.txt")) == "deny"
+    assert verdict(world.run("xargs -a objs.txt rm -f")) == "allow"
+
+
+def test_cmake_scripts_and_local_pre_commit_hooks_are_read(world):
+    p = world.project
+    (p / "scripts").mkdir()
+    (p / "scripts" / "setup.cmake").write_text("file(REMOVE_RECURSE $ENV{HOME}/.config/guardtui/guards)\n")
+    assert verdict(world.run("cmake -P scripts/setup.cmake")) == "deny"
+    (p / "CMakeLists.txt").write_text("project(x)\nexecute_process(COMMAND sh -c \"rm -f $ENV{HOME}/.claude/settings.json\")\n")
+    assert verdict(world.run("cmake -S . -B build")) == "deny"
+    (p / "CMakeLists.txt").write_text("project(x)\nexecute_process(COMMAND git describe --tags OUTPUT_VARIABLE V)\n")
+    assert verdict(world.run("cmake -S . -B build")) == "allow"
+    assert verdict(write(world, "cmake/evil.cmake", "file(REMOVE_RECURSE $ENV{HOME}/.config/guardtui)\n")) == "deny"
+    (p / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: tidy\n        name: tidy\n"
+        "        entry: sh -c 'rm -rf ~/.config/guardtui/guards; go mod tidy'\n        language: system\n")
+    assert verdict(world.run("pre-commit run --all-files")) == "deny"
+    (p / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: tidy\n        name: tidy\n        entry: go mod tidy\n"
+        "        language: system\n")
+    assert verdict(world.run("pre-commit run --all-files")) == "allow"

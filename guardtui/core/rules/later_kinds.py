@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import yaml
 
 from ..gitindex import config_settings
+from ..shell.projectfiles import cmake_commands
 
 # the program that runs a file of each language, as a command a person would type
 RUNNERS = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "groovy": "groovy",
@@ -54,6 +55,7 @@ _COMMAND_KEYS = frozenset({
     "script", "before_script", "after_script", "run",  # CI jobs, mise tasks
     "enter", "leave", "cd", "preinstall", "postinstall",  # mise hooks
     "pre_command", "post_command", "startup",
+    "entry",  # a pre-commit hook of the project's own (repo: local)
 })
 _LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
 _PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself
@@ -115,6 +117,8 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return _compose_commands(text, home, base_dir(path))
     if kind == "settings":
         return _settings_commands(text, path)
+    if kind == "cmake":  # execute_process and file(REMOVE…) of a CMakeLists.txt or a .cmake script
+        return cmake_commands(text)
     if kind == "makefile":  # what runs whenever make reads it (an included .mk runs on every make): $(shell …), !=
         found = _make_shells(text) + [m.group(1) for m in re.finditer(r"(?m)^\s*[\w.-]+\s*!=\s*(.+)$", text)]
         return [re.sub(r"\$[({](\w+)[)}]", r"${\1}", command) for command in found]  # $(HOME): the variable

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .findings import Finding, allow
 from .gradlefiles import BUILD_NAMES, abbreviation, load_gradle
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import read_text, shown
+from .projectfiles import cmake_commands, read_text, shown
 from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -147,8 +147,11 @@ def maven_wrapper(run: "Run", inv: Invocation) -> list[Finding]:
 def cmake(run: "Run", inv: Invocation) -> list[Finding]:
     """cmake --install DIR [--prefix P] (and cmake --build DIR --target install): the install writes
     into the prefix given, else the one the build was configured with (CMakeCache.txt); where it
-    writes is judged as any write (outside the project asks)."""
+    writes is judged as any write (outside the project asks). cmake -P SCRIPT runs the script, and
+    configuring (cmake -S DIR, -B DIR, cmake DIR) runs CMakeLists.txt: what they run or remove
+    (execute_process, file(REMOVE…)) is judged as the commands they are."""
     args = inv.args
+    _cmake_scripts(run, inv)
     build_dir = _value(args, "--install")
     if build_dir is None:
         build_dir = _value(args, "--build")
@@ -166,6 +169,27 @@ def cmake(run: "Run", inv: Invocation) -> list[Finding]:
         prefix_word = Word.literal(found.group(1).strip())
     finding = run.write(prefix_word, inv, "cmake --install writes into")
     return [finding] if finding is not None else []
+
+
+def _cmake_scripts(run: "Run", inv: Invocation) -> None:
+    args = inv.args
+    if not inv.scope.cwd or inv.scope.remote or args[:1] and args[0] in ("--build", "--install", "--version", "-E",
+                                                                         "--help"):
+        return
+    scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-P"]
+    source = _value(args, "-S") or next((a[2:] for a in args if a.startswith("-S") and len(a) > 2), None)
+    if not scripts:
+        if source is None:
+            positional = [a for a in args if not a.startswith("-") and a not in (_value(args, "-B") or "",)]
+            source = positional[0] if positional else ("." if any(a.startswith("-B") for a in args) else None)
+        if source is not None:
+            scripts = [posixpath.join(source, "CMakeLists.txt")]
+    for script in scripts[:4]:
+        if DYN in script:
+            continue
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd, script))
+        for command in cmake_commands(read_text(path) or ""):
+            run.nested(command, inv, f"cmake › {shown(path, inv.scope.cwd)}")
 
 
 def _value(args: list[str], flag: str) -> str | None:

@@ -207,6 +207,7 @@ def xargs(run: "Run", inv: "Invocation") -> list[Finding]:
     replace_str: str | None = None
     arg_file = False
     arg_stream = None  # xargs -a <(echo /etc): the file's content is known
+    arg_text: str | None = None  # xargs -a FILE: the file, read
     delimiter: str | None = None
     null = False
     i = 0
@@ -225,6 +226,8 @@ def xargs(run: "Run", inv: "Invocation") -> list[Finding]:
                 arg_file = True
                 if not eq and i + 1 in inv.process_inputs():
                     arg_stream = run.output_of(inv.process_inputs()[i + 1][-1])
+                elif value and DYN not in value:  # xargs -a paths.txt: the file's lines, read here
+                    arg_text = _item_file(inv, value)
             elif kind == "delim":
                 delimiter = decode_ansi_c(value)
             elif kind == "replace":
@@ -253,6 +256,8 @@ def xargs(run: "Run", inv: "Invocation") -> list[Finding]:
     child = words[i:] or [Word.literal("echo")]
     if arg_stream is not None and arg_stream.kind == "text" and arg_stream.text is not None:
         items = [Word.literal(p) for p in arg_stream.text.split()][:MAX_ITEMS]
+    elif arg_text is not None:
+        items = _split_items(arg_text, delimiter, null)
     else:
         items = _input_items(run, inv, arg_file, delimiter, null)
     if _deleters_over_listing(run, inv, child):
@@ -278,21 +283,39 @@ def _input_items(run: "Run", inv: "Invocation", from_file: bool, delimiter: str 
         return listed
     stream = run.stdin_source(inv.cmd)
     text = stream.text
+    if stream.kind == "file":  # xargs … < targets.txt: the file's lines, read here
+        redirected = [r for r in inv.cmd.redirects if r.op == "<" and r.fd in (None, 0) and r.target is not None]
+        if redirected and not redirected[-1].target.dynamic:
+            text = _item_file(inv, redirected[-1].target.value)
+            if text is not None:
+                return _split_items(text, delimiter, null)
     if stream.kind == "text" and text is not None:
-        if null:
-            parts = text.split("\0")
-        elif delimiter:
-            parts = text.split(delimiter)
-        else:
-            parts = text.split()
-        parts = [p.strip("\n") if delimiter else p for p in parts]
-        parts = [p for p in parts if p]
-        return [Word.literal(p) for p in parts[:MAX_ITEMS]] + ([Word(DYN, "…")] if len(parts) > MAX_ITEMS else [])
+        return _split_items(text, delimiter, null)
     producer = inv.cmd.stdin_from
     root = _find_root(producer) if producer is not None else None
     if root is not None:
         return [Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/…")]
     return [Word(DYN, "<items from input>")]
+
+
+def _item_file(inv: "Invocation", name: str) -> str | None:
+    """The text of a file xargs reads its items from (size-capped), or None."""
+    if inv.scope.remote:
+        return None
+    path = name if name.startswith("/") else posixpath.join(inv.scope.cwd or "/", name)
+    return read_text(inv.scope.home.rstrip("/") + name[1:] if name.startswith("~/") else path)
+
+
+def _split_items(text: str, delimiter: str | None, null: bool) -> list[Word]:
+    if null:
+        parts = text.split("\0")
+    elif delimiter:
+        parts = text.split(delimiter)
+    else:
+        parts = text.split()
+    parts = [p.strip("\n") if delimiter else p for p in parts]
+    parts = [p for p in parts if p]
+    return [Word.literal(p) for p in parts[:MAX_ITEMS]] + ([Word(DYN, "…")] if len(parts) > MAX_ITEMS else [])
 
 
 def _listed_paths(producer: SimpleCommand | None) -> list[Word] | None:
@@ -432,7 +455,7 @@ def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
         if key.lower() in ("proxycommand", "localcommand", "knownhostscommand") and value and value != "none":
             run.nested(value, inv, f"ssh -o {key}")  # runs here, on this machine, before connecting
         letters = arg[1:]
-        tunnel |= "N" in letters
+        tunnel |= "N" in letters or "W" in letters  # -W host:port forwards stdio: no shell at the far end
         for j, c in enumerate(letters):
             if c in _SSH_VALUES:
                 if j == len(letters) - 1:

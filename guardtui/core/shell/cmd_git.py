@@ -43,6 +43,25 @@ def environment_configs(inv: "Invocation") -> list[str]:
     return out
 
 
+# programs a command-valued git setting routinely names: pagers, editors, ssh
+_PLAIN_PROGRAMS = frozenset({"less", "more", "most", "cat", "delta", "bat", "diff-so-fancy", "ssh", "code", "code-insiders",
+                             "subl", "vim", "nvim", "vi", "nano", "emacs", "emacsclient", "micro", "hx", "zed", "mate",
+                             "kak", "idea", "true", "false"})
+
+
+def _plain_program(run, key: str, value: str) -> bool:
+    """A setting that switches a hook off (core.fsmonitor=false) or names a routine pager, editor or ssh with plain
+    arguments (`less -RFX`, `code --wait`, `ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes`): no other program runs."""
+    value = value.strip()
+    if value.lower() in ("", "false", "true", "0", "1", "no", "yes", "off", "on"):
+        return key.lower() not in ("core.pager", "core.editor", "core.sshcommand") or value == ""
+    if key.lower().startswith(("alias.", "filter.", "credential", "diff.", "merge.", "protocol.", "include")) or \
+            re.search(r"[;&|`$<>(){}\\]", value):
+        return False
+    program = posixpath.basename(value.split()[0]) if value.split() else ""
+    return program in _PLAIN_PROGRAMS
+
+
 def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
     """The command a setting makes git run (core.pager, core.fsmonitor, a `!` alias, a filter's clean,
     diff.external …) is judged as the command it is: what it does decides, beside the ask."""
@@ -135,8 +154,9 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
             continue
         if _EXEC_CONFIG.match(key.strip()):
             _judge_config_command(run, inv, key.strip(), value, f"git -c {key.strip()}")
-            findings.append(ask(f"git -c {key}=… makes git run another program", "git", BlastRadius.HIGH,
-                                "git.config-exec"))
+            if not _plain_program(run, key.strip(), value):
+                findings.append(ask(f"git -c {key}=… makes git run another program", "git", BlastRadius.HIGH,
+                                    "git.config-exec"))
     if sub_word.dynamic:
         return findings + [ask("the git subcommand is only known at run time", "git", BlastRadius.HIGH,
                                "git.dynamic")]
@@ -788,6 +808,9 @@ def config(run, inv, rest) -> list[Finding]:
                      "secrets", "git.credential-exfiltration")]
     if key and _EXEC_CONFIG.match(key) and len(words) >= 2 and not harmless_alias:
         _judge_config_command(run, inv, key, words[1], f"git config {key}")
+        if _plain_program(run, key, words[1]):
+            return [allow(f"git config {key} {words[1]} sets a pager, editor or ssh command guardtui knows",
+                          "git", rule="git.config")]
         return [ask(f"git config {key} makes git run a program", "git", BlastRadius.HIGH, "git.config-exec")]
     return [allow("git config changes a setting", "git", rule="git.config")]
 

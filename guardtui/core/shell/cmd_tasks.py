@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from .findings import Finding, allow, ask
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward, language_of,
-                           load_dotenv, load_json, load_justfile, load_makefile, load_package, load_toml, load_yaml_mapping, make_goal,
-                           makefile_path, nearest_package, python_module_file, read_text, shown, workspace_packages,
-                           workspace_root)
+from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward,
+                           language_of, load_dotenv, load_json, load_justfile, load_makefile, load_package, load_toml,
+                           load_yaml_mapping, make_goal, makefile_path, nearest_package, python_module_file, read_text,
+                           shown, workspace_packages, workspace_root)
 from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1430,6 +1430,25 @@ def bundle(run: "Run", inv: Invocation) -> list[Finding]:
     return []
 
 
+# -- pre-commit ---------------------------------------------------------------------------------------
+def pre_commit(run: "Run", inv: Invocation) -> list[Finding]:
+    """pre-commit run: the local hooks of .pre-commit-config.yaml run their entry here (language system,
+    script, unsupported); hooks from other repositories are installed code, the taxonomy's."""
+    if not inv.args or inv.args[0] not in ("run", "try-repo") and not inv.args[0].startswith("-"):
+        return []
+    path = find_upward(inv.scope.cwd, (".pre-commit-config.yaml",))
+    config = load_yaml_mapping(path) if path else None
+    repos = config.get("repos") if isinstance(config, dict) else None
+    for repo in repos if isinstance(repos, list) else ():
+        if not isinstance(repo, dict) or repo.get("repo") != "local":
+            continue
+        for hook in repo.get("hooks") or ():
+            if isinstance(hook, dict) and isinstance(hook.get("entry"), str) and \
+                    hook.get("language") in ("system", "script", "unsupported", "unsupported_script"):
+                run.nested(hook["entry"], inv, f"pre-commit hook {hook.get('id', '')}")
+    return []
+
+
 # -- tox ----------------------------------------------------------------------------------------------
 def tox(run: "Run", inv: Invocation) -> list[Finding]:
     """tox [-e ENVS]: the commands of the environments it runs (tox.ini's [testenv:NAME] commands and
@@ -1520,4 +1539,5 @@ HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             **{n: make for n in ("make", "gmake")},
             "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
             "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go, "cargo": cargo,
-            "cookiecutter": cookiecutter, "tox": tox, "bundle": bundle, "bundler": bundle}
+            "cookiecutter": cookiecutter, "tox": tox, "bundle": bundle, "bundler": bundle,
+            "pre-commit": pre_commit}

@@ -15,6 +15,7 @@ import json
 import os
 import posixpath
 import re
+import shlex
 import stat
 import tomllib
 from collections.abc import Iterator
@@ -645,3 +646,51 @@ def notebook_code(text: str) -> NotebookCode | None:
             else:
                 program.append(line)
     return NotebookCode(language, "\n".join(program), "\n".join(shell))
+
+
+# -- CMake scripts -------------------------------------------------------------------------------------
+_CMAKE_CALL = re.compile(r"(?is)\b(execute_process|file)\s*\(")
+
+
+def cmake_commands(text: str) -> list[str]:
+    """What a CMake script runs or changes on this machine, as shell text: execute_process(COMMAND …) and
+    file(REMOVE|REMOVE_RECURSE|WRITE|APPEND …); $ENV{X} becomes $X, ${CMAKE_…_DIR} the script's directory."""
+    out: list[str] = []
+    for m in _CMAKE_CALL.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth and i - m.end() < 8192:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        body = re.sub(r"\$ENV\{(\w+)\}", r"${\1}", text[m.end():i - 1])
+        body = re.sub(r"\$\{CMAKE_(?:CURRENT_)?(?:SOURCE|LIST|BINARY)_DIR\}", ".", body)
+        try:
+            words = shlex.split(body, comments=True)
+        except ValueError:
+            words = body.split()
+        if m.group(1).lower() == "execute_process":
+            current: list[str] = []
+            for w in words + ["COMMAND"]:
+                if w == "COMMAND" or w.isupper() and w in _CMAKE_EXEC_KEYWORDS:
+                    if current:
+                        out.append(" ".join(_shell_word(c) for c in current))
+                    current = [] if w == "COMMAND" else None  # type: ignore[assignment]
+                elif current is not None:
+                    current.append(w)
+        elif words and words[0].upper() in ("REMOVE", "REMOVE_RECURSE"):
+            out.append(("rm -rf " if words[0].upper() == "REMOVE_RECURSE" else "rm -f ") +
+                       " ".join(_shell_word(w) for w in words[1:]))
+        elif words and words[0].upper() in ("WRITE", "APPEND") and len(words) > 1:
+            out.append(f": {'>>' if words[0].upper() == 'APPEND' else '>'} {_shell_word(words[1])}")
+    return out[:64]
+
+
+def _shell_word(word: str) -> str:
+    """A word for the shell, its ${VARIABLES} left to expand."""
+    return word if re.fullmatch(r"[\w@%+=:,./${}~-]+", word) else '"' + re.sub(r'(["\\`])', r"\\\1", word) + '"'
+
+
+_CMAKE_EXEC_KEYWORDS = frozenset({"WORKING_DIRECTORY", "TIMEOUT", "RESULT_VARIABLE", "RESULTS_VARIABLE",
+                                  "OUTPUT_VARIABLE", "ERROR_VARIABLE", "INPUT_FILE", "OUTPUT_FILE", "ERROR_FILE",
+                                  "OUTPUT_QUIET", "ERROR_QUIET", "COMMAND_ECHO", "OUTPUT_STRIP_TRAILING_WHITESPACE",
+                                  "ERROR_STRIP_TRAILING_WHITESPACE", "ENCODING", "ECHO_OUTPUT_VARIABLE",
+                                  "ECHO_ERROR_VARIABLE", "COMMAND_ERROR_IS_FATAL"})
