@@ -466,3 +466,25 @@ def test_cmake_scripts_and_local_pre_commit_hooks_are_read(world):
         "repos:\n  - repo: local\n    hooks:\n      - id: tidy\n        name: tidy\n        entry: go mod tidy\n"
         "        language: system\n")
     assert verdict(world.run("pre-commit run --all-files")) == "allow"
+
+
+def test_a_file_copied_or_linked_into_a_place_that_runs_later_is_judged_by_its_source(world):
+    (world.project / "tmp").mkdir()
+    (world.project / "tests").mkdir()
+    (world.project / "tmp" / "evil.py").write_text("import os\nos.remove(os.path.expanduser('~/.claude/settings.json'))\n")
+    (world.project / "tmp" / "ok.py").write_text("import pytest\n")
+    assert verdict(world.run("cp tmp/evil.py tests/conftest.py")) == "deny"
+    assert verdict(world.run("ln -sf ../tmp/evil.py tests/conftest.py")) == "deny"
+    assert verdict(world.run("cp tmp/ok.py tests/conftest.py")) == "allow"
+
+
+@pytest.mark.parametrize("path", ["tests/test_loader.py", "pkg/loader_test.py", "src/app.test.ts", "spec/app_spec.rb"])
+def test_test_files_the_runner_imports_whole_are_judged_when_written(world, path):
+    (world.project / path).parent.mkdir(parents=True, exist_ok=True)
+    code = {"py": "import os\nos.remove(os.path.expanduser('~/.claude/settings.json'))\n",
+            "ts": "import { rmSync } from 'node:fs';\nrmSync(`${process.env.HOME}/.claude/settings.json`);\n",
+            "rb": "File.delete(File.expand_path('~/.claude/settings.json'))\n"}[path.rsplit(".", 1)[1]]
+    assert verdict(write(world, path, code)) == "deny", path
+    routine = {"py": "def test_x():\n    assert 1 + 1 == 2\n", "ts": "test('x', () => expect(1).toBe(1));\n",
+               "rb": "RSpec.describe 'x' do\n  it { expect(1).to eq(1) }\nend\n"}[path.rsplit(".", 1)[1]]
+    assert verdict(write(world, path, routine)) == "allow", path

@@ -52,6 +52,9 @@ class LaterRule:
             for effect in ctx.shell(call).writes:
                 if effect.path and not effect.remote and effect.kind == "write":
                     targets.append((effect.path, effect.content))
+                elif effect.path and not effect.remote and effect.kind in ("copy", "link") and effect.source:
+                    # cp evil.py tests/conftest.py, ln -s x.js eslint.config.js: the file then holds the source's text
+                    targets.append((effect.path, _read(effect.source)))
             found = self._runs_now(call, ctx)
             if found is not None:
                 return found
