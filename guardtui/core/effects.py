@@ -124,8 +124,9 @@ def _option(args: list[str], flag: str) -> str | None:
 def shell_effects(analysis: "ShellAnalysis", segments: set[str] | None = None) -> set[Effect]:
     """`segments`: only the deletes done by these parts of the command (the ones that asked or were
     denied: `rm -rf /tmp/x && git push -f` denied is not a denial of cleaning /tmp/x)."""
+    # a narrowed delete (git clean's untracked files, a find's -name matches) is not a delete of the path itself
     out: set[Effect] = {("delete", e.path) for e in analysis.effects if e.kind == "delete" and e.path and
-                        not e.remote and (segments is None or e.segment in segments)}
+                        not e.remote and not e.only and not e.members and (segments is None or e.segment in segments)}
     out.update(analysis.acts)
     return out
 

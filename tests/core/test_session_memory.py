@@ -150,3 +150,15 @@ def test_a_targeted_destroy_is_another_effect_than_the_whole_stack(machine):
     assert again.verdict is Verdict.DENY and again.rule == "session"
     assert "aws_instance.a, aws_s3_bucket.b" in again.reason
     assert shell_acts("terraform", ["destroy", "-target=x.y"], "/p") == [("terraform-destroy", "/p -target=x.y")]
+
+
+def test_a_narrowed_delete_is_not_a_retry_of_a_refused_whole_delete(machine):
+    """The person refused `rm -rf` of the project; `git clean -fdx` deletes only untracked files under it: not the
+    same effect, so it is judged on its own (it asks), not denied as a retry."""
+    subprocess.run(["git", "init", "-q", str(machine.project)], check=True)
+    refused = judge(machine, "Bash", {"command": f"rm -rf {machine.project}/src"}, person=Verdict.DENY)
+    assert refused.verdict is not Verdict.ALLOW
+    retried = judge(machine, "Bash", {"command": f"rm -r {machine.project}/src"})
+    assert retried.verdict is Verdict.DENY and "earlier in this session" in retried.reason, retried.reason
+    cleaned = judge(machine, "Bash", {"command": "git clean -fdx src"})
+    assert "earlier in this session" not in cleaned.reason, cleaned.reason

@@ -354,11 +354,13 @@ def expand(template: str, args: dict) -> list[tuple[str, dict]]:
     """The calls an equivalent template names with these arguments (none when a required one is
     missing): `Read {paths*}` with paths [a, b] -> [("Read", {file_path: a}), ("Read", {file_path: b})]."""
     if template.startswith("$ "):
-        try:
-            command = _render_shell(template[2:], args)
-        except _Missing:
-            return []
-        return [("Bash", {"command": command})]
+        out = []
+        for row in _rows(template, args):  # commands: [["TTL", "k"], ["FLUSHDB"]]: one command each
+            try:
+                out.append(("Bash", {"command": _render_shell(template[2:], row)}))
+            except _Missing:
+                continue
+        return out
     tool, _, placeholder = template.partition(" ")
     m = _PLACEHOLDER.fullmatch(placeholder)
     if m is None:
@@ -368,6 +370,17 @@ def expand(template: str, args: dict) -> list[tuple[str, dict]]:
     # a write carries what it writes, so the file is judged by its new text (a .mk include, a conftest.py)
     extra = {"content": args["content"]} if tool == "Write" and isinstance(args.get("content"), str) else {}
     return [(tool, {_FILE_TOOLS[tool]: v, **extra}) for v in values]
+
+
+def _rows(template: str, args: dict) -> list[dict]:
+    """The argument sets a shell template is rendered with: one per inner list when an argument it names is a
+    list of lists (a batch of commands), else the arguments as they are."""
+    for m in _PLACEHOLDER.finditer(template):
+        for name in m.group(1).split("|"):
+            value = args.get(name)
+            if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+                return [{**args, name: inner} for inner in value[:32]]
+    return [args]
 
 
 def _render_shell(template: str, args: dict) -> str:

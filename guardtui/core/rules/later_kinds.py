@@ -117,6 +117,13 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return _compose_commands(text, home, base_dir(path))
     if kind == "settings":
         return _settings_commands(text, path)
+    if kind == "instructions":  # an agent's standing memory: the commands it quotes, it is told to run
+        return [m.group(1) or m.group(2) for m in re.finditer(r"```[\w-]*\n(.*?)```|`([^`\n]+)`", text, re.S)][:16]
+    if kind == "pdbrc":  # pdb runs each line at start: `!stmt` and plain Python statements
+        code = "\n".join(line.strip()[1:] if line.strip().startswith("!") else line.strip()
+                         for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#") and
+                         line.split()[0] not in _PDB_COMMANDS)
+        return [f"python3 -c {shlex.quote(code)}"] if code else []
     if kind == "cmake":  # execute_process and file(REMOVE…) of a CMakeLists.txt or a .cmake script
         return cmake_commands(text)
     if kind == "makefile":  # what runs whenever make reads it (an included .mk runs on every make): $(shell …), !=
@@ -136,6 +143,13 @@ def _make_shells(text: str) -> list[str]:
         if depth == 0:
             out.append(text[m.end():i - 1])
     return out[:32]
+
+
+_PDB_COMMANDS = frozenset({"b", "break", "tbreak", "c", "cont", "continue", "n", "next", "s", "step", "r", "return",
+                           "l", "list", "ll", "longlist", "w", "where", "bt", "u", "up", "d", "down", "a", "args",
+                           "p", "pp", "display", "undisplay", "alias", "unalias", "condition", "ignore", "clear",
+                           "cl", "disable", "enable", "commands", "end", "q", "quit", "h", "help", "whatis",
+                           "source", "until", "unt", "j", "jump", "run", "restart", "retval", "rv", "interact"})
 
 
 def _vscode_commands(text: str) -> list[str]:

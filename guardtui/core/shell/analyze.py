@@ -30,7 +30,7 @@ from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
 from .projectfiles import SYSTEM_PROGRAM_DIRS, language_of, load_dotenv, read_text, shown
-from .secrets import is_secret, is_secret_area
+from .secrets import holds_credentials, is_secret, is_secret_area
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .unset import missing_parameters, unset_names
@@ -61,6 +61,8 @@ _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq",
 _TCP_EXEC = re.compile(r"(?:\bexec\s+|\s)(\d+)\s*(?:<>|<|>)\s*/dev/(?:tcp|udp)/")
 _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"})
 # variables that make a program run a file first: a project file named there is judged as what it is
+# filters that print the lines of a file they are told to pick (grep token app.properties)
+_CREDENTIAL_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed", "ag"})
 _PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT"})
 _EXPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 # variables holding a command a build tool runs in its stead or around what it builds
@@ -245,7 +247,7 @@ class _Run:
         changed = self.changed_earlier(path, inv)
         if changed is not None:
             return changed
-        text = read_text(path)
+        text = self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
         if text is None:
             return None
         language = self.runner_language(runner) if runner else None
@@ -272,10 +274,19 @@ class _Run:
             self.leave_file(path)
         return allow(f"runs {name} (its contents are judged)", "build-test", rule="shell.project-script")
 
+    def _copied_text(self, path: str) -> str | None:
+        """The text a file will hold when the last change this command made to it was a copy (or a link) of a
+        file that can be read (`cp .ci/next.sh scripts/ci.sh && bash scripts/ci.sh`)."""
+        last = next((e for e in reversed(self.result.effects) if e.path == path and e.kind not in ("read",)), None)
+        if last is None or last.kind not in ("copy", "link") or not last.source or last.source == path:
+            return None
+        return read_text(last.source)
+
     def changed_earlier(self, path: str, inv: Invocation) -> Finding | None:
         """An ask when this command changed `path` before running it (`sed -i … x.sh && bash x.sh`): what
-        runs is not what is on disk now. A file written above with known text is judged from that text."""
-        if path in self.written or not any(e.path == path and e.kind not in _KEEPS_CONTENT and
+        runs is not what is on disk now. A file written above with known text, or copied from a file that can
+        be read, is judged from that text."""
+        if path in self.written or self._copied_text(path) is not None or not any(e.path == path and e.kind not in _KEEPS_CONTENT and
                                            posixpath.basename((e.segment.split() or [""])[0]) not in _KEEPS_CONTENT
                                            for e in self.result.effects):
             return None
@@ -1087,6 +1098,12 @@ class _Run:
                 not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path
                 and is_secret(info.path, cmd.scope.home, self.tax) for a, w in zip(args, words[1:])):
             return Stream("secret")
+        if name in _CREDENTIAL_PICKERS and re.search(r"(?i)token|secret|passw|api_?key|credential|auth", " ".join(args)):
+            # grep upstash.token local.properties: a credential picked out of a file that holds one
+            for a, w in zip(args, words[1:]):
+                info = classify(w, cmd.scope, self.tax) if not a.startswith("-") else None
+                if info is not None and info.path and not cmd.scope.remote and holds_credentials(info.path):
+                    return Stream("secret")
         upstream = self.stdin_source(cmd)
         known = Output(upstream.text, upstream.obfuscated) if upstream.kind == "text" and upstream.text is not None \
             else None

@@ -311,6 +311,16 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
     if module in _TOOL_MODULES:  # python -m pytest …: the tool, with what its options do
         return run.judge_invocation(Invocation(_TOOL_MODULES[module], rest, inv.cmd, inv.scope, inv.privileged,
                                                _TOOL_MODULES[module]))
+    if module == "pdb" and inv.scope.cwd and not inv.scope.remote:  # pdb runs ./.pdbrc and ~/.pdbrc first
+        for rc in (posixpath.join(inv.scope.home, ".pdbrc"), posixpath.join(inv.scope.cwd, ".pdbrc")):
+            text = read_text(rc)
+            statements = [line.strip().lstrip("!") for line in (text or "").splitlines()
+                          if line.strip() and not line.lstrip().startswith("#") and
+                          (line.strip().startswith("!") or re.match(r"(?:import|from|[\w.]+\s*\(|[\w.]+\s*=)",
+                                                                    line.strip()))]
+            if statements:
+                run.nested(f"python3 -c {shlex.quote(chr(10).join(statements))}", inv, f"{inv.name} -m pdb › {rc}")
+        rest = [w for w in rest if w.value not in ("-c",)]
     if module == "json.tool":  # python -m json.tool IN OUT: OUT is written
         operands = [w for w in rest if not w.value.startswith("-")]
         if len(operands) > 1:

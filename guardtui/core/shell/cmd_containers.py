@@ -92,9 +92,10 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 def kubectl(run: "Run", inv: "Invocation") -> list[Finding]:
-    """kubectl exec POD -- CMD: judge CMD as on another machine."""
+    """kubectl exec POD -- CMD, kubectl run NAME --image I -- CMD (debug too): judge CMD as on another machine
+    (a pod reaching the node's metadata endpoint gets its cloud credentials just the same)."""
     words = [w.value for w in inv.words]
-    if "exec" not in words or "--" not in words:
+    if not any(w in words for w in ("exec", "run", "debug")) or "--" not in words:
         return []
     command = inv.words[words.index("--") + 1:]
     if not command:

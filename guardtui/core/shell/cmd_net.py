@@ -246,7 +246,7 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
     text = word.raw + " " + word.origin
-    if _names_a_secret(text, inv):
+    if _names_a_secret(text, inv) or _picks_a_credential(text, inv):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
     if _SECRET_TEXT.search(text):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration-token")
@@ -256,6 +256,21 @@ def _sends_output(word: Word, inv: "Invocation") -> Finding:
 
 # a path where it starts (not the tail of a relative one: include/secrets.h is no /secrets.h)
 _PATH_IN_TEXT = re.compile(r"(?<![\w.@+~}-])(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
+
+
+_PICKED = re.compile(r"\b(?:grep|egrep|rg|awk|sed)\b[^|;)`]*?(?:token|secret|passw|api_?key|credential|auth)"
+                     r"[^|;)`]*?\s([\w.~/-]+)\s*(?=[|;)`]|$)", re.I)
+
+
+def _picks_a_credential(text: str, inv: "Invocation") -> bool:
+    """`$(grep upstash.token local.properties | cut -d= -f2)`: a credential picked out of a file that holds one."""
+    for m in _PICKED.finditer(text):
+        name = m.group(1)
+        path = inv.scope.home.rstrip("/") + name[1:] if name.startswith("~/") else \
+            posixpath.join(inv.scope.cwd or "/", name)
+        if not inv.scope.remote and holds_credentials(posixpath.normpath(path)):
+            return True
+    return False
 
 
 def _names_a_secret(text: str, inv: "Invocation") -> bool:
