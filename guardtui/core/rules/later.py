@@ -195,7 +195,7 @@ class LaterRule:
         cwd = base_dir(path) if path and kind not in ("shell", "cron", "unit", "plist", "desktop") else call.cwd
         if kind == "shell":  # an alias is a command the person will type; an agent's config home moved
             scripts += [m.group("v") for m in _ALIAS.finditer(text)]
-            moved = _agent_env(text)
+            moved = _agent_env(text) or _shadowing_path(text, home)
             if moved:
                 return Decision(Verdict.DENY, f"{call.tool} {what}: it sets {moved}, which points an agent at a config "
                                 f"home without guardtui's hooks: if you mean it, run it yourself in a terminal",
@@ -272,6 +272,28 @@ def _agent_env(text: str) -> str:
     for m in _EXPORT.finditer(text):
         if m.group("n") in names:
             return m.group("n")
+    return ""
+
+
+_INSTALL_DIRS = ("/usr/", "/opt/", "/nix/", "/bin", "/sbin", "/snap/")
+_HOME_BIN_DIRS = frozenset({".local/bin", "bin", ".cargo/bin", "go/bin", ".bun/bin", ".deno/bin", ".npm-global/bin",
+                            ".volta/bin", ".pyenv/shims", ".rbenv/shims", ".asdf/shims", ".local/share/mise/shims",
+                            ".local/share/pnpm", ".yarn/bin", ".dotnet/tools", ".krew/bin"})
+
+
+def _shadowing_path(text: str, home: str) -> str:
+    """PATH set to put first a directory that holds a program named like guardtui or an agent (a fake guardtui
+    that answers allow, a claude that starts with its approvals off): "PATH" then, else ""."""
+    names = {"guardtui"} | {p for spec in protect_data().agent_programs.values() for p in spec.get("programs", ())}
+    for m in re.finditer(r"(?m)^\s*(?:export\s+)?PATH=[\"']?([^\"'\n]*)", text):
+        for entry in m.group(1).split(":"):
+            if entry in ("$PATH", "${PATH}") or not entry:
+                break
+            directory = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)", home, entry)
+            if directory.startswith(_INSTALL_DIRS) or posixpath.relpath(directory, home) in _HOME_BIN_DIRS:
+                continue  # where installers put programs (the real guardtui and agents among them)
+            if directory.startswith("/") and any(os.path.exists(posixpath.join(directory, n)) for n in names):
+                return "PATH"
     return ""
 
 

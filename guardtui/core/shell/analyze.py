@@ -17,6 +17,7 @@ import re
 import shlex
 from dataclasses import replace
 from typing import Callable
+from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
@@ -64,6 +65,8 @@ _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"}
 # filters that print the lines of a file they are told to pick (grep token app.properties)
 _CREDENTIAL_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed", "ag"})
 _PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT"})
+# variables naming a file the program writes (a trace, a key log)
+_OUTPUT_VARIABLE = re.compile(r"GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|LD_DEBUG_OUTPUT|MALLOC_TRACE|PYTHONPYCACHEPREFIX")
 _EXPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 # variables holding a command a build tool runs in its stead or around what it builds
 _RUNNER_VARIABLE = re.compile(r"CARGO_TARGET_\w+_RUNNER|(?:CARGO_BUILD_)?RUSTC(?:_WORKSPACE)?_WRAPPER|CARGO_BUILD_RUSTC")
@@ -502,6 +505,11 @@ class _Run:
             self.script(value.value.lstrip()[2:], cmd.scope.copy(), f"function {function.group(1)} (exported)",
                         cmd.depth + 1)
             return
+        if _OUTPUT_VARIABLE.fullmatch(name) and value.value.startswith(("/", "~", ".")) and DYN not in value.value:
+            # GIT_TRACE=~/.claude/settings.json git status: git appends its trace to that file
+            finding = self.write(value, Invocation(name, [], cmd, cmd.scope, False), f"{name} makes it write to")
+            if finding is not None:
+                self.add(finding)
         for option in _java_command_options(name, value.value):
             # JAVA_TOOL_OPTIONS='-XX:OnOutOfMemoryError="…"': the JVM runs it through the shell
             self.script(option, cmd.scope.copy(), f"${name}", cmd.depth + 1)
@@ -540,6 +548,9 @@ class _Run:
                     _USUAL_PATH.match(e) or (project and e.startswith(project.rstrip("/") + "/"))
                     for e in resolved) and raw.count(":") + 1 == len(resolved) + (DYN in value.value):
                 return  # the project's own bins and the usual places, ahead of the inherited PATH
+        if name == "LD_LIBRARY_PATH" and prefix and not exported and cmd.scope.project and value.value and \
+                all(e.startswith(cmd.scope.project.rstrip("/") + "/") for e in value.value.split(":") if e):
+            return  # LD_LIBRARY_PATH=$PWD/build/lib ./build/bin/server: the project's own build output, one run
         if name in _PRELOADS and prefix and not exported and self._preloads_judged(name, value, cmd):
             return  # NODE_OPTIONS="--require ./tools/x.cjs" npm test: what the project file does decides
         if name in _ENV_DANGER:
@@ -570,6 +581,11 @@ class _Run:
                 if option in ("-r", "--require", "--import", "--loader", "--experimental-loader"):
                     module = attached if eq else (words[i + 1] if i + 1 < len(words) else "")
                     i += 1 if eq else 2
+                    if module.startswith("data:"):  # --import=data:text/javascript,CODE: the code, inline
+                        code = unquote(module.partition(",")[2])
+                        self.script(f"node -e {shlex.quote(code)}", cmd.scope.copy(), f"${name} › data: URL",
+                                    cmd.depth + 1)
+                        continue
                     if module.startswith((".", "/")):
                         files.append(module)
                     elif not re.fullmatch(r"(@[\w.-]+/)?[\w.-]+(/[\w.-]+)*", module):
@@ -1354,7 +1370,7 @@ _HANDLERS = {
     **{n: cmd_fs.mount for n in ("bindfs", "sshfs", "fuse-overlayfs", "unionfs", "unionfs-fuse", "mergerfs", "encfs",
                                  "gocryptfs", "squashfuse", "fuse-zip", "archivemount", "mount.fuse", "mount.fuse3")},
     **{n: cmd_net.mailer for n in ("mail", "mailx", "sendmail", "mutt", "msmtp", "swaks", "s-nail")},
-    **{n: cmd_net.cloud_copy for n in ("aws", "gsutil")},
+    **{n: cmd_net.cloud_copy for n in ("aws", "gsutil")}, "ngrok": cmd_net.ngrok,
     **{n: cmd_proc.process_tool for n in cmd_proc.PROCESS_TOOLS},
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,

@@ -1064,6 +1064,9 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
             directory = Word.literal(a.partition("=")[2])
     if not extracting:
         _archive_of_secrets(run, inv, directory)
+        if "--remove-files" in args:  # tar --remove-files -cf X PATHS: every file archived is deleted after
+            for path in tar_member_paths(run, inv.words, inv.scope):
+                findings.append(run.delete(Word.literal(path), inv, True, "tar --remove-files deletes"))
     if extracting:
         target = directory or Word.literal(".")
         archive, members, strip = _tar_operands(inv.words)

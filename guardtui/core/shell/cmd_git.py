@@ -13,7 +13,7 @@ from ..gitindex import branch_after, config_settings, current_branch, repository
 from .findings import Finding, allow, ask, deny, unknown, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
-from .projectfiles import read_text
+from .projectfiles import read_text, shown
 from .paths import glob_members
 from .secrets import is_secret
 from .words import DYN, Word
@@ -60,6 +60,26 @@ def _plain_program(run, key: str, value: str) -> bool:
         return False
     program = posixpath.basename(value.split()[0]) if value.split() else ""
     return program in _PLAIN_PROGRAMS
+
+
+def _hooks_dir(run, inv, key: str, value: str) -> list[Finding] | None:
+    """git config core.hooksPath DIR / init.templateDir DIR: the hooks there run on later git commands (a
+    template's hooks/ in every repository init or clone makes): each is judged as the script it is. None when the
+    directory cannot be read (then setting it asks)."""
+    base = inv.scope.home if value.startswith("~") else (inv.scope.cwd or "/")
+    directory = posixpath.normpath(posixpath.join(base, value[2:] if value.startswith("~/") else value))
+    hooks = posixpath.join(directory, "hooks") if key == "init.templatedir" else directory
+    try:
+        names = sorted(os.listdir(hooks))[:16] if os.path.isdir(hooks) else None
+    except OSError:
+        names = None
+    if names is None:
+        return None
+    for name in names:
+        text = read_text(posixpath.join(hooks, name))
+        if text is not None:
+            run.nested(text, inv, f"git config {key} › {shown(posixpath.join(hooks, name), inv.scope.cwd)}")
+    return [allow(f"git config {key} {value}: the hooks there are judged above", "git", rule="git.config")]
 
 
 def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
@@ -806,6 +826,10 @@ def config(run, inv, rest) -> list[Finding]:
         # git hands this helper every username and password it stores or asks for
         return [deny("git config credential.helper installs a helper that sends your credentials to another host",
                      "secrets", "git.credential-exfiltration")]
+    if key.lower() in ("core.hookspath", "init.templatedir") and len(words) >= 2 and DYN not in words[1]:
+        judged = _hooks_dir(run, inv, key.lower(), words[1])
+        if judged is not None:
+            return judged
     if key and _EXEC_CONFIG.match(key) and len(words) >= 2 and not harmless_alias:
         _judge_config_command(run, inv, key, words[1], f"git config {key}")
         if _plain_program(run, key, words[1]):
@@ -948,7 +972,7 @@ _SUBCOMMANDS = {
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
     "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
-    "sparse-checkout": sparse_checkout,
+    "sparse-checkout": sparse_checkout, "am": apply,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

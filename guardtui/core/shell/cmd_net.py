@@ -430,3 +430,19 @@ def cloud_copy(run: "Run", inv: "Invocation") -> list[Finding]:
             return [deny(f"{inv.name} copies {w.display()}, a secrets file, to {remote[0].display()}: it leaves the "
                          f"machine", "secrets", "net.exfiltration")]
     return []
+
+
+def ngrok(run: "Run", inv: "Invocation") -> list[Finding]:
+    """ngrok http file:///DIR serves a directory on a public URL: the home directory (or /) with it, keys and
+    tokens included, denies; the taxonomy judges the rest (a port exposed asks)."""
+    values = [w.value for w in inv.words]
+    if values[:1] not in (["http"], ["tunnel"]):
+        return []
+    for w in inv.words[1:]:
+        if w.value.startswith("file://"):
+            info = run.path(Word(w.value[len("file://"):] or "/", w.raw), inv)
+            if info.kind in (PathKind.HOME_ROOT, PathKind.HOME_ANCESTOR, PathKind.ROOT) or \
+                    (info.path and is_secret_area(info.path, inv.scope.home)):
+                return [deny(f"ngrok serves {w.display()} ({info.kind.value}: keys and tokens with it) on a public URL",
+                             "secrets", "net.publish-files")]
+    return []
