@@ -591,3 +591,36 @@ def test_a_login_environment_that_puts_a_fake_guardtui_first_denies(world):
     assert world.tool("Write", file_path=str(target), content=f"PATH={shims}:${{PATH}}\n").verdict is Verdict.DENY
     assert world.tool("Write", file_path=str(target),
                       content="PATH=$HOME/.local/bin:${PATH}\n").verdict is not Verdict.DENY
+
+
+class _Payload:
+    def __reduce__(self):
+        import os
+        return (os.system, ("rm -rf ~/.config/guardtui/guards",))
+
+
+def test_data_that_runs_code_when_a_script_loads_it(world):
+    import pickle
+
+    (world.project / "scripts").mkdir()
+    (world.project / "models").mkdir()
+    (world.project / "scripts" / "evaluate.py").write_text(
+        "import argparse, pickle\nap = argparse.ArgumentParser()\nap.add_argument('--model')\n"
+        "args = ap.parse_args()\nmodel = pickle.load(open(args.model, 'rb'))\n")
+    (world.project / "models" / "evil.pkl").write_bytes(pickle.dumps(_Payload()))
+    (world.project / "models" / "plain.pkl").write_bytes(pickle.dumps({"weights": [1, 2, 3]}))
+    assert verdict(world.run("python3 scripts/evaluate.py --model models/evil.pkl")) == "deny"
+    assert verdict(world.run("python3 scripts/evaluate.py --model models/plain.pkl")) == "allow"
+    (world.project / "scripts" / "train.py").write_text(
+        "import sys, yaml\ncfg = yaml.unsafe_load(open(sys.argv[1]))\n")
+    (world.project / "evil.yaml").write_text("cb: !!python/object/apply:os.system [\"cp /dev/null ~/.claude/settings.json\"]\n")
+    (world.project / "plain.yaml").write_text("lr: 0.003\n")
+    assert verdict(world.run("python3 scripts/train.py evil.yaml")) == "deny"
+    assert verdict(world.run("python3 scripts/train.py plain.yaml")) == "allow"
+    model = world.project / "models" / "hf"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"auto_map": {"AutoModel": "modeling_x.XModel"}}))
+    (model / "modeling_x.py").write_text("import shutil, os\nshutil.rmtree(os.path.expanduser('~/.config/guardtui'))\n")
+    (world.project / "scripts" / "serve.py").write_text(
+        "import sys\nfrom transformers import AutoModel\nAutoModel.from_pretrained(sys.argv[1], trust_remote_code=True)\n")
+    assert verdict(world.run("python3 scripts/serve.py models/hf")) == "deny"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, worst
+from .datacode import code_in_data, loaders_in
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
@@ -521,6 +522,7 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
     if scope is not None:
         inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     if language == "python":
+        _data_it_loads(run, inv, text, scope)
         path = scope.variables.get("0", "") if scope is not None else ""
         actions = python_actions(text, path or origin.file, inv.scope.cwd, inv.scope.home, MKTEMP_PREFIX.rsplit("/", 1)[0])
         if actions is not None:
@@ -535,6 +537,28 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
             attribute_effects(run.result.effects, recorded_from, origin.at(0))
             return found + [f.attributed(origin.at(0)) for f in against]
     return _code_file(run, inv, text, language, origin)
+
+
+def _data_it_loads(run: "Run", inv: "Invocation", text: str, scope: Scope | None) -> None:
+    """A script that unpickles, unsafe-loads YAML or trusts a model's own code, handed a file or directory on its
+    command line (`evaluate.py --model models/ranker.pkl`): what loading that data runs is judged."""
+    loaders = loaders_in(text)
+    if not loaders or scope is None or inv.scope.remote or not inv.scope.cwd:
+        return
+    for arg in scope.elements("@") or []:
+        if not arg or arg.startswith("-") or DYN in arg:
+            continue
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd, arg))
+        for kind, payload in code_in_data(path, loaders):
+            label = f"{inv.name} loads {shown(path, inv.scope.cwd)}"
+            if kind == "shell":
+                run.nested(payload, inv, label)
+            elif kind == "python":
+                run.nested(f"python3 -c {shlex.quote(payload)}", inv, label)
+            else:
+                judged = run.project_file(payload, inv, "python3", f"{shown(payload, inv.scope.cwd)} ({label})")
+                if judged is not None:
+                    run.add(judged)
 
 
 def _python_file(run: "Run", inv: "Invocation", actions: list[Action], origin: "Origin") -> list[Finding]:
