@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.catalog import tool_classes
 from ..core.model import ToolCall, Verdict
 from . import base
-from .tools import normalise_tool
+from .tools import UNNAMED_SERVER, mcp_tool, normalise_tool
 
 AGENT = "docker-agent"
 EVENTS = ("pre_tool_use", "tool_guard", "permission_request")
@@ -21,6 +22,8 @@ HOOK_TIMEOUT_S = 60.0  # docker-agent's default; `guardtui install docker-agent`
 def parse(payload: Any, event: str | None = None) -> ToolCall:
     f = base.read_fields(payload, event, EVENTS, DEFAULT_EVENT)
     tool, tool_input, cwd = normalise_tool(f.tool_name), f.tool_input, f.cwd
+    if not tool.startswith("mcp__") and not _known(tool):
+        tool = mcp_tool(UNNAMED_SERVER, tool)  # docker-agent names its MCP servers' tools bare (get_issue, search)
     if tool == "Bash":
         if "cmd" in tool_input:  # its type is checked with every shell call's (core.inputs)
             tool_input["command"] = tool_input.pop("cmd")
@@ -30,6 +33,13 @@ def parse(payload: Any, event: str | None = None) -> ToolCall:
         tool_input["file_path"] = base.join_cwd(cwd, path) if path else path
     return ToolCall(tool, tool_input, cwd, agent=AGENT, session=base.text(f.data, "session_id"), event=f.event,
                     call_id=base.text(f.data, "tool_use_id"))
+
+
+def _known(tool: str) -> bool:
+    """A tool guardtui knows by name: the file tools, the shell, housekeeping, an agent's own equivalents."""
+    classes = tool_classes()
+    return tool in classes.read or tool in classes.write or tool in classes.shell or \
+        tool.lower() in (classes.equivalents or {})
 
 
 def render(call: ToolCall, verdict: Verdict, reason: str, told: str = "") -> dict | None:

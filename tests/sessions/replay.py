@@ -33,7 +33,7 @@ from typing import Any, Iterator
 
 from guardtui.adapters import adapter_for
 from guardtui.core.config import Locations
-from guardtui.core.engine import Engine
+from guardtui.core.engine import Engine, load_all_data
 from guardtui.core.model import DecidedBy, Verdict
 from guardtui.core.protect import Protection
 from guardtui.core.shell.analyze import Analyzer
@@ -247,6 +247,7 @@ def engine_for(world: World, cwd: str) -> Engine:
     engine.home = str(world.home)
     engine.protection = Protection(world.locations, homes=(str(world.home),), code_dir=str(world.code_dir),
                                    env={**world.env, "PATH": f"{world.home}/.local/bin:/usr/bin:/bin"})
+    load_all_data()  # as the broker does at start-up: no data file is loaded inside a call's budget
     return engine
 
 

@@ -126,7 +126,8 @@ def _previewing(spec: ToolSpec) -> ToolSpec:
     paths, its commands are not run, and its effect is a read."""
     reads = tuple("Read " + t.partition(" ")[2] for t in spec.equivalents if t.split(" ", 1)[0] in ("Write", "Edit"))
     kept = tuple(t for t in spec.equivalents if t.split(" ", 1)[0] not in ("Write", "Edit") and not t.startswith("$ "))
-    return dataclasses.replace(spec, equivalents=reads + kept, effect="read" if spec.effect else None, unless=())
+    return dataclasses.replace(spec, equivalents=reads + kept, effect="read", unless=(),
+                               reason=spec.reason or "only shows what it would do")
 
 
 def _effect(catalog: McpCatalog, spec: ToolSpec, args: dict) -> tuple[str, str] | None:

@@ -206,6 +206,12 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             return judge_guardtui(args, f"{inv.name} {rest[0].display()}")
         if script in _FRAMEWORK_SCRIPTS:
             return framework_script(run, inv, script, rest[1:])
+        if language == "python" and (any(re.fullmatch(r"-[A-Za-z]*[PI][A-Za-z]*", w.value) for w in words[:i]) or
+                                     inv.scope.variables.get("PYTHONSAFEPATH")):
+            # python3 -P / -I: the script's directory is not put on sys.path (its statistics.py is not imported)
+            scope = inv.scope.copy()
+            scope.facts[SAFE_PATH] = "1"
+            inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
         return [run.script_run(inv.as_script(rest[0], rest[1:]), inv.name)]
     stream = run.stdin_source(inv.cmd)
     kind = stream.kind
@@ -640,6 +646,8 @@ def _import(run: "Run", inv: "Invocation", action: Action, origin: "Origin") -> 
         for _ in range(level - 1):
             here = posixpath.dirname(here)
         bases = [here]
+    elif inv.scope.facts.get(SAFE_PATH):
+        return  # python3 -P: an absolute import comes from the installed packages, not the script's directory
     else:
         cwd = inv.scope.cwd or here
         bases = list(dict.fromkeys([here, cwd, posixpath.join(cwd, "src")]))
@@ -727,6 +735,7 @@ def _known(value: str | None) -> str | None:
     return value if value and value.strip(DYN) else None
 
 
+SAFE_PATH = "python-safe-path"  # scope fact: python -P/-I, the script's directory is not on sys.path
 _CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|\bshelljs\b|Bun\.spawn|Deno\.(?:run|Command)|\$`")
 # in a whole file these heuristics fire on ordinary code (`regex.exec(s)`, `dict.update(…)`, any POST):
 # they are kept for one-liners, where the code is the point, and dropped for the project's own files

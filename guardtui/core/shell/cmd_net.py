@@ -108,7 +108,8 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
 # services that record whatever is sent to them: a secret sent there has left for good
 _REQUEST_CATCHER = re.compile(r"(?i)(webhook\.site|requestbin|pipedream\.net|hookbin|beeceptor|interact\.sh|"
                               r"\.oast\.|burpcollaborator|ngrok(-free)?\.(io|app)|transfer\.sh|pastebin|"
-                              r"canarytokens|requestcatcher|ptpb\.pw|0x0\.st|termbin)")
+                              r"canarytokens|requestcatcher|ptpb\.pw|0x0\.st|termbin|httpbin\.org|postman-echo\.com|"
+                              r"mockbin|reqbin|echo\.zuplo|hookdeck)")
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|ACCESS_?KEY)\w*",
                               re.I)
 
