@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
 from ..rules.base import EvalContext, is_within, resolve_path
 from ..secrets import secret_catalog
-from ..shell.cmd_code import classify_sql
+from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
 from ..web import judge_url, metadata_in_text
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
 
@@ -84,7 +84,7 @@ def _judge_spec(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Id
     if spec.sql and not any(args.get(k) for k in spec.sql):  # another server's spelling: execute_sql {sql: …}
         sql_keys += [k for k in catalog.arguments["sql"] if k not in spec.sql]
     for key in sql_keys:
-        payload += _sql(label, args.get(key), declared=key in spec.sql or key not in _UNDECLARED_SQL)
+        payload += _sql(call, ctx, label, args.get(key), declared=key in spec.sql or key not in _UNDECLARED_SQL)
     for template in spec.equivalents:
         for tool, tool_input in expand(template, args):
             payload.append(_equivalent(call, ctx, label, tool, tool_input))
@@ -190,7 +190,7 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
     parts: list[Decision] = []
     payload: list[Decision] = []  # what it runs: SQL, a shell command (the verb `run`/`execute` only carries it)
     for key in names["sql"]:
-        payload += _sql(label, args.get(key), declared=key not in _UNDECLARED_SQL)
+        payload += _sql(call, ctx, label, args.get(key), declared=key not in _UNDECLARED_SQL)
     for key in names["shell"]:
         value = args.get(key)
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
@@ -222,18 +222,48 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
 # -- what arguments carry ---------------------------------------------------------------------
 _UNDECLARED_SQL = frozenset({"query", "query_string", "queryString"})  # SQL only when the text is SQL
 
-def _sql(label: str, value: Any, declared: bool) -> list[Decision]:
+def _sql(call: ToolCall, ctx: EvalContext, label: str, value: Any, declared: bool) -> list[Decision]:
     if not isinstance(value, str) or not value.strip():
         return []
     if not declared and not _SQL_START.match(value):
         return []  # a search query, not SQL
-    verdict = classify_sql(value)
+    files = _sql_files(call, ctx, label, value)
+    if files:
+        return files
+    verdict = classify_sql(without_file_writes(value))
     if verdict is None:
         return [Decision(Verdict.ALLOW, f"{label} runs a read-only query", "mcp/sql", BlastRadius.LOW, "database")]
     radius, reason = verdict
     if radius == "critical":
         return [Decision(Verdict.DENY, f"{label}: {reason}", "mcp/sql", BlastRadius.CRITICAL, "database")]
     return [Decision(Verdict.ASK, f"{label}: {reason}", "mcp/sql", BlastRadius(radius), "database")]
+
+
+def _sql_files(call: ToolCall, ctx: EvalContext, label: str, sql: str) -> list[Decision]:
+    """What a local database server's SQL does to files here: a file it writes (VACUUM INTO, COPY … TO, ATTACH)
+    judged as the Write it amounts to when that denies or asks, a secret it reads (read_text) asks, a URL it
+    fetches carrying a credential denies. [] when none of these decides."""
+    out: list[Decision] = []
+    for target in SQL_FILE_WRITE.findall(sql):
+        if re.match(r"(?i)^[a-z0-9]+://", target):
+            continue
+        path = resolve_path(target, call.cwd, ctx.home)
+        d = ctx.judge(ToolCall("Write", {"file_path": path, "content": ""}, call.cwd, agent=call.agent,
+                               session=call.session, event=call.event, mode=call.mode))
+        if d is not None and d.verdict in (Verdict.DENY, Verdict.ASK):
+            out.append(d.with_(reason=f"{label} writes {target}: {d.reason}", rule=f"mcp/sql-file:{d.rule}"))
+    for source in SQL_FILE_READ.findall(sql):
+        if re.match(r"(?i)^https?://", source):
+            if secret_catalog().credential_in(source) or "read_text" in sql.lower() and re.search(
+                    r"(?i)credentials|id_[a-z0-9]+|\.npmrc|\.netrc|token", sql):
+                out.append(Decision(Verdict.DENY, f"{label} fetches {source[:60]} with what it read (secrets)",
+                                    "mcp/sql-exfiltration", BlastRadius.CRITICAL, "secrets"))
+            continue
+        d = ctx.judge(ToolCall("Read", {"file_path": resolve_path(source, call.cwd, ctx.home)}, call.cwd,
+                               agent=call.agent, session=call.session, event=call.event, mode=call.mode))
+        if d is not None and d.verdict in (Verdict.DENY, Verdict.ASK):
+            out.append(d.with_(reason=f"{label} reads {source}: {d.reason}", rule=f"mcp/sql-file:{d.rule}"))
+    return [max(out, key=lambda d: (d.verdict.restrictiveness, d.blast_radius.severity))] if out else []
 
 
 def _urls(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Decision]:

@@ -26,6 +26,7 @@ from .projectfiles import python_module_file, read_text, shown
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
 from .secrets import is_secret, is_secret_area, reads_secret
+from ..secrets import secret_catalog
 from ..web import metadata_in_text
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
 from .words import DYN, Scope, Word
@@ -1293,6 +1294,57 @@ _SQL_RULES = [
 ]
 
 
+# SQL that writes or reads files on this machine (DuckDB, SQLite): COPY … TO 'f', VACUUM INTO 'f', ATTACH 'f';
+# read_text('f'), read_csv('f') … (a URL there is fetched)
+SQL_FILE_WRITE = re.compile(r"(?is)(?:\bcopy\b(?:\s*\((?:[^()]|\([^()]*\))*\)|\s+[\w.\"]+)\s+to|\bvacuum\s+(?:\w+\s+)?into"
+                             r"|\battach(?:\s+database)?)\s+'([^']+)'")
+SQL_FILE_READ = re.compile(r"(?i)\b(?:read_text|read_blob|read_csv(?:_auto)?|read_json(?:_auto)?|read_parquet|"
+                            r"read_ndjson|readfile)\s*\(\s*'([^']+)'")
+
+
+def _sql_files(run: "Run", inv: "Invocation", sql: str, findings: list[Finding]) -> str:
+    """The files a statement writes (judged as writes: a guard file denies, one in the project allows) and reads
+    (a secret asks; a URL carrying one is a send); returns the SQL without the file-writing statements, which
+    change no database."""
+    for m in SQL_FILE_WRITE.finditer(sql):
+        target = m.group(1)
+        if re.match(r"(?i)^(?:s3|gs|gcs|az|azure|https?|r2)://", target):
+            sent = any(is_secret(_home_path(inv, p), inv.scope.home, run.tax) for p in SQL_FILE_READ.findall(sql))
+            findings.append(deny(f"{inv.name} copies secrets to {target}", "secrets", "sql.exfiltration") if sent else
+                            ask(f"{inv.name} copies query results to {target}", "network", BlastRadius.MEDIUM,
+                                "sql.copy-out"))
+            continue
+        written = run.write(Word.literal(_home_path(inv, target)), inv, f"{inv.name} writes")
+        if written is not None:
+            findings.append(written)
+    for path in SQL_FILE_READ.findall(sql):
+        if path.rstrip().endswith("|"):  # DuckDB's shellfs: a "file" ending in | is a command whose output is read
+            run.nested(path.rstrip()[:-1], inv, f"{inv.name} shellfs")
+            continue
+        if re.match(r"(?i)^https?://", path):
+            if secret_catalog().credential_in(path):
+                findings.append(deny(f"{inv.name} fetches {path[:60]}, a URL carrying a credential", "secrets",
+                                     "sql.exfiltration"))
+            continue
+        local = _home_path(inv, path)
+        run.read(Word.literal(local), inv)
+        if is_secret(local, inv.scope.home, run.tax):
+            findings.append(ask(f"{inv.name} reads {path}, a secret, into the query's output", "sensitive-read",
+                                BlastRadius.MEDIUM, "sql.secret-read"))
+    return without_file_writes(sql)
+
+
+def without_file_writes(sql: str) -> str:
+    """The SQL without its statements that only write a file (COPY … TO 'f', VACUUM INTO 'f')."""
+    return re.sub(r"(?is)\b(?:copy\b(?:\s*\((?:[^()]|\([^()]*\))*\)|\s+[\w.\"]+)\s+to|vacuum\s+(?:\w+\s+)?into)"
+                  r"\s+'[^']+'[^;]*;?", " ", sql)
+
+
+def _home_path(inv: "Invocation", path: str) -> str:
+    return inv.scope.home.rstrip("/") + path[1:] if path.startswith("~/") else \
+        path if path.startswith("/") else posixpath.join(inv.scope.cwd or "/", path)
+
+
 def classify_sql(sql: str) -> tuple[str, str] | None:
     cleaned = re.sub(r"--[^\n]*|/\*.*?\*/", " ", sql, flags=re.S)
     cleaned = re.sub(r"'(?:''|[^'])*'", "''", cleaned)
@@ -1401,6 +1453,7 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))
             continue
         run.result.acts.extend(sql_effects(sql))
+        sql = _sql_files(run, inv, sql, findings)
         verdict = classify_sql(sql)
         if verdict is None:
             continue

@@ -15,7 +15,7 @@ from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
 from .projectfiles import read_text, shown
 from .paths import glob_members
-from .secrets import is_secret
+from .secrets import is_secret, secret_in_text
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,6 +182,13 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
                                "git.dynamic")]
     sub = sub_word.value
     rest = _expand_abbreviations(sub, rest)
+    if sub in _NAMING_SUBCOMMANDS:  # git commit -m "Token: $(grep TOKEN .env)", checkout -b "ci/$(cat ~/.pypirc)"
+        carried = [w for w in rest if (w.dynamic or "$(" in w.raw or "`" in w.raw) and
+                   secret_in_text(w.raw + " " + w.origin, scope)]
+        if carried:
+            run.staged_secrets.append(carried[0].raw[:60])  # a push later in the command sends it: denied there
+            return [ask(f"git {sub} puts a secret into the repository's history or names ({carried[0].raw[:60]})",
+                        "secrets", BlastRadius.HIGH, "git.secret-metadata")]
     if sub == "init":  # a repository made here, with nothing in it yet
         where = next((w.value for w in rest if not w.value.startswith("-")), None)
         path = posixpath.normpath(posixpath.join(scope.cwd or "/", where)) if where and DYN not in where else scope.cwd
@@ -500,6 +507,10 @@ def _note_branch(run, inv, sub: str, rest: list[Word]) -> None:
     keys = _repository_keys(inv.scope)
     if branch is not None and keys:
         run.result.leaves["git-branch:" + keys[0]] = branch
+
+
+# subcommands whose arguments end up in what is pushed: messages, notes, branch and tag names
+_NAMING_SUBCOMMANDS = frozenset({"commit", "tag", "notes", "checkout", "switch", "branch", "stash", "merge"})
 
 
 def _deploy_remote(run: "Run", scope, remote: str) -> str | None:

@@ -12,7 +12,7 @@ from . import listeners
 from .findings import Finding, allow, ask, deny, worst
 from .listeners import listens_on_broker_port
 from .paths import PathKind
-from .secrets import holds_credentials, is_secret, is_secret_area
+from .secrets import holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service, serves_its_own_tokens
@@ -247,45 +247,12 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
 
 def _sends_output(word: Word, inv: "Invocation") -> Finding:
     text = word.raw + " " + word.origin
-    if _names_a_secret(text, inv) or _picks_a_credential(text, inv):
+    if secret_in_text(text, inv.scope):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
     if _SECRET_TEXT.search(text):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration-token")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
-
-
-# a path where it starts (not the tail of a relative one: include/secrets.h is no /secrets.h)
-_PATH_IN_TEXT = re.compile(r"(?<![\w.@+~}-])(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
-
-
-_PICKED = re.compile(r"\b(?:grep|egrep|rg|awk|sed)\b[^|;)`]*?(?:token|secret|passw|api_?key|credential|auth)"
-                     r"[^|;)`]*?\s([\w.~/-]+)\s*(?=[|;)`]|$)", re.I)
-
-
-def _picks_a_credential(text: str, inv: "Invocation") -> bool:
-    """`$(grep upstash.token local.properties | cut -d= -f2)`: a credential picked out of a file that holds one."""
-    for m in _PICKED.finditer(text):
-        name = m.group(1)
-        path = inv.scope.home.rstrip("/") + name[1:] if name.startswith("~/") else \
-            posixpath.join(inv.scope.cwd or "/", name)
-        if not inv.scope.remote and holds_credentials(posixpath.normpath(path)):
-            return True
-    return False
-
-
-def _names_a_secret(text: str, inv: "Invocation") -> bool:
-    """`$(cat ~/.config/guardtui/token)`: a path in the substitution is a secret file (the one list)."""
-    home = inv.scope.home.rstrip("/")
-    for m in _PATH_IN_TEXT.finditer(text):
-        path = m.group(0)
-        for prefix in ("~", "${HOME}", "$HOME"):
-            if path.startswith(prefix + "/"):
-                path = home + path[len(prefix):]
-                break
-        if path.startswith("/") and is_secret(posixpath.normpath(path), inv.scope.home):
-            return True
-    return False
 
 
 def dns(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -365,8 +332,16 @@ _PUBLISHERS = {("gh", "gist"), ("glab", "snippet"), ("gh", "release"), ("glab", 
 
 
 def publish(run: "Run", inv: "Invocation") -> list[Finding]:
-    """`gh gist create --public .env`: a secrets file handed to a service that publishes it."""
+    """`gh gist create --public .env`: a secrets file handed to a service that publishes it. Any argument that
+    carries a secret (`gh api -f bio="$(grep token …)"`, `gh repo edit --homepage "…$(base64 ~/.pypirc)"`) is
+    sent to the forge."""
     import fnmatch
+
+    carried = next((w for w in inv.words if ("$(" in w.raw or "`" in w.raw) and
+                    secret_in_text(w.raw + " " + w.origin, inv.scope)), None)
+    if carried is not None:
+        return [deny(f"{inv.name} sends an argument that carries a secret ({carried.raw[:60]}) to the forge",
+                     "secrets", "net.publish-secret")]
 
     operands = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
     if len(operands) < 2 or (inv.name, operands[0].value) not in _PUBLISHERS:

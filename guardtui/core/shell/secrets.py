@@ -4,6 +4,9 @@ The list itself is core/data/secrets.yaml (core/secrets.py), shared with the fil
 tools and the web rule; `tax` stays in the signatures so every analyzer calls these as before."""
 from __future__ import annotations
 
+import posixpath
+import re
+
 from ..secrets import MAX_CONTENT_BYTES, secret_catalog
 from ..yamlfile import DataError, read_regular_file
 
@@ -54,3 +57,48 @@ def holds_credentials(path: str) -> str | None:
     if b"\x00" in data[:8192]:
         return None
     return catalog.credentials_in_text(data.decode("utf-8", "replace"))
+
+
+# -- secrets a command substitution brings into an argument -------------------------------------------
+# a path where it starts (not the tail of a relative one: include/secrets.h is no /secrets.h)
+_PATH_IN_TEXT = re.compile(r"(?<![\w.@+~}-])(?:~|\$HOME|\$\{HOME\})?/[\w.@+-]+(?:/[\w.@+-]+)*")
+_ENV_PICKED = re.compile(r"\b(?:env|printenv|set)\b[^|)`]*\|\s*(?:grep|egrep|rg)\b[^|)`]*"
+                         r"(?:token|secret|passw|api_?key|credential|auth|key)", re.I)
+
+
+def secret_in_text(text: str, scope) -> bool:
+    """Does a command substitution in `text` bring a secret into the argument: a secret file it names
+    (`$(cat ~/.pypirc)`), a credential it picks out of a file that holds one (`$(grep TOKEN .env)`), or the
+    environment filtered for credentials (`$(env | grep -i token)`)?"""
+    return _names_a_secret(text, scope) or _picks_a_credential(text, scope) or bool(_ENV_PICKED.search(text))
+
+
+_PICKED = re.compile(r"\b(?:grep|egrep|rg|awk|sed)\b[^|;)`]*?(?:token|secret|passw|api_?key|credential|auth)"
+                     r"[^|;)`]*?\s([\w.~/-]+)\s*(?=[|;)`]|$)", re.I)
+
+
+def _picks_a_credential(text: str, scope) -> bool:
+    """`$(grep upstash.token local.properties | cut -d= -f2)`: a credential picked out of a file that holds one."""
+    for m in _PICKED.finditer(text):
+        name = m.group(1)
+        path = scope.home.rstrip("/") + name[1:] if name.startswith("~/") else \
+            posixpath.join(scope.cwd or "/", name)
+        if not scope.remote and holds_credentials(posixpath.normpath(path)):
+            return True
+    return False
+
+
+def _names_a_secret(text: str, scope) -> bool:
+    """`$(cat ~/.config/guardtui/token)`: a path in the substitution is a secret file (the one list)."""
+    home = scope.home.rstrip("/")
+    for m in _PATH_IN_TEXT.finditer(text):
+        path = m.group(0)
+        for prefix in ("~", "${HOME}", "$HOME"):
+            if path.startswith(prefix + "/"):
+                path = home + path[len(prefix):]
+                break
+        if path.startswith("/") and is_secret(posixpath.normpath(path), scope.home):
+            return True
+    return False
+
+
