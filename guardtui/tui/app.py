@@ -382,12 +382,13 @@ class GuardApp(App[int]):
             except (plugin_files.PluginEditError, OSError) as exc:
                 self.notify(str(exc), title="Rule not saved", severity="error", timeout=8)
                 return False
+            # in force before the agent hears the answer: its next call is judged by the new rule
+            await self.reload_plugins([str(path)], rejudge=False)
         covered = self.queue.approve(pending.id, choice.approval, via=f"dialog always-allow ({choice.kind})")
         if not self._done_or_warn(covered is not None):
             return False
         rejudged = Rejudged()
-        if path is not None:  # in force before the next call is judged; it may answer other waiting calls
-            await self.reload_plugins([str(path)], rejudge=False)
+        if path is not None:  # it may answer other waiting calls
             rejudged = await self._rejudge("your new allow rule")
         also = (covered or 0) + rejudged.answered
         text = f"It also answered {also} more waiting call{'s' if also != 1 else ''}." if also else \
