@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
@@ -50,7 +50,7 @@ def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | H
         return fail_safe(adapter, b"", hint, f"the payload is larger than {MAX_BODY} bytes")
     try:
         payload, cut = read_payload(raw)
-        call = replace(adapter.parse(payload, hint), cut=cut)
+        call = adapter.parse(payload, hint).with_cut(cut)
     except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
         return HookAnswer(None, one_line(str(exc)))
     except PayloadError as exc:
@@ -198,8 +198,11 @@ def read_payload(raw: bytes, what: str = "the hook payload") -> tuple[Any, bool]
         raise PayloadError(f"{what} cannot be read: {one_line(str(exc), 120)}") from None
     if not isinstance(data, (dict, list)):
         return data, False
-    if _SURROGATE_ESCAPE.search(raw) is None and _depth_within(data, MAX_DEPTH):
-        return data, False  # no string can hold a lone surrogate, nothing to cut: no walk of every value
+    if _SURROGATE_ESCAPE.search(raw) is None and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH or
+                                                  _depth_within(data, MAX_DEPTH)):
+        # no string can hold a lone surrogate, nothing to cut: no walk of every value (and with no more
+        # brackets than levels allowed, in strings or not, no walk at all: each container opens with one)
+        return data, False
     cut = _check_shape(data, what)
     if cut and not isinstance(data, dict):
         raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels")
