@@ -25,6 +25,7 @@ from .core.model import Decision, DecidedBy, ToolCall, Verdict
 
 MAX_BODY = 8 * 1024 * 1024  # a Write of a big file is legal; more than this is not judged (fail-safe)
 MAX_DEPTH = 64  # JSON nesting; real payloads stay under 10 (an MCP tool's arguments included)
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(…, ensure_ascii=False) without making one per answer
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class HookAnswer:
         if self.body is None:
             return b""
         try:
-            return json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+            return _ENCODER.encode(self.body).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (a file name from disk): escaped, still valid JSON
             return json.dumps(self.body).encode("ascii")
 

@@ -332,10 +332,11 @@ class Broker:
             adapter = adapter_for(agent)
         except KeyError:
             return _refuse(404, f"no such agent: {agent}")
-        event = request.query.get("event") or None
+        query = request.query if request.query_string else {}
+        event = query.get("event") or None
         if event is not None and not _is_event_name(event):
             event = None  # a name no agent uses: the payload's own, or the agent's default
-        timeout = _timeout(request.query.get("timeout"), adapter.HOOK_TIMEOUT_S)
+        timeout = _timeout(query.get("timeout"), adapter.HOOK_TIMEOUT_S)
         if request.content_length is not None and request.content_length > self.max_body:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
         try:
