@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
@@ -25,6 +25,7 @@ from .core.model import Decision, DecidedBy, ToolCall, Verdict
 
 MAX_BODY = 8 * 1024 * 1024  # a Write of a big file is legal; more than this is not judged (fail-safe)
 MAX_DEPTH = 64  # JSON nesting; real payloads stay under 10 (an MCP tool's arguments included)
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(…, ensure_ascii=False) without making one per answer
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class HookAnswer:
         if self.body is None:
             return b""
         try:
-            return json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+            return _ENCODER.encode(self.body).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (a file name from disk): escaped, still valid JSON
             return json.dumps(self.body).encode("ascii")
 
@@ -50,7 +51,7 @@ def read_call(adapter: ModuleType, raw: bytes, hint: str | None) -> ToolCall | H
         return fail_safe(adapter, b"", hint, f"the payload is larger than {MAX_BODY} bytes")
     try:
         payload, cut = read_payload(raw)
-        call = replace(adapter.parse(payload, hint), cut=cut)
+        call = adapter.parse(payload, hint).with_cut(cut)
     except UnsupportedEvent as exc:  # an event guardtui does not decide: no answer
         return HookAnswer(None, one_line(str(exc)))
     except PayloadError as exc:
@@ -198,8 +199,11 @@ def read_payload(raw: bytes, what: str = "the hook payload") -> tuple[Any, bool]
         raise PayloadError(f"{what} cannot be read: {one_line(str(exc), 120)}") from None
     if not isinstance(data, (dict, list)):
         return data, False
-    if _SURROGATE_ESCAPE.search(raw) is None and _depth_within(data, MAX_DEPTH):
-        return data, False  # no string can hold a lone surrogate, nothing to cut: no walk of every value
+    if _SURROGATE_ESCAPE.search(raw) is None and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH or
+                                                  _depth_within(data, MAX_DEPTH)):
+        # no string can hold a lone surrogate, nothing to cut: no walk of every value (and with no more
+        # brackets than levels allowed, in strings or not, no walk at all: each container opens with one)
+        return data, False
     cut = _check_shape(data, what)
     if cut and not isinstance(data, dict):
         raise PayloadError(f"{what} is nested deeper than {MAX_DEPTH} levels")

@@ -9,9 +9,15 @@ AGENTS = ("claude", "codex", "gemini", "cursor", "docker-agent")
 
 def adapter_for(agent: str) -> ModuleType:
     """The adapter module of an agent (`docker-agent` -> adapters.docker_agent); KeyError if none."""
-    if agent not in AGENTS:
-        raise KeyError(agent)
-    return importlib.import_module(f"{__name__}.{agent.replace('-', '_')}")
+    module = _loaded.get(agent)
+    if module is None:
+        if agent not in AGENTS:
+            raise KeyError(agent)
+        module = _loaded[agent] = importlib.import_module(f"{__name__}.{agent.replace('-', '_')}")
+    return module
+
+
+_loaded: dict[str, ModuleType] = {}  # imported on first use (the command hook imports only its own)
 
 
 def why_not_handed_back(call) -> str:

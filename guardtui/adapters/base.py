@@ -76,7 +76,7 @@ def fail_safe(render: Callable[[ToolCall, Verdict, str], dict | None], events: t
 
 # -- reading payloads ----------------------------------------------------------------------
 def as_object(payload: Any) -> Mapping[str, Any]:
-    if not isinstance(payload, Mapping):
+    if type(payload) is not dict and not isinstance(payload, Mapping):  # (JSON's objects are dicts: checked first)
         raise PayloadError(f"the hook payload must be a JSON object, not {_kind(payload)}")
     return payload
 
@@ -102,7 +102,7 @@ def mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = data.get(key, {})
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise PayloadError(f'"{key}" must be a JSON object, not {_kind(value)}')
     return dict(value)
 

@@ -19,6 +19,7 @@ import os
 import secrets
 import socket
 import struct
+from functools import lru_cache
 from pathlib import Path
 
 NONCE_HEADER = "X-Guardtui-Nonce"
@@ -65,6 +66,11 @@ def is_loopback_host(host: str | None) -> bool:
         name, _, _ = host[1:].partition("]")
     else:
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return _loopback_name(name)
+
+
+@lru_cache(maxsize=256)  # asked on every request, with the same few names
+def _loopback_name(name: str) -> bool:
     if name in ("localhost", "localhost."):
         return True
     try:

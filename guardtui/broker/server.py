@@ -51,9 +51,11 @@ RECENT_ALLOW_S = 120.0  # a person's allow also answers the same call's second h
 # (the agents' defaults are 60 s and 600 s; `guardtui install` writes 600 s)
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 900.0
 # A small call is judged on the event loop itself (no hand-off to a thread: that hand-off was most of
-# its cost); if its rules do not finish within INLINE_S, or it needs the LLM guard, a worker thread
-# judges it afresh. A large payload is read and judged in a worker from the start. So no call holds
-# the loop, and with it every other agent's call, for more than about INLINE_S.
+# its cost); if its rules do not finish within INLINE_S of the loop thread's computing (ten times that
+# on the wall clock: waiting for the interpreter a large call's worker holds is not the call's cost),
+# or it needs the LLM guard, a worker thread judges it afresh. A large payload is read and judged in a
+# worker from the start. So no call holds the loop, and with it every other agent's call, for more
+# than about INLINE_S of work.
 INLINE_S = 0.002
 INLINE_MAX_BYTES = 32 * 1024
 WORKERS = 4  # evaluations at once (the engine allows it: a parser per thread, locked sessions and audit)
@@ -332,10 +334,11 @@ class Broker:
             adapter = adapter_for(agent)
         except KeyError:
             return _refuse(404, f"no such agent: {agent}")
-        event = request.query.get("event") or None
+        query = request.query if request.query_string else {}
+        event = query.get("event") or None
         if event is not None and not _is_event_name(event):
             event = None  # a name no agent uses: the payload's own, or the agent's default
-        timeout = _timeout(request.query.get("timeout"), adapter.HOOK_TIMEOUT_S)
+        timeout = _timeout(query.get("timeout"), adapter.HOOK_TIMEOUT_S)
         if request.content_length is not None and request.content_length > self.max_body:
             return _reply(fail_safe(adapter, b"", event, f"the payload is larger than {self.max_body} bytes"))
         try:

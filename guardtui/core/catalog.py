@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from .yamlfile import Field, check, load_yaml
@@ -29,6 +29,11 @@ class ToolClasses:
     # an agent's own file tools that are neither a Write nor a Read (Cursor's Delete, docker-agent's
     # remove_directory): the calls each amounts to (mcp.yaml's `as` templates), by lower-cased name
     equivalents: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]
+
+    @cached_property
+    def judged_by_name(self) -> frozenset[str]:
+        """The built-in tools whose input the rules read by name (shell, read and write tools)."""
+        return self.shell | self.read | self.write
 
 
 @dataclass(frozen=True)

@@ -116,9 +116,12 @@ class Engine:
         return decision
 
     def evaluate_quickly(self, call: ToolCall, seconds: float, record: bool = True) -> Decision | None:
-        """The decision if the rules reach it within `seconds`; else None, with nothing recorded or
-        reported (evaluate() then judges the call afresh). The broker judges small calls this way on
-        its event loop, without handing them to a thread."""
+        """The decision if the rules reach it within `seconds` of what this thread computes (and ten
+        times that on the wall clock); else None, with nothing recorded or reported (evaluate() then
+        judges the call afresh). The broker judges small calls this way on its event loop, without
+        handing them to a thread. Time spent waiting (for the interpreter while a large call is judged
+        in a worker, for a busy machine) is not the call's cost: it does not send it to a worker,
+        where it would start again and wait the same."""
         return self._judge(call, record, False, seconds, quick=True)
 
     def _judge(self, call: ToolCall, record: bool, quiet: bool, seconds: float, quick: bool) -> Decision | None:
@@ -137,7 +140,7 @@ class Engine:
                           judge_call=self._judge_equivalent)
         approval: Approval | None = None
         try:
-            with within(seconds, cpu=not quick):  # the quick slice holds the event loop: wall time
+            with within(seconds, cpu=True):
                 decision, flags, events = self._run_rules(call, ctx)
                 decision = self._remembered(call, decision, ctx)
                 if decision.verdict in (Verdict.ALLOW, Verdict.LLM) and (was_cut(call.input) if call.cut is None else call.cut):

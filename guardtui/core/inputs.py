@@ -33,7 +33,7 @@ def tool_input_problem(tool: str, tool_input: Mapping[str, Any]) -> str | None:
             return f"the {tool} call has no command"
         if not isinstance(tool_input["command"], str):
             return f"the {tool} call's command must be a string, not {kind_of(tool_input['command'])}"
-    if tool not in classes.shell | classes.read | classes.write:
+    if tool not in classes.judged_by_name:
         return None  # MCP and unknown tools: their arguments are judged as they come, never by name
     for key in TEXT_KEYS:  # null stands for absent (an optional field left empty)
         value = tool_input.get(key)

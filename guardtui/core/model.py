@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from enum import Enum
 from types import MappingProxyType
@@ -92,10 +92,14 @@ class ToolCall:
     def is_shell(self) -> bool:
         return self.tool == SHELL_TOOL
 
-    @property
-    def command(self) -> str:
+    @cached_property
+    def command(self) -> str:  # read by every rule: made once (the input cannot change)
         value = self.input.get("command", "")
         return value if isinstance(value, str) else ""
+
+    def with_cut(self, cut: bool) -> "ToolCall":
+        """The same call, saying whether the entry point cut part of its input."""
+        return _copy(self, _CALL_FIELDS, {"cut": cut})
 
     @property
     def file_path(self) -> str | None:
@@ -135,10 +139,12 @@ class Decision:
             object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
     def with_(self, **changes: Any) -> "Decision":
-        return replace(self, **changes)
+        if "metadata" in changes:
+            changes["metadata"] = MappingProxyType(dict(changes["metadata"]))
+        return _copy(self, _DECISION_FIELDS, changes)
 
     def with_metadata(self, **extra: Any) -> "Decision":
-        return replace(self, metadata={**self.metadata, **extra})
+        return _copy(self, _DECISION_FIELDS, {"metadata": MappingProxyType({**self.metadata, **extra})})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,6 +154,25 @@ class Decision:
             "blast_radius": self.blast_radius.value,
             "category": self.category,
         }
+
+
+_CALL_FIELDS = tuple(f.name for f in fields(ToolCall))
+_DECISION_FIELDS = tuple(f.name for f in fields(Decision))
+
+
+def _copy(obj: Any, names: tuple[str, ...], changes: dict[str, Any]) -> Any:
+    """A frozen dataclass with some fields changed, as dataclasses.replace makes it but without running
+    __init__ again (a decision is copied several times per call): the caller passes values already in
+    their final form. What an instance cached from its fields is left behind."""
+    new = object.__new__(type(obj))
+    state, old = new.__dict__, obj.__dict__
+    for name in names:
+        state[name] = old[name]
+    for name, value in changes.items():
+        if name not in state:
+            raise TypeError(f"{type(obj).__name__} has no field {name}")
+        state[name] = value
+    return new
 
 
 def _json_head(value: Any, room: int) -> str:

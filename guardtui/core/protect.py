@@ -223,8 +223,9 @@ class Protection:
         self.interpreter = interpreter if interpreter is not None else \
             (sys.executable if sys.executable and sys.prefix != sys.base_prefix else "")
         self._fixed: dict[tuple[str, ...], tuple[Target, ...]] = {}
-        # the targets' list is data and paths (no look at the disk): kept per working directory
-        self._projects: dict[tuple, tuple[Target, ...]] = {}
+        # the targets' list is data and paths (no look at the disk): kept per working directory (the fixed
+        # ones, then the project's; and the sockets among them)
+        self._projects: dict[tuple, tuple[tuple[Target, ...], tuple[str, ...]]] = {}
         # where the targets really are (their links resolved) is looked at most every RECHECK_S; the path a
         # call names is always resolved afresh, and a link made where a target would be is itself denied
         self._indexes: dict[tuple, tuple[float, dict, dict]] = {}
@@ -239,12 +240,13 @@ class Protection:
         if fixed is None:
             fixed = self._fixed[homes] = self._fixed_targets(homes)
         key = (cwd or "", homes)
-        project = self._projects.get(key)
-        if project is None:
+        known = self._projects.get(key)
+        if known is None:
             if len(self._projects) >= 256:
                 self._projects.clear()
-            project = self._projects[key] = self._project_targets(cwd, homes)
-        protected = Protected(fixed + project, homes)
+            targets = fixed + self._project_targets(cwd, homes)
+            known = self._projects[key] = (targets, sockets_among(targets))
+        protected = Protected(known[0], homes, _sockets=known[1])
         cached = self._indexes.get(key)
         now = self.clock()
         if cached is not None and now - cached[0] < RECHECK_S:
@@ -338,6 +340,10 @@ def _at_or_above_a_home(d: str, homes: tuple[str, ...]) -> bool:
     return any(h == d or h.startswith(d.rstrip("/") + "/") for h in homes)
 
 
+def sockets_among(targets: tuple[Target, ...]) -> tuple[str, ...]:
+    return tuple(t.path for t in targets if t.kind == RUNTIME and not t.tree)
+
+
 def _norm(path: str | Path) -> str:
     return posixpath.normpath(str(path))
 
@@ -360,6 +366,14 @@ class Protected:
     _index: dict[str, list[Target]] | None = field(default=None, repr=False)
     _folded: dict[str, list[Target]] | None = field(default=None, repr=False)
     _tails: list[Target] | None = field(default=None, repr=False)
+    _sockets: tuple[str, ...] | None = field(default=None, repr=False)
+
+    @property
+    def sockets(self) -> tuple[str, ...]:
+        """The paths of guardtui's sockets among the targets (its broker's, a standby's)."""
+        if self._sockets is None:
+            self._sockets = sockets_among(self.targets)
+        return self._sockets
 
     def match(self, path: str, cwd: str = "", *, follow: bool = True, contains: str = "") -> Match | None:
         found = self.matches(path, cwd, follow=follow, contains=contains)

@@ -96,6 +96,16 @@ def test_judging_quickly_gives_up_without_a_trace_and_a_full_evaluation_reports_
     assert [e.kind for e in events] == ["flag"] and len(audit.entries()) == 1
 
 
+def test_judging_quickly_counts_what_the_call_computes_not_how_long_it_waited(monkeypatch):
+    """The broker's slice on its event loop: a small call that waited for the interpreter (a large call's
+    worker held it) is still answered there, not judged again from the start in a worker thread."""
+    monkeypatch.setattr("guardtui.core.engine._warm", True)  # past the process's first call (its longer budget)
+    e = engine(Waiting(0.03), DefaultPolicyRule(), budget_s=1.0)
+    quick = e.evaluate_quickly(bash("ls"), 0.01)  # 30 ms waited, well within ten times the 10 ms slice
+    assert quick is not None and quick.verdict is Verdict.ALLOW
+    assert e.evaluate_quickly(bash("ls"), 0.002) is None  # past ten times the slice on the wall clock: given up
+
+
 def test_the_budget_interrupts_the_thread_it_belongs_to_and_no_other():
     stopped: list[str] = []
 

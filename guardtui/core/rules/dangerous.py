@@ -32,7 +32,6 @@ class DangerousShellRule:
     def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         if not call.is_shell or not call.command.strip():
             return None
-        decision = shell_decision(self.id, call, ctx)
-        if decision.verdict in (Verdict.DENY, Verdict.ASK):
-            return decision
-        return None
+        if ctx.shell(call).decisive.verdict not in (Verdict.DENY, Verdict.ASK):
+            return None  # (the default rule says what the rest is)
+        return shell_decision(self.id, call, ctx)

@@ -135,8 +135,7 @@ def _talks_to_the_socket(command: str, protected) -> bool:
     """A command that opens guardtui's broker socket with its own program (socat, curl --unix-socket, ssh -R,
     a socket in a script): only the agents' hooks post there, through guardtui; anything else is an attempt
     to answer the console in the person's place, or to hand the socket to someone who would."""
-    sockets = [t.path for t in protected.targets if t.kind == RUNTIME and not t.tree]
-    named = any(path in command for path in sockets) or re.search(r"guardtui/+broker\.sock\b", command)
+    named = any(path in command for path in protected.sockets) or re.search(r"guardtui/+broker\.sock\b", command)
     return bool(named) and bool(_CONNECTS.search(command))
 
 

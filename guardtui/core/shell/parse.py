@@ -186,6 +186,8 @@ class Walker:
     def _uncalled_functions(self, final: Scope) -> None:
         """Deferred functions no walked path called: walked (with unknown arguments) when their name
         appears anywhere bash may still run it from (a trap, an eval, a dynamic dispatch), else data."""
+        if not self.deferred:
+            return
         progress = True
         while progress:
             progress = False
