@@ -73,8 +73,13 @@ def load_all_data() -> None:
     from .secrets import secret_catalog
     from .web import metadata_endpoints
 
+    from .rules.later import later_patterns
+
     tool_classes(), sensitive_patterns(), runs_later(), protect_data(), secret_catalog(), metadata_endpoints()
     mcp_catalog()
+    home = os.path.expanduser("~")  # the patterns compiled for this home: not inside the first call's budget
+    later_patterns(home)
+    secret_catalog().prepare(home)
 
 class Engine:
     def __init__(self, rules: Sequence[Rule], *, analyzer: Analyzer | None = None,

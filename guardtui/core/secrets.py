@@ -62,6 +62,10 @@ class SecretCatalog:
     _compiled: dict = field(default_factory=dict, repr=False)
 
     # -- files ----------------------------------------------------------------------
+    def prepare(self, home: str) -> None:
+        """Compile the patterns for this home now (about 45 ms: never inside a call's budget)."""
+        self._compiled_for(home)
+
     def match(self, path: str, home: str, *, places_only: bool = False, reading: bool = False) -> SecretFile | None:
         """The first entry that `path` (absolute, normalised) matches, or None.
 

@@ -12,6 +12,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping
+from functools import lru_cache
 
 from ..catalog import runs_later
 from ..hook_settings import apply_edits
@@ -31,11 +32,18 @@ _DIRENV = re.compile(r"\bdirenv\s+(?:allow|exec|reload|permit|grant)\b(?:\s+(?P<
 
 
 def later_kind(path: str, home: str) -> str | None:
-    for pattern, kind in runs_later():
-        glob = home.rstrip("/") + pattern[1:] if pattern.startswith("~/") else pattern
-        if fnmatch.fnmatchcase(path, glob):
+    for pattern, kind in later_patterns(home):
+        if pattern.match(path):
             return kind
     return None
+
+
+@lru_cache(maxsize=8)
+def later_patterns(home: str) -> tuple[tuple[re.Pattern, str], ...]:
+    """runs_later's globs compiled for this home, once (compiling two hundred of them inside a call's budget
+    made the first write of a busy console's session ask as over budget)."""
+    return tuple((re.compile(fnmatch.translate(home.rstrip("/") + p[1:] if p.startswith("~/") else p)), kind)
+                 for p, kind in runs_later())
 
 
 class LaterRule:
