@@ -1190,3 +1190,15 @@ def test_a_hook_directory_copied_from_a_staging_directory_that_is_there_denies_w
     (stage / ".vscode").mkdir()
     assert verdict(world.run(f"cp -r {stage}/.vscode .")) == "allow"
     assert verdict(world.run("cp -r .claude /tmp/claude-backup")) == "allow"
+
+
+def test_a_hook_directory_name_staged_as_a_plain_file_denies_a_recursive_copy(world):
+    """`cp -r /tmp/stage/.claude .` with a plain file there now: it can become a directory holding hook settings
+    before cp runs, and a recursive copy takes whichever is there. A plain cp refuses a directory: it allows."""
+    stage = world.home / "stage"
+    stage.mkdir()
+    (stage / ".claude").write_text("{}\n")
+    for command in (f"cp -r {stage}/.claude .", f"cp -a {stage}/.claude .", f"rsync -a {stage}/.claude .",
+                    f"mv {stage}/.claude ."):
+        assert verdict(world.run(command)) == "deny", command
+    assert verdict(world.run(f"cp {stage}/.claude .")) == "allow"

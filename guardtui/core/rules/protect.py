@@ -525,9 +525,10 @@ def _landing(e: FileEffect, path: str, protected: Protected, cwd: str, subject: 
         what += " (not there yet)"
     # a directory copied to become the dot directory a guard file is read from (`cp -r /tmp/stage/.claude .`):
     # what lands is what the source holds when cp runs, and a source outside the guard can change after
-    # it is judged (an empty staging directory now, hook settings a moment later)
+    # it is judged (an empty staging directory now, hook settings a moment later; a plain file now, a
+    # directory a moment later: a recursive copy takes whichever is there)
     becomes = posixpath.basename(path.rstrip("/")).startswith(".")
-    if e.kind == "copy" and becomes and e.source and (missing or os.path.isdir(e.source)):
+    if e.kind == "copy" and becomes and e.source and (missing or e.recursive or os.path.isdir(e.source)):
         target = next((m for m in reach if m.contains and m.kind in _DECIDING and m.target.tail and
                        "/" not in (m.rel or "").strip("/")), None)
         if target is not None:

@@ -187,11 +187,13 @@ def mv(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 def _land(run: "Run", inv: "Invocation", sources: list[Word], dest: Word, *, into: bool, onto: bool, what: str,
-          kind: str = "copy", contents: bool = False, detail: str = "", from_cwd: bool = True) -> Finding | None:
+          kind: str = "copy", contents: bool = False, detail: str = "", from_cwd: bool = True,
+          recursive: bool = True) -> Finding | None:
     """Sources copied (moved, linked) to `dest`: each lands at dest/NAME when dest is a directory
     (or several sources go there), else at dest itself. One effect per source, saying what lands
     where (`source`: the file or tree, read from disk when it matters). `contents`: the sources'
-    contents land in dest (rsync src/). Returns the verdict for writing at dest."""
+    contents land in dest (rsync src/). `recursive`: a directory there when it runs lands whole (cp
+    without -r refuses one). Returns the verdict for writing at dest."""
     info = run.path(dest, inv)
     if info.kind is PathKind.HARMLESS_DEVICE:
         return None
@@ -212,7 +214,7 @@ def _land(run: "Run", inv: "Invocation", sources: list[Word], dest: Word, *, int
             base = (landing or "/").rsplit("/", 1)[0] or "/"
             source = posixpath.normpath(posixpath.join(base, w.value)) if not w.dynamic else None
         run.effect(landing, dest.display(), kind, inv.cmd, info.remote or src.remote, source=source,
-                   members=members, detail=detail)
+                   members=members, detail=detail, recursive=recursive)
     return write_finding(info, what)
 
 
@@ -239,7 +241,8 @@ def cp(run: "Run", inv: "Invocation") -> list[Finding]:
         f = _land(run, inv, sources, dest, into=bool(target) or len(sources) > 1,
                   onto="T" in flags or "no-target-directory" in flags, what=f"{inv.name} into",
                   kind="link" if linking else "copy",
-                  detail="hard" if "l" in flags or "link" in flags else "symbolic" if linking else "")
+                  detail="hard" if "l" in flags or "link" in flags else "symbolic" if linking else "",
+                  recursive=bool({"r", "R", "a", "recursive", "archive"} & set(flags)))
         if f is not None:
             findings.append(f)
     for w in sources:
