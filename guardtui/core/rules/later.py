@@ -19,11 +19,10 @@ from ..hook_settings import apply_edits
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
 from .base import EvalContext, resolve_path
-from ..shell.projectfiles import as_if_written, language_of
+from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..gitindex import config_settings
 from .later_kinds import PROGRAM, RUNNERS, agent_definition, base_dir, commands_in
 
-_MAX_TEXT = 256 * 1024
 _MAX_HOOKS = 16
 _ALIAS = re.compile(r"""(?m)^\s*alias\s+(?:--\s+)?[\w.-]+=(?P<q>['"]?)(?P<v>.*?)(?P=q)\s*$""")
 _EXPORT = re.compile(r"(?m)^\s*(?:export\s+|set\s+-gx\s+|setenv\s+)?(?P<n>[A-Z_][A-Z0-9_]*)(?:=|\s+)")
@@ -62,7 +61,7 @@ class LaterRule:
                     targets.append((effect.path, effect.content))
                 elif effect.path and not effect.remote and effect.kind in ("copy", "link") and effect.source:
                     # cp evil.py tests/conftest.py, ln -s x.js eslint.config.js: the file then holds the source's text
-                    targets.append((effect.path, _read(effect.source)))
+                    targets.append((effect.path, read_text(effect.source)))
             found = self._runs_now(call, ctx)
             if found is not None:
                 return found
@@ -139,7 +138,7 @@ class LaterRule:
         for m in _DIRENV.finditer(command):
             where = resolve_path((m.group("d") or ".").strip("'\""), call.cwd, ctx.home)
             envrc = where if where.endswith(".envrc") else posixpath.join(where, ".envrc")
-            text = _read(envrc)
+            text = read_text(envrc)
             if text is not None:
                 found = self._judge_text(call, ctx, text, "shell", f"runs {envrc} (direnv)")
                 if found is not None:
@@ -156,7 +155,7 @@ class LaterRule:
             except OSError:
                 continue
             for name in names:
-                text = _read(posixpath.join(directory, name))
+                text = read_text(posixpath.join(directory, name))
                 if text is None:
                     continue
                 found = self._judge_text(call, ctx, text, "shell", f"makes git run {directory}/{name}")
@@ -175,7 +174,7 @@ class LaterRule:
             gitdir = _git_dir(start)
             if gitdir is None:
                 continue
-            config = config_settings(_read(posixpath.join(gitdir, "config")) or "")
+            config = config_settings(read_text(posixpath.join(gitdir, "config")) or "")
             scripts: list[tuple[str, str]] = []
             for key, value in config.items():
                 if sub in _runs_for(key) and value and value.lower() not in ("true", "false"):
@@ -187,7 +186,7 @@ class LaterRule:
             directory = resolve_path(hooks, posixpath.dirname(gitdir), ctx.home) if hooks else \
                 posixpath.join(gitdir, "hooks")
             for name in _HOOKS_OF.get(sub, ()):
-                text = _read(posixpath.join(directory, name))
+                text = read_text(posixpath.join(directory, name))
                 if text is not None:
                     scripts.append((text, f"makes git run its {name} hook ({directory}/{name})"))
             for text, what in scripts:
@@ -263,7 +262,7 @@ def _git_dir(start: str) -> str | None:
         if os.path.isdir(candidate):
             return candidate
         if os.path.isfile(candidate):
-            text = _read(candidate) or ""
+            text = read_text(candidate) or ""
             m = re.match(r"gitdir:\s*(.+)", text.strip())
             return resolve_path(m.group(1).strip(), here, here) if m else None
         parent = posixpath.dirname(here)
@@ -312,16 +311,6 @@ def _new_text(call: ToolCall, path: str) -> str | None:
     edits = call.input.get("edits") if call.tool == "MultiEdit" else [call.input]
     pairs = [(e.get("old_string", ""), e.get("new_string", ""), bool(e.get("replace_all"))) for e in edits or []
              if isinstance(e, Mapping) and isinstance(e.get("new_string"), str)]
-    old = _read(path)
+    old = read_text(path)
     applied = apply_edits(old, pairs) if old is not None and pairs else None
     return applied if applied is not None else "\n".join(p[1] for p in pairs) or None
-
-
-def _read(path: str) -> str | None:
-    try:
-        if not os.path.isfile(path) or os.path.getsize(path) > _MAX_TEXT:
-            return None
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except OSError:
-        return None

@@ -1309,12 +1309,12 @@ def _sql_files(run: "Run", inv: "Invocation", sql: str, findings: list[Finding])
     for m in SQL_FILE_WRITE.finditer(sql):
         target = m.group(1)
         if re.match(r"(?i)^(?:s3|gs|gcs|az|azure|https?|r2)://", target):
-            sent = any(is_secret(_home_path(inv, p), inv.scope.home, run.tax) for p in SQL_FILE_READ.findall(sql))
+            sent = any(is_secret(run.path(Word.literal(p), inv).path or p, inv.scope.home, run.tax) for p in SQL_FILE_READ.findall(sql))
             findings.append(deny(f"{inv.name} copies secrets to {target}", "secrets", "sql.exfiltration") if sent else
                             ask(f"{inv.name} copies query results to {target}", "network", BlastRadius.MEDIUM,
                                 "sql.copy-out"))
             continue
-        written = run.write(Word.literal(_home_path(inv, target)), inv, f"{inv.name} writes")
+        written = run.write(Word.literal(target), inv, f"{inv.name} writes")
         if written is not None:
             findings.append(written)
     for path in SQL_FILE_READ.findall(sql):
@@ -1326,8 +1326,8 @@ def _sql_files(run: "Run", inv: "Invocation", sql: str, findings: list[Finding])
                 findings.append(deny(f"{inv.name} fetches {path[:60]}, a URL carrying a credential", "secrets",
                                      "sql.exfiltration"))
             continue
-        local = _home_path(inv, path)
-        run.read(Word.literal(local), inv)
+        local = run.path(Word.literal(path), inv).path or path
+        run.read(Word.literal(path), inv)
         if is_secret(local, inv.scope.home, run.tax):
             findings.append(ask(f"{inv.name} reads {path}, a secret, into the query's output", "sensitive-read",
                                 BlastRadius.MEDIUM, "sql.secret-read"))
@@ -1338,11 +1338,6 @@ def without_file_writes(sql: str) -> str:
     """The SQL without its statements that only write a file (COPY … TO 'f', VACUUM INTO 'f')."""
     return re.sub(r"(?is)\b(?:copy\b(?:\s*\((?:[^()]|\([^()]*\))*\)|\s+[\w.\"]+)\s+to|vacuum\s+(?:\w+\s+)?into)"
                   r"\s+'[^']+'[^;]*;?", " ", sql)
-
-
-def _home_path(inv: "Invocation", path: str) -> str:
-    return inv.scope.home.rstrip("/") + path[1:] if path.startswith("~/") else \
-        path if path.startswith("/") else posixpath.join(inv.scope.cwd or "/", path)
 
 
 def classify_sql(sql: str) -> tuple[str, str] | None:

@@ -227,7 +227,7 @@ def xargs(run: "Run", inv: "Invocation") -> list[Finding]:
                 if not eq and i + 1 in inv.process_inputs():
                     arg_stream = run.output_of(inv.process_inputs()[i + 1][-1])
                 elif value and DYN not in value:  # xargs -a paths.txt: the file's lines, read here
-                    arg_text = _item_file(inv, value)
+                    arg_text = _item_file(run, inv, value)
             elif kind == "delim":
                 delimiter = decode_ansi_c(value)
             elif kind == "replace":
@@ -286,7 +286,7 @@ def _input_items(run: "Run", inv: "Invocation", from_file: bool, delimiter: str 
     if stream.kind == "file":  # xargs … < targets.txt: the file's lines, read here
         redirected = [r for r in inv.cmd.redirects if r.op == "<" and r.fd in (None, 0) and r.target is not None]
         if redirected and not redirected[-1].target.dynamic:
-            text = _item_file(inv, redirected[-1].target.value)
+            text = _item_file(run, inv, redirected[-1].target)
             if text is not None:
                 return _split_items(text, delimiter, null)
     if stream.kind == "text" and text is not None:
@@ -298,12 +298,12 @@ def _input_items(run: "Run", inv: "Invocation", from_file: bool, delimiter: str 
     return [Word(DYN, "<items from input>")]
 
 
-def _item_file(inv: "Invocation", name: str) -> str | None:
+def _item_file(run: "Run", inv: "Invocation", name: "str | Word") -> str | None:
     """The text of a file xargs reads its items from (size-capped), or None."""
     if inv.scope.remote:
         return None
-    path = name if name.startswith("/") else posixpath.join(inv.scope.cwd or "/", name)
-    return read_text(inv.scope.home.rstrip("/") + name[1:] if name.startswith("~/") else path)
+    path = run.path(name if isinstance(name, Word) else Word.literal(name), inv).path
+    return read_text(path) if path else None
 
 
 def _split_items(text: str, delimiter: str | None, null: bool) -> list[Word]:
