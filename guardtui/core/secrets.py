@@ -33,7 +33,8 @@ SCHEMA = {
     "settings": Field(dict, fields=_SETTINGS),  # without it, only the token shapes tell a credential
 }
 MAX_CONTENT_BYTES = 256 * 1024  # what is read of a file to tell whether it holds credentials
-_JSON_PAIR = re.compile(r'"([A-Za-z_][\w.-]*)"\s*:\s*"([^"\n]*)"')
+# {"client_secret": "…"}, PHP's and Ruby's 'password' => '…'
+_JSON_PAIR = re.compile(r"""(["'])([A-Za-z_][\w.-]*)\1\s*(?::|=>)\s*(["'])([^"'\n]*)\3""")
 _SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.-]*)[\"']?\s*[:=]\s*(.*?)\s*$")
 # NAME=value or NAME: value inside prose; the name written as a setting (upper case, or with _ or -)
 _INLINE_SETTING = re.compile(r"(?<![\w$.-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"
@@ -133,7 +134,7 @@ class SecretCatalog:
             return None
         pairs = [(m.group(1), _unquoted(m.group(2))) for line in text.splitlines()
                  if not line.lstrip().startswith(("#", "//", ";")) and (m := _SETTING.match(line))]
-        pairs += [(m.group(1), m.group(2)) for m in _JSON_PAIR.finditer(text)]  # {"client_secret": "…", …}
+        pairs += [(m.group(2), m.group(4)) for m in _JSON_PAIR.finditer(text)]  # {"client_secret": "…", …}
         for name, value in pairs:
             if names.search(name) and not public.search(name) and _looks_real(value, placeholders):
                 return f"a value for {name}"

@@ -35,7 +35,7 @@ def test_a_project_plugins_allow_is_ignored_and_reported_but_its_deny_applies(lo
     assert [p.reason for p in plugin.ignored] == ["frob is our build tool"]
     assert "guardtui trust" in plugin.ignored_note
     engine = engine_for(make_engine, [plugin])
-    assert engine.evaluate(bash("frob build"), record=False).verdict is Verdict.ASK  # unknown command: asks
+    assert engine.evaluate(bash("frob bake"), record=False).verdict is Verdict.ASK  # unknown command: asks
     assert engine.evaluate(bash("defrob"), record=False).verdict is Verdict.DENY
 
 
@@ -43,7 +43,7 @@ def test_the_same_file_at_user_level_allows(locations, project, make_engine):
     write(locations.user_plugins_dir / "frob.yaml", LOOSENING)
     plugin = load_plugin_set(locations, str(project)).plugins[0]
     assert plugin.trusted and plugin.ignored == ()
-    assert engine_for(make_engine, [plugin]).evaluate(bash("frob build"), record=False).verdict is Verdict.ALLOW
+    assert engine_for(make_engine, [plugin]).evaluate(bash("frob bake"), record=False).verdict is Verdict.ALLOW
 
 
 def test_trust_lets_the_allow_apply_and_any_edit_revokes_it(locations, project, make_engine, capsys, monkeypatch):
@@ -55,12 +55,12 @@ def test_trust_lets_the_allow_apply_and_any_edit_revokes_it(locations, project, 
 
     trusted = load_plugin_set(locations, str(project)).plugins[0]
     assert trusted.trusted and trusted.ignored == ()
-    assert engine_for(make_engine, [trusted]).evaluate(bash("frob build"), record=False).verdict is Verdict.ALLOW
+    assert engine_for(make_engine, [trusted]).evaluate(bash("frob bake"), record=False).verdict is Verdict.ALLOW
 
     path.write_text(path.read_text() + "# one more line\n")
     edited = load_plugin_set(locations, str(project)).plugins[0]
     assert not edited.trusted and len(edited.ignored) == 1
-    assert engine_for(make_engine, [edited]).evaluate(bash("frob build"), record=False).verdict is Verdict.ASK
+    assert engine_for(make_engine, [edited]).evaluate(bash("frob bake"), record=False).verdict is Verdict.ASK
 
 
 def test_the_store_keeps_the_sha256_of_the_exact_content_private_and_keeps_other_entries(locations, project):

@@ -7,6 +7,7 @@ runs them now: `direnv allow|exec` (.envrc), `git config core.hooksPath DIR && g
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import posixpath
 import re
@@ -20,14 +21,23 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
 from .base import EvalContext, resolve_path
 from ..shell.projectfiles import as_if_written, language_of, read_text
+from ..shell.taxonomy import default_taxonomy
+from ..shell.toolcode import MAX_FILES, code_files, configs_written
 from ..gitindex import config_settings
 from .later_kinds import PROGRAM, RUNNERS, agent_definition, base_dir, commands_in
 
 _MAX_HOOKS = 16
+_MEMORY_WRITE = re.compile(r"mcp__(?:memory|server_memory|knowledge_graph|mcp_memory|serena)__"
+                           r"(?:create_entities|add_observations|create_relations|write_memory)")
 _ALIAS = re.compile(r"""(?m)^\s*alias\s+(?:--\s+)?[\w.-]+=(?P<q>['"]?)(?P<v>.*?)(?P=q)\s*$""")
 _EXPORT = re.compile(r"(?m)^\s*(?:export\s+|set\s+-gx\s+|setenv\s+)?(?P<n>[A-Z_][A-Z0-9_]*)(?:=|\s+)")
 _HOOKS_PATH = re.compile(r"core\.hooksPath[=\s]+(?P<d>\"[^\"]+\"|'[^']+'|\S+)")
 _DIRENV = re.compile(r"\bdirenv\s+(?:allow|exec|reload|permit|grant)\b(?:\s+(?P<d>(?!-)[^\s;&|]+))?")
+
+
+def _plain(value):
+    """JSON for the read-only mappings and tuples a call's input is frozen into."""
+    return dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, (tuple, set)) else str(value)
 
 
 def later_kind(path: str, home: str) -> str | None:
@@ -55,6 +65,11 @@ class LaterRule:
             targets.append((path, _new_text(call, path)))
         elif call.tool == "NotebookEdit":  # a cell runs when the notebook is executed (nbconvert, papermill, a kernel)
             return self._notebook_cell(call, ctx)
+        elif call.tool == "TodoWrite" or _MEMORY_WRITE.fullmatch(call.tool):
+            # the agent's own todo list and memory graph outlive the turn: a command written there is an
+            # instruction it will follow later, outside this call
+            text = json.dumps(call.input, ensure_ascii=False, default=_plain).replace("\\n", "\n").replace('\\"', '"')
+            return self._judge_text(call, ctx, text, "instructions", "keeps an instruction for later")
         elif call.is_shell and call.command.strip():
             for effect in ctx.shell(call).writes:
                 if effect.path and not effect.remote and effect.kind == "write":
@@ -73,6 +88,8 @@ class LaterRule:
                 found = self._judge_program(call, ctx, path, text, kind)
             elif kind == "agent-definition":
                 found = self._judge_definition(call, ctx, path, text)
+            elif kind == "tool-config":
+                found = self._judge_tool_config(call, ctx, path, text)
             else:
                 found = self._judge_text(call, ctx, text, kind, f"writes {path}, which runs later", path)
             if found is not None:
@@ -97,6 +114,22 @@ class LaterRule:
             return Decision(Verdict.DENY, f"{call.tool} writes {path}, which {_RUN_BY.get(kind, 'a routine command')} "
                             f"runs later: {decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
                             decision.category)
+        return None
+
+    def _judge_tool_config(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
+        """A tool's configuration that names code it loads (mypy plugins, mkdocs hooks, prettier plugins): each
+        project file it names is judged as the program it is, as running the tool would judge it."""
+        tools = default_taxonomy().config_code
+        for tool, spec in configs_written(path, tools):
+            for file in code_files(tool, spec, path, text, base_dir(path), None)[:MAX_FILES]:
+                runner = {"python": "python3", "js": "node", "ruby": "ruby"}.get(spec.get("language", ""), "sh")
+                decision = ctx.judge(ToolCall("Bash", {"command": f"{runner} {shlex.quote(file)}"}, base_dir(path),
+                                              agent=call.agent, session=call.session, event=call.event,
+                                              mode=call.mode))
+                if decision is not None and decision.verdict is Verdict.DENY:
+                    return Decision(Verdict.DENY, f"{call.tool} writes {path}, which makes {tool} load {file}: "
+                                    f"{decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
+                                    decision.category)
         return None
 
     def _judge_definition(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:

@@ -15,6 +15,7 @@ import os
 import posixpath
 import re
 import shlex
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable
 from urllib.parse import unquote
@@ -22,7 +23,7 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
-               cmd_proc, cmd_tasks, cmd_term, selfcall)
+               cmd_proc, cmd_tasks, cmd_term, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        worst)
 from .deletes import everything_listed
@@ -236,6 +237,16 @@ class _Run:
         self.files.append(key)
         self.files_read += 1
         return None
+
+    @contextmanager
+    def shallow(self):
+        """Judge one file without following what it runs or imports (installed code: its own lines decide)."""
+        saved = self.files
+        self.files = [""] * (MAX_FILE_NESTING - 1)
+        try:
+            yield
+        finally:
+            self.files = saved
 
     def leave_file(self, key: str) -> None:
         if self.files and self.files[-1] == key:
@@ -653,6 +664,10 @@ class _Run:
                 self.add(finding)
         if name == "bundle exec":  # Bundler evaluates the Gemfile before it runs the command
             cmd_tasks.bundle(self, Invocation("bundle", [Word.literal("exec")] + rest, cmd, scope, False))
+        tool = name.split()[0]
+        if tool in self.tax.config_code:  # `hatch run test`: the environment is set up first, as its config says
+            toolcode.judge_config_code(self, Invocation(tool, [Word.literal(w) for w in name.split()[1:]] + rest, cmd,
+                                                        scope, False))
         privileged = bool(spec.get("privilege"))
         saw_login = exec_mode = False
         shell_string: str | None = None
@@ -731,6 +746,11 @@ class _Run:
             return cmd_exec.judge(self, inv)
         if _describes(name, inv.args) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
+        if name == "coreutils" and inv.words and inv.words[0].value.startswith("--coreutils-prog="):
+            # the multi-call coreutils binary: --coreutils-prog=rm is rm
+            program = inv.words[0].value.partition("=")[2]
+            inv = Invocation(program, inv.words[1:], inv.cmd, inv.scope, inv.privileged, program)
+            name = program
         if name in ("docker", "podman") and inv.words and inv.words[0].value == "agent":
             # `docker agent run …`: docker-agent as a Docker CLI plugin, judged as docker-agent
             inv = Invocation("docker-agent", inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
@@ -757,6 +777,8 @@ class _Run:
         findings.extend(self.command_options(inv))
         findings.extend(self.output_options(inv))
         self.shell_escapes(inv)
+        toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
+        toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program
         sync = self.sync_from_empty(inv)
         if sync is not None:
             findings.append(sync)
@@ -878,6 +900,12 @@ class _Run:
                 and ("=" in name or not self._looks_destructive(inv)):  # `9X=y rm …`: never a program
             return [allow(f"{name} is not installed here, so bash would only print 'command not found'",
                           "read-only", rule="shell.not-installed")]
+        positionals, _ = split_args(inv.args, frozenset())
+        if positionals[:1] and positionals[0] in self.tax.everyday_verbs and not self._looks_destructive(inv) and \
+                re.fullmatch(r"[A-Za-z][\w.+-]*", name):
+            # `gleam test`, `colcon build`: a toolchain guardtui does not know, doing what every toolchain does
+            return [allow(f"{name} {positionals[0]}: building, testing or checking, as every toolchain does "
+                          f"({name} itself is not a command guardtui knows)", "build-test", rule="shell.everyday-verb")]
         return [unknown(f"{name} is not a command guardtui knows", rule="shell.unknown")]
 
     def _looks_destructive(self, inv: Invocation) -> bool:
@@ -1321,7 +1349,14 @@ def _whole_resource(args: list[str], verb: str, tax) -> str | None:
         return None
     i = args.index(verb)
     before = args[i - 1].lower() if i > 0 and not args[i - 1].startswith("-") else ""
-    return before if before in tax.whole_resources else None
+    if before in tax.whole_resources:
+        return before
+    # aws glue delete-database, aws ecs delete-cluster: the object is part of the verb
+    action, _, noun = verb.lower().partition("-")
+    if action in ("delete", "destroy", "drop", "remove") and noun:
+        last = noun.rsplit("-", 1)[-1]
+        return noun if noun in tax.whole_resources else last if last in tax.whole_resources else None
+    return None
 
 
 _EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DATABASE|SCHEMA)\s+\w|DELETE\s+FROM\s+\w)"
@@ -1365,7 +1400,10 @@ _HANDLERS = {
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},
     "rg": cmd_fs.ripgrep,
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
-    "patch": cmd_fs.patch, "stow": cmd_fs.stow,
+    "patch": cmd_fs.patch, "stow": cmd_fs.stow, "uudecode": cmd_fs.uudecode, "gio": cmd_fs.gio,
+    **{n: cmd_fs.rename for n in ("rename", "prename", "file-rename", "perl-rename", "rename.ul")},
+    "hyprctl": cmd_term.hyprctl, "pee": cmd_exec.pee,
+    **{n: cmd_net.sender for n in ("wormhole", "magic-wormhole", "croc", "ntfy", "sentry-cli", "ffsend")},
     # FUSE file systems mounted over a directory hide what is there, as mount does
     **{n: cmd_fs.mount for n in ("bindfs", "sshfs", "fuse-overlayfs", "unionfs", "unionfs-fuse", "mergerfs", "encfs",
                                  "gocryptfs", "squashfuse", "fuse-zip", "archivemount", "mount.fuse", "mount.fuse3")},

@@ -23,11 +23,12 @@ from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file, read_text, shown
+from .toolcode import PYTHON_PROGRAM
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
 from .secrets import is_secret, is_secret_area, reads_secret
 from ..secrets import secret_catalog
-from ..web import metadata_in_text
+from ..web import host_of, metadata_in_text, metadata_service
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
 from .words import DYN, Scope, Word
 
@@ -81,6 +82,9 @@ _TREE_WALKS = [r"\bos\.walk", r"\bos\.fwalk", r"\bPath(?=\s*\([^)]*\)\s*\.(?:rgl
 _DIR_LISTINGS = [r"\bos\.(?:listdir|scandir)", r"\bPath(?=\s*\([^)]*\)\s*\.(?:iterdir|glob)\b)",
                  r"\bfs\.readdirSync", r"\bDir\.(?:children|entries|each_child|foreach)", r"\bscandir",
                  r"\bopendir"]
+# a database driver handed SQL text to run (PDO, mysqli, node-postgres/mysql, DBI, JDBC, Go's database/sql)
+_SQL_EXECUTED = re.compile(r"(?:->|\.|::)(?:exec|execute|query|do|prepare|raw|executeQuery|executeUpdate|Exec|Query|"
+                           r"unsafe|run|all|sql)\s*\(|\bsql`|\bmysqli_query\s*\(|\bpg_query\s*\(")
 _ORM_DELETE_ALL = re.compile(
     r"\.objects\.all\(\)\.delete\(\)|\.objects\.delete\(\)|\b[A-Z]\w*\.(?:delete_all|destroy_all)\b(?!\s*\()|"
     r"\b[A-Z]\w*\.(?:delete_all|destroy_all)\(\s*\)|\.query\(\s*\w+\s*\)\.delete\(\)|::truncate\(\)|->truncate\(\)|"
@@ -317,7 +321,10 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
                   source=archive.path if not rest[1].dynamic else None)
         return [allow(f"{inv.name} -m {module} extracts an archive", "fs-write", rule="code.module")]
     if module in _TOOL_MODULES:  # python -m pytest …: the tool, with what its options do
-        return run.judge_invocation(Invocation(_TOOL_MODULES[module], rest, inv.cmd, inv.scope, inv.privileged,
+        scope = inv.scope.copy()
+        if "/" in inv.written_name and inv.scope.cwd:  # .venv/bin/python -m pytest: that environment's plugins
+            scope.facts[PYTHON_PROGRAM] = posixpath.normpath(posixpath.join(inv.scope.cwd, inv.written_name))
+        return run.judge_invocation(Invocation(_TOOL_MODULES[module], rest, inv.cmd, scope, inv.privileged,
                                                _TOOL_MODULES[module]))
     if module == "pdb" and inv.scope.cwd and not inv.scope.remote:  # pdb runs ./.pdbrc and ~/.pdbrc first
         for rc in (posixpath.join(inv.scope.home, ".pdbrc"), posixpath.join(inv.scope.cwd, ".pdbrc")):
@@ -467,6 +474,16 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                 f = run.write(Word.literal(target.strip()), inv, "perl open >")
                 if f:
                     findings.append(f)
+    if language != "python" and _SQL_EXECUTED.search(code):
+        # $pdo->exec('DELETE FROM runs'), pool.query("DROP TABLE x"): the statement runs as written
+        verdicts = [v for lit in [m.group("s") for m in re.finditer(_STR, code)][:_MAX_LITERALS]
+                    if len(lit) < 4096 and (v := classify_sql(lit)) is not None]
+        worst_sql = next((v for v in verdicts if v[0] == "critical"), None) or \
+            next((v for v in verdicts if v[0] == "high"), None)
+        if worst_sql is not None and worst_sql[0] == "critical":
+            findings.append(deny(f"{inv.name} runs SQL: {worst_sql[1]}", "database", "sql.destructive"))
+        elif worst_sql is not None:
+            findings.append(ask(f"{inv.name} runs SQL: {worst_sql[1]}", "database", BlastRadius.HIGH, "sql.write"))
     if _ORM_DELETE_ALL.search(code):
         findings.append(deny(f"{inv.name} deletes every row of a table through the ORM", "database", "code.orm-delete"))
     elif _ORM_WRITE.search(_GROOVY_EXECUTE.sub("", code) if language == "groovy" else code):
@@ -892,7 +909,9 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     changes permissions anywhere, possibly changed. Recorded as effects the protection rule reads
     (`detail` "mentioned": the working-directory and sensitive-file rules leave them alone)."""
     literals = [_unescape(m.group("s")) for m in re.finditer(_STR, code)][:_MAX_LITERALS]
-    literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512]
+    # '/../' joined to __DIR__ is a step up from the script, not the root: bare slashes and dots name no path
+    literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512 and
+                not re.fullmatch(r"[./]*", lit)]
     if _HOME_IN_CODE.search(code):  # format!("{}/.codex/hooks.json", home), "%s/.claude" % home: the home's
         literals += [re.sub(r"^(?:\{\w*\}|%s)(?=/)", "~", lit) for lit in literals
                      if re.match(r"(?:\{\w*\}|%s)/", lit)]
@@ -1322,7 +1341,11 @@ def _sql_files(run: "Run", inv: "Invocation", sql: str, findings: list[Finding])
             run.nested(path.rstrip()[:-1], inv, f"{inv.name} shellfs")
             continue
         if re.match(r"(?i)^https?://", path):
-            if secret_catalog().credential_in(path):
+            service = metadata_service(host_of(path) or "")
+            if service:  # read_text('http://169.254.169.254/…'): DuckDB's httpfs fetches the node's credentials
+                findings.append(deny(f"{inv.name} reaches {service} ({path[:60]}), which hands out this machine's "
+                                     "cloud credentials", "secrets", "net.metadata"))
+            elif secret_catalog().credential_in(path):
                 findings.append(deny(f"{inv.name} fetches {path[:60]}, a URL carrying a credential", "secrets",
                                      "sql.exfiltration"))
             continue

@@ -6,12 +6,17 @@ that are not mounted live inside the container; they are judged as on another ma
 """
 from __future__ import annotations
 
+import fnmatch
+import os
 import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from ..model import BlastRadius
 from .deletes import whole_listing
-from .findings import Finding, deny
+from .findings import Finding, ask, deny
+from .projectfiles import read_text
+from .secrets import is_secret
 from .parse import SimpleCommand
 from .words import Scope, Word
 
@@ -39,6 +44,9 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
         # docker volume rm $(docker volume ls -q), or the listing piped through xargs
         return [deny(f"{inv.name} volume rm $({inv.name} volume ls -q) deletes every volume and its data", "container",
                      "container.volumes")]
+    remote = _remote_daemon(inv)
+    if remote is not None:
+        return remote
     positionals = [w for w in args if not w.value.startswith("-")]
     copy = positionals[1:] if positionals and positionals[0].value == "cp" else \
         positionals[2:] if len(positionals) > 1 and [p.value for p in positionals[:2]] == ["container", "cp"] else None
@@ -89,6 +97,67 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
                           _label(inv, f"{inv.name} {action}"), depth=inv.cmd.depth + 1)
     run.judge(child, inv.cmd.depth + 1)
     return []
+
+
+_DAEMON_HOST = re.compile(r"(?:tcp|ssh|https?)://(?:[^@/\s]*@)?(\[[^\]]+\]|[^:/\s,]+)")
+_LOCAL_HOSTS = re.compile(r"(?i)^(?:localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal)$")
+_CONTEXT_SECRETS = re.compile(r"^(?:\.env(?:\.(?!example$|sample$|template$|dist$)[\w.-]+)?|\.npmrc|\.pypirc|"
+                              r"id_(?:rsa|ed25519|ecdsa)|.*\.pem|.*\.key|credentials(?:\.json)?)$")
+
+
+def _remote_daemon(inv: "Invocation") -> list[Finding] | None:
+    """Docker talking to another machine's daemon: `docker context create --docker host=tcp://…` points later
+    calls there (asks); a build sent there (DOCKER_HOST, -H, a context made above) uploads its context, so one
+    that holds secret files or hands over --secret from the home directory sends them off the machine."""
+    words = [w.value for w in inv.words]
+    positionals = [w for i, w in enumerate(words) if not w.startswith("-") and
+                   not (i and words[i - 1] in ("-H", "--host", "-c", "--context", "--config", "-l", "--log-level"))]
+    if positionals[:2] == ["context", "create"]:
+        host = next((m.group(1) for w in words for m in [_DAEMON_HOST.search(w)] if m), None)
+        if host and not _LOCAL_HOSTS.match(host):
+            return [ask(f"{inv.name} context create points docker at the daemon on {host}: what later calls build "
+                        "or run is sent there", "network", BlastRadius.MEDIUM, "container.remote-daemon")]
+        return None
+    host = None
+    for i, word in enumerate(words):
+        value = words[i + 1] if word in ("-H", "--host") and i + 1 < len(words) else \
+            word.partition("=")[2] if word.startswith("--host=") else ""
+        m = _DAEMON_HOST.search(value) if value else None
+        host = host or (m.group(1) if m else None)
+    environment = inv.scope.variables.get("DOCKER_HOST") or ""
+    m = _DAEMON_HOST.search(environment) if isinstance(environment, str) else None
+    host = host or (m.group(1) if m else None)
+    if host is None or _LOCAL_HOSTS.match(host):
+        return None
+    building = positionals[:1] == ["build"] or positionals[:2] in (["buildx", "build"], ["image", "build"])
+    if not building:
+        return None
+    for word in words:  # --secret id=npmrc,src=$HOME/.npmrc
+        src = re.search(r"(?:^|,)(?:src|source)=([^,]+)", word) if word.startswith(("id=", "type=", "src=")) else None
+        if src and is_secret(posixpath.normpath(posixpath.join(inv.scope.cwd or "/", src.group(1))), inv.scope.home):
+            return [deny(f"{inv.name} build hands {src.group(1)} (a secret) to the daemon on {host}, another machine",
+                         "secrets", "container.remote-daemon")]
+    context = positionals[-1] if len(positionals) > 1 and not positionals[-1].startswith(("http", "git@")) else "."
+    directory = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", context))
+    leaked = _context_secrets(directory)
+    if leaked:
+        return [deny(f"{inv.name} build uploads its context to the daemon on {host}, another machine, with "
+                     f"{leaked} in it (a secret no .dockerignore leaves out)", "secrets", "container.remote-daemon")]
+    return [ask(f"{inv.name} build uploads the build context to the daemon on {host}, another machine", "network",
+                BlastRadius.MEDIUM, "container.remote-daemon")]
+
+
+def _context_secrets(directory: str) -> str | None:
+    try:
+        names = sorted(os.listdir(directory))[:512]
+    except OSError:
+        return None
+    ignore = read_text(posixpath.join(directory, ".dockerignore")) or ""
+    ignored = [line.strip().lstrip("/") for line in ignore.splitlines() if line.strip() and not line.startswith("#")]
+    for name in names:
+        if _CONTEXT_SECRETS.match(name) and not any(fnmatch.fnmatchcase(name, p) or p in ("*", "**") for p in ignored):
+            return name
+    return None
 
 
 def kubectl(run: "Run", inv: "Invocation") -> list[Finding]:

@@ -18,6 +18,7 @@ from .invocation import UNKNOWN_WORD, Invocation
 from .parse import SimpleCommand
 from .projectfiles import find_upward, load_package, read_text
 from .words import DYN, Scope, Word, decode_ansi_c
+from .toolcode import LOCAL_BINS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -631,12 +632,14 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     installed = not versioned and not fetches and not inv.scope.remote and \
         (find_upward(inv.scope.cwd, (f"node_modules/.bin/{name}",)) is not None or
          _declared_dependency(run, inv.scope.cwd, name))
+    scope = inv.scope.copy()
+    scope.facts[LOCAL_BINS] = inv.scope.cwd or ""  # npx runs node_modules/.bin/NAME when the project has it
     if installed and name not in _KNOWN_PACKAGE_TOOLS:  # the project's own dependency: nothing is downloaded
-        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
+        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, scope, inv.privileged, name))
         return [f for f in findings if f.rule not in ("shell.unknown", "shell.not-installed")] or \
             [allow(f"{inv.name} {name} runs the project's installed {name}", "build-test", rule="exec.npx")]
     if name in _KNOWN_PACKAGE_TOOLS and not versioned and not fetches:
-        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name))
+        findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \
             [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
     fetched = ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")
@@ -870,3 +873,12 @@ def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
             return [deny(f"{inv.name} apply {plan} applies a plan made with -destroy: it tears down every resource "
                          "in it", "infra-as-code", "exec.terraform-destroy-plan")]
     return []
+
+
+def pee(run: "Run", inv: "Invocation") -> list[Finding]:
+    """pee CMD…: each argument is a command line run through sh, fed the same input."""
+    for word in inv.words:
+        if not word.value.startswith("-"):
+            run.nested(word.value, inv, "pee")
+    return [allow("pee hands its input to each command (judged above)", "read-only", rule="exec.pee")]
+

@@ -145,8 +145,9 @@ def shred(run: "Run", inv: "Invocation") -> list[Finding]:
         run.effect(info.path, w.display(), "delete", inv.cmd, info.remote)
         if info.kind is PathKind.DEVICE:
             findings.append(deny(f"shred {w.display()} overwrites a whole disk", "disk", "fs.shred"))
-        elif info.kind is PathKind.TEMP:
-            findings.append(allow(f"shred {w.display()} destroys a temp file", "fs-delete", rule="fs.shred"))
+        elif info.kind is PathKind.TEMP or info.kind is PathKind.PROJECT_SUB and info.path and \
+                os.path.isfile(info.path):  # one file of the project's, as rm of it would be
+            findings.append(allow(f"shred {w.display()} destroys one file", "fs-delete", rule="fs.shred"))
         else:
             findings.append(ask(f"shred {w.display()} destroys the file's contents beyond recovery", "fs-delete",
                                 BlastRadius.HIGH if info.kind not in (PathKind.PROJECT_SUB,) else BlastRadius.MEDIUM,
@@ -236,6 +237,14 @@ def cp(run: "Run", inv: "Invocation") -> list[Finding]:
     findings: list[Finding] = []
     if inv.name == "install" and "d" in flags or "directory" in flags:
         findings = [f for d in operands if (f := run.write(d, inv, f"{inv.name} into")) is not None]
+    elif dest is not None and "parents" in flags:  # cp --parents a/b/c DIR: lands at DIR/a/b/c
+        for w in sources:
+            f = None if w.dynamic else _land(
+                run, inv, [w], Word.literal(posixpath.join(dest.value, posixpath.dirname(w.value.lstrip("/")))),
+                into=True, onto=False, what=f"{inv.name} --parents into", kind="copy",
+                recursive=bool({"r", "R", "a", "recursive", "archive"} & set(flags)))
+            if f is not None:
+                findings.append(f)
     elif dest is not None:
         linking = "l" in flags or "link" in flags or "s" in flags or "symbolic-link" in flags
         f = _land(run, inv, sources, dest, into=bool(target) or len(sources) > 1,
@@ -284,6 +293,47 @@ _WRITE_SPECS = {
     "truncate": ("co", "sr", ("no-create", "io-blocks"), ("size", "reference")),
     "sponge": ("a", "", (), ()),
 }
+
+
+def rename(run: "Run", inv: "Invocation") -> list[Finding]:
+    """rename 's/x/y/' FILES (Perl's) or rename FROM TO FILES (util-linux's): each file is moved to a new name."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    perl = bool(operands) and re.match(r"^(?:s|y|tr)\W", operands[0].value) is not None
+    files = operands[1:] if perl else operands[2:]
+    for w in files[:64]:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "move", inv.cmd, info.remote)
+    return [allow(f"{inv.name} renames files", "fs-write", rule="fs.rename")]
+
+
+def gio(run: "Run", inv: "Invocation") -> list[Finding]:
+    """gio trash|remove FILE… is rimraf's kind of delete (trash: recoverable); the rest is the taxonomy's."""
+    if inv.words and inv.words[0].value in ("trash", "remove", "rm"):
+        return rimraf(run, inv.__class__("gio-trash" if inv.words[0].value == "trash" else "rimraf", inv.words[1:],
+                                         inv.cmd, inv.scope, inv.privileged, inv.written_name))
+    return []
+
+
+def uudecode(run: "Run", inv: "Invocation") -> list[Finding]:
+    """uudecode writes each file to the path its `begin MODE PATH` line names, unless -o names another."""
+    flags, values, operands, _ = parse_gnu(inv.words, "cis", "o", ("ignore-chmod",), ("output-file",))
+    output = values.get("o") or values.get("output-file")
+    targets = [Word(output[-1], output[-1])] if output else []
+    if not output:
+        for w in operands[:8]:
+            info = run.path(w, inv)
+            text = read_text(info.path) if info.path and not inv.scope.remote else None
+            if text is None:
+                return [ask(f"uudecode writes where {w.display()} says, which cannot be read now", "fs-write",
+                            BlastRadius.MEDIUM, "fs.uudecode")]
+            targets += [Word.literal(m.group(1)) for m in re.finditer(r"(?m)^begin(?:-base64)?\s+\d+\s+(\S.*)$", text)]
+        if not operands:
+            return [ask("uudecode writes where its input says, which is only known at run time", "fs-write",
+                        BlastRadius.MEDIUM, "fs.uudecode")]
+    findings = [f for t in targets if t.value != "/dev/stdout" and
+                (f := run.write(t, inv, "uudecode writes")) is not None]
+    return [with_rule(worst(findings), "fs.uudecode")] if findings else \
+        [allow("uudecode writes the files it decodes", "fs-write", rule="fs.uudecode")]
 
 
 def write_operands(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -1042,6 +1092,10 @@ def _awk_string(expr: str, scope) -> str | None:
     return "".join(out)
 
 
+_COMPRESSORS = frozenset({"gzip", "pigz", "bzip2", "pbzip2", "lbzip2", "xz", "pixz", "zstd", "pzstd", "lz4", "lzip",
+                          "plzip", "lzma", "lzop", "brotli", "compress", "zstdmt"})
+
+
 def tar(run: "Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
     first = args[0] if args else ""
@@ -1058,6 +1112,10 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
                 program = program.partition("=")[2] if program.startswith("exec=") else ""
             if program and DYN not in program:
                 run.nested(program, inv, f"tar {name}")
+            compressor = name in ("-I", "--use-compress-program") and program.split()[:1] and \
+                posixpath.basename(program.split()[0]) in _COMPRESSORS
+            if compressor:  # tar -I 'zstd -19 -T0': a compressor with its options (judged above)
+                continue
             findings.append(ask(f"tar {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM, "fs.tar"))
     directory = None
     for i, a in enumerate(args):
@@ -1259,9 +1317,19 @@ def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
         findings.append(ask("rsync copies files to or from another host", "network", BlastRadius.MEDIUM, "fs.rsync"))
     elif dest is not None:
         f = None
+        relative = "--relative" in args or any(re.fullmatch(r"-[a-zA-Z]*R[a-zA-Z]*", a) for a in args)
         for w in operands[:-1]:  # `src/` copies what is in src; `src` copies src itself
+            if relative and not w.dynamic:  # -R: the source's path (after a /./) is rebuilt under dest
+                kept = w.value.split("/./", 1)[1] if "/./" in w.value else w.value.lstrip("/")
+                f = _land(run, inv, [w], Word.literal(posixpath.join(dest.value, posixpath.dirname(kept)) or "."),
+                          into=True, onto=False, what="rsync -R into", contents=w.value.endswith("/"))
+                continue
             f = _land(run, inv, [w], dest, into=len(operands) > 2, onto=False, what="rsync into",
                       contents=w.value.endswith("/"))
+        for a in args:  # --backup-dir=DIR: each file rsync replaces is moved into DIR
+            if a.startswith("--backup-dir=") and DYN not in a:
+                backup = run.write(Word.literal(a.partition("=")[2]), inv, "rsync --backup-dir moves replaced files into")
+                findings += [backup] if backup is not None else []
         if any(a.startswith("--delete") or a == "--del" for a in args) and dest_info is not None:
             # what the source lacks goes: everything under the destination may be deleted
             run.effect(dest_info.path, dest.display(), "delete", inv.cmd, dest_info.remote, recursive=True)

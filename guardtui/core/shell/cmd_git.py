@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from ..model import BlastRadius
+from ..model import BlastRadius, Verdict
 from ..protect import project_guard_paths
 from ..gitindex import branch_after, config_settings, current_branch, repository
 from .findings import Finding, allow, ask, deny, unknown, worst
@@ -208,6 +208,7 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
     if any(w.value in ("--help", "-h") for w in rest if not w.value.startswith("--") or w.value == "--help") and \
             any(w.value == "--help" for w in rest):
         return findings + [allow(f"git {sub} --help only prints help", "git", rule="git.describe")]
+    _repository_programs(run, inv_scope, sub, [w.value for w in rest], configs)
     handler = _SUBCOMMANDS.get(sub)
     if handler is not None:
         findings.extend(handler(run, inv_scope, rest))
@@ -626,8 +627,14 @@ def push(run, inv, rest) -> list[Finding]:
     elif lease:
         findings.append(ask("git push --force-with-lease still rewrites the remote branch's history", "git",
                             BlastRadius.MEDIUM, "git.push-force"))
-    if _long(options, "--delete") or _short(options, "d", "o") or any(r.startswith(":") and len(r) > 1
-                                                                       for r in refspecs):
+    deleting = _long(options, "--delete") or _short(options, "d")
+    deleted = {r.lstrip("+")[1:] for r in refspecs if r.lstrip("+").startswith(":") and len(r.lstrip("+")) > 1} | \
+        ({r.rsplit("/", 1)[-1] for r in refspecs} if deleting else set())
+    if deleted & PROTECTED_BRANCHES:  # git push origin :main: the shared branch is gone for everyone
+        branch_name = sorted(deleted & PROTECTED_BRANCHES)[0]
+        return [deny(f"git push deletes the remote {branch_name} branch, the shared history everyone builds on",
+                     "git", "git.push-delete-main")]
+    if deleting or _short(options, "o") or deleted:
         findings.append(ask("git push --delete deletes a remote branch", "git", BlastRadius.MEDIUM, "git.push"))
     if _long(options, "--prune"):
         findings.append(ask("git push --prune deletes remote branches that are gone locally", "git",
@@ -812,11 +819,137 @@ def checkout_index(run, inv, rest) -> list[Finding]:
     prefix = next((o.partition("=")[2] for o in options if o.startswith("--prefix=")), None)
     if prefix:
         f = run.write(Word.literal(prefix), inv, "git checkout-index --prefix")
+        root = inv.scope.project or inv.scope.cwd or "/"
+        inside = posixpath.normpath(posixpath.join(root, prefix)).startswith(root.rstrip("/") + "/") and \
+            not prefix.startswith(("~", "/"))
+        if (_long(options, "--all") or _short(options, "a")) and DYN not in prefix and not inside:
+            # every tracked file lands at PREFIX/its path: the repository's dot directories land there too
+            for rel in _tracked_dot_files(inv.scope.project or inv.scope.cwd)[:64]:
+                landed = run.write(Word.literal(prefix + rel), inv, "git checkout-index --prefix writes")
+                f = worst([x for x in (f, landed) if x is not None]) if landed is not None else f
         return [f] if f else [allow("git checkout-index exports files to another directory", "git",
                                     rule="git.checkout-index")]
     if _long(options, "--force") or _short(options, "f"):
         return [ask("git checkout-index -f overwrites working files", "git", BlastRadius.MEDIUM, "git.checkout-index")]
     return [allow("git checkout-index writes missing files", "git", rule="git.checkout-index")]
+
+
+# the programs a repository's own config makes git run that depend on the command's arguments: a diff of files
+# .gitattributes gives a driver (textconv), a merge (merge drivers), the submodules updated (`update = !cmd`),
+# a signature (gpg programs, ssh's default key command). The settings every run of a subcommand uses
+# (core.fsmonitor, filters, pager, ssh command) and the hooks are rules/later.py's _repository_commands.
+_PROGRAM_KEYS = (
+    (re.compile(r"diff\..+\.(?:textconv|command)|diff\.external"),
+     {"diff", "show", "blame", "annotate", "format-patch", "log -p"}, ("--no-textconv", "--no-ext-diff")),
+    (re.compile(r"merge\..+\.driver"), {"merge", "pull", "rebase", "cherry-pick", "revert", "am", "stash", "checkout",
+                                         "switch"}, ()),
+    (re.compile(r"submodule\..+\.update"), {"submodule", "clone", "pull"}, ()),
+    (re.compile(r"gpg\.program|gpg\..+\.program|gpg\.ssh\.defaultkeycommand|gpg\.ssh\.program"),
+     {"commit signed", "tag signed", "merge signed", "rebase signed", "cherry-pick signed", "revert signed",
+      "am signed", "pull signed", "verify-commit", "verify-tag"}, ()),
+)
+
+
+def _repository_programs(run: "Run", inv: "Invocation", sub: str, args: list[str], overrides: list[str]) -> None:
+    """What the repository's own .git/config makes this git command run (a textconv for `git diff`, a merge driver
+    for `git merge`): judged as the commands they are, for what would deny (a config the agent cannot have
+    written without the guard seeing it may still have come with the repository)."""
+    if inv.scope.remote or not inv.scope.cwd:
+        return
+    repo = repository(inv.scope.cwd)
+    text = read_text(posixpath.join(repo[1], "config"), 65536) if repo else None
+    if not text:
+        return
+    overridden = {o.partition("=")[0].strip().lower() for o in overrides}
+    settings = config_settings(text)
+    forms = {sub}
+    if sub == "log" and {"-p", "--patch", "-u"} & set(args):
+        forms.add("log -p")
+    signing = {"-S", "--gpg-sign", "-s", "--sign"} & set(args) or any(a.startswith("--gpg-sign=") for a in args) or \
+        settings.get("commit.gpgsign", "").lower() == "true" and sub != "tag" or \
+        settings.get("tag.gpgsign", "").lower() == "true" and sub == "tag"
+    if signing and "--no-gpg-sign" not in args:
+        forms.add(f"{sub} signed")
+    attributes = _attribute_drivers(repo[0])
+    paths = args[args.index("--") + 1:] if "--" in args else []
+    for key, value in list(settings.items())[:512]:
+        if key in overridden or not value:
+            continue
+        for pattern, subcommands, off in _PROGRAM_KEYS:
+            if pattern.fullmatch(key) and forms & subcommands and not set(args) & set(off):
+                command = value[1:] if value.startswith("!") else value
+                if key.startswith("submodule.") and (not value.startswith("!") or
+                                                     _other_submodules(key, args)):
+                    break  # checkout, rebase, merge, none: git's own ways of updating; or not this submodule
+                driver = key.split(".")[1] if key.count(".") >= 2 and key.split(".")[0] in ("diff", "merge") else ""
+                if driver and not _attribute_reaches(attributes, key.split(".")[0], driver, paths, repo[0]):
+                    break  # no file these paths reach is given to that driver (.gitattributes)
+                before = len(run.result.findings)
+                run.nested(command, inv, f"git {sub} › {key}")
+                kept = [f for f in run.result.findings[before:] if f.verdict is Verdict.DENY]
+                del run.result.findings[before:]
+                for finding in kept:
+                    run.add(finding)
+                break
+
+
+def _attribute_drivers(root: str) -> list[tuple[str, str, str]]:
+    """(pattern, attribute, driver) for each `PATTERN diff=NAME` / `merge=NAME` line of the top .gitattributes."""
+    text = read_text(posixpath.join(root, ".gitattributes"), 65536) or ""
+    out = []
+    for line in text.splitlines()[:2000]:
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        for attr in parts[1:]:
+            name, eq, driver = attr.partition("=")
+            if eq and name in ("diff", "merge"):
+                out.append((parts[0], name, driver))
+    return out
+
+
+def _attribute_reaches(attributes: list[tuple[str, str, str]], kind: str, driver: str, paths: list[str],
+                       root: str) -> bool:
+    """Could a file under these paths (every file: no paths) be given to that driver? A directory is looked
+    into (a bounded walk)."""
+    patterns = [p.lstrip("/") for p, k, d in attributes if k == kind and d == driver]
+    if not patterns or not paths:
+        return bool(patterns)
+
+    def matches(rel: str) -> bool:
+        return any(fnmatch.fnmatchcase(posixpath.basename(rel), p) or fnmatch.fnmatchcase(rel, p) for p in patterns)
+
+    seen = 0
+    for path in paths[:16]:
+        rel = posixpath.normpath(path).lstrip("./")
+        if matches(rel):
+            return True
+        for directory, _, files in os.walk(posixpath.join(root, rel)):
+            for name in files:
+                seen += 1
+                if matches(posixpath.relpath(posixpath.join(directory, name), root)) or seen > 2000:
+                    return True
+    return False
+
+
+def _other_submodules(key: str, args: list[str]) -> bool:
+    """`git submodule update --init third_party/fonts`: only the named submodules are updated."""
+    named = [a.rstrip("/") for a in args if not a.startswith("-") and a not in ("update", "foreach", "init", "sync")]
+    return bool(named) and key.split(".", 1)[1].rsplit(".", 1)[0].rstrip("/") not in named
+
+
+_AGENT_DIRS = (".claude", ".codex", ".gemini", ".cursor", ".agents", ".guardtui", ".config")
+
+
+def _tracked_dot_files(root: str | None) -> list[str]:
+    """The files under the repository's agent and config dot directories (what a checkout elsewhere carries)."""
+    found: list[str] = []
+    for name in _AGENT_DIRS if root else ():
+        for directory, _, files in os.walk(os.path.join(root, name)):
+            found += [os.path.relpath(os.path.join(directory, f), root) for f in files]
+            if len(found) > 64:
+                return found
+    return found
 
 
 def config(run, inv, rest) -> list[Finding]:
@@ -841,6 +974,10 @@ def config(run, inv, rest) -> list[Finding]:
         judged = _hooks_dir(run, inv, key.lower(), words[1])
         if judged is not None:
             return judged
+    if re.fullmatch(r"(?i)url\..+\.(?:push)?insteadof|(?:http|https)(?:\..+)?\.proxy", key) and len(words) >= 2:
+        # every later fetch and push of those URLs (with the token the credential helper gives) goes elsewhere
+        return [ask(f"git config {key} sends git's traffic for those URLs, and their credentials, somewhere else",
+                    "network", BlastRadius.HIGH, "git.config-redirect")]
     if key and _EXEC_CONFIG.match(key) and len(words) >= 2 and not harmless_alias:
         _judge_config_command(run, inv, key, words[1], f"git config {key}")
         if _plain_program(run, key, words[1]):

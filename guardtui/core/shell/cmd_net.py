@@ -7,12 +7,14 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from ..model import BlastRadius
+from ..model import BlastRadius, Verdict
+from ..gitindex import config_settings, repository
 from . import listeners
 from .findings import Finding, allow, ask, deny, worst
 from .listeners import listens_on_broker_port
 from .paths import PathKind
-from .secrets import holds_credentials, is_secret, is_secret_area, secret_in_text
+from .projectfiles import read_text
+from .secrets import dumps_a_credential_file, holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service, serves_its_own_tokens
@@ -45,6 +47,7 @@ def metadata_reached(inv: "Invocation") -> Finding | None:
         value = w.value
         if not value or value.startswith("-") and "://" not in value:
             continue
+        value = value.split(DYN, 1)[0]  # http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: the host is known
         value = re.sub(r"(?i)^(?:tcp|udp|tcp4|tcp6|udp4|udp6|ssl|openssl)[-\w]*:", "", value)  # socat addresses
         host = host_of(value) if ("/" in value or ":" in value or "." in value) else None
         service = metadata_service(host) if host else None
@@ -249,7 +252,7 @@ def _sends_output(word: Word, inv: "Invocation") -> Finding:
     text = word.raw + " " + word.origin
     if secret_in_text(text, inv.scope):
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration")
-    if _SECRET_TEXT.search(text):
+    if _SECRET_TEXT.search(text) or dumps_a_credential_file(text, inv.scope):  # $(cat config/local.php)
         return deny(f"{inv.name} sends secrets ({word.raw}) to a remote host", "secrets", "net.exfiltration-token")
     return ask(f"{inv.name} sends the output of a command ({word.raw}) to a remote host", "network",
                BlastRadius.MEDIUM, "net.exfiltration")
@@ -337,6 +340,9 @@ def publish(run: "Run", inv: "Invocation") -> list[Finding]:
     sent to the forge."""
     import fnmatch
 
+    operands = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
+    if [w.value for w in operands[:2]] == ["secret", "set"]:  # a repository's CI secret: where does it go?
+        return _forge_secret(run, inv)
     carried = next((w for w in inv.words if ("$(" in w.raw or "`" in w.raw) and
                     secret_in_text(w.raw + " " + w.origin, inv.scope)), None)
     if carried is not None:
@@ -344,6 +350,12 @@ def publish(run: "Run", inv: "Invocation") -> list[Finding]:
                      "secrets", "net.publish-secret")]
 
     operands = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
+    if [w.value for w in operands[:2]] == ["alias", "set"] and len(operands) >= 4 and \
+            ("--shell" in inv.args or "-s" in inv.args or operands[3].value.startswith("!")):
+        # gh alias set --shell NAME 'CMD': CMD runs through sh whenever anyone types `gh NAME`
+        run.nested(operands[3].value.lstrip("!"), inv, f"{inv.name} alias {operands[2].value}")
+        return [ask(f"{inv.name} alias set --shell makes `{inv.name} {operands[2].value}` run a shell command later",
+                    "shell-state", BlastRadius.MEDIUM, "net.forge-alias")]
     if len(operands) < 2 or (inv.name, operands[0].value) not in _PUBLISHERS:
         return []
     for w in operands[2:]:
@@ -422,3 +434,58 @@ def ngrok(run: "Run", inv: "Invocation") -> list[Finding]:
                 return [deny(f"ngrok serves {w.display()} ({info.kind.value}: keys and tokens with it) on a public URL",
                              "secrets", "net.publish-files")]
     return []
+
+
+def _forge_secret(run: "Run", inv: "Invocation") -> list[Finding]:
+    """gh secret set NAME [--repo OWNER/REPO] (--body VALUE | < FILE): setting a secret of the project's own
+    repository asks; handing a secret to someone else's repository (or organisation) sends it away."""
+    words = [w.value for w in inv.words]
+    repo = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-R", "--repo", "-o", "--org")), None) or \
+        next((w.partition("=")[2] for w in words if w.startswith(("--repo=", "--org="))), None)
+    carries = any(("$(" in w.raw or "`" in w.raw) and secret_in_text(w.raw + " " + w.origin, inv.scope)
+                  for w in inv.words) or run.stdin_source(inv.cmd).kind == "secret"
+    owner, _, name = (repo or "").lower().partition("/")
+    own = _origin_owner(inv.scope.cwd)
+    project = posixpath.basename((inv.scope.project or inv.scope.cwd or "").rstrip("/")).lower()
+    # no origin to compare with: a repository named like the project is taken for its own
+    foreign = own is not None and owner != own or own is None and bool(name) and name != project
+    if carries and repo and DYN not in repo and foreign:
+        return [deny(f"{inv.name} secret set hands a secret to {repo}, a repository that is not this project's",
+                     "secrets", "net.publish-secret")]
+    return [ask(f"{inv.name} secret set stores a secret in {repo or 'this repository'}'s CI", "secrets",
+                BlastRadius.MEDIUM, "net.forge-secret")]
+
+
+def _origin_owner(cwd: str | None) -> str | None:
+    repo = repository(cwd) if cwd else None
+    text = read_text(posixpath.join(repo[1], "config"), 65536) if repo else None
+    url = config_settings(text or "").get("remote.origin.url", "")
+    m = re.search(r"[:/]([\w.-]+)/[\w.-]+?(?:\.git)?/?$", url)
+    return m.group(1).lower() if m else None
+
+
+# tools that carry files or text to another machine, and the subcommands that do it
+_SENDERS = {"wormhole": ("send",), "croc": ("send", ""), "ntfy": ("publish", "pub", "send", "trigger"),
+            "sentry-cli": ("send-event", "send-envelope"), "magic-wormhole": ("send",), "transfer": ("",),
+            "ffsend": ("upload", "u"), "rclone": ()}
+
+
+def sender(run: "Run", inv: "Invocation") -> list[Finding]:
+    """wormhole send FILE, croc send FILE, ntfy publish TOPIC "$(…)": a secret file or a substitution that
+    carries one leaves the machine (denies); anything else sent asks."""
+    subs = _SENDERS.get(inv.name, ())
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    sub = operands[0].value if operands else ""
+    if sub not in subs and "" not in subs:
+        return []
+    carried = [_sends_output(w, inv) for w in inv.words if "$(" in w.raw or "`" in w.raw]
+    denied = next((f for f in carried if f.verdict is Verdict.DENY), None)
+    if denied is not None:
+        return [denied]
+    for w in operands[(1 if sub in subs and sub else 0):]:
+        info = run.path(w, inv)
+        if info.path and (is_secret(info.path, inv.scope.home, run.tax) or holds_credentials(info.path)):
+            return [deny(f"{inv.name} sends {w.display()} (keys or credentials) to another machine", "secrets",
+                         "net.send-secret")]
+    return [ask(f"{inv.name} {sub} sends data to another machine", "network", BlastRadius.MEDIUM, "net.send")]
+

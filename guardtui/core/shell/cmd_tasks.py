@@ -25,6 +25,7 @@ from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfi
                            load_yaml_mapping, make_goal, makefile_path, nearest_package, python_module_file, read_text,
                            shown, workspace_packages, workspace_root)
 from .words import DYN, Scope, Word
+from .toolcode import LOCAL_BINS, judge_shadowing_programs
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -168,6 +169,8 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
         _lifecycle(run, inv, cwd, pm)
         return []
     sub = values[0]
+    if sub in ("link", "ln") and len(values) == 1 and cwd:  # npm link: this package's bins go on PATH
+        judge_shadowing_programs(run, inv, cwd)
     if sub in _PACKING and not ignore_scripts:  # npm pack (--dry-run too), publish: the packing scripts run first
         _lifecycle(run, inv, cwd, pm, _PACKING[sub])
         return []
@@ -249,7 +252,9 @@ def _package_script(run: "Run", inv: Invocation, package: Package, script: str, 
             if name == script and args:
                 text = text + " " + " ".join(shlex.quote(a) for a in args)
             where = _shown(inv, package.path)
-            _judge_text(run, inv, text, Origin(where, package.lines.get(name, 1)), package.dir,
+            scope = _scope(inv, package.dir)
+            scope.facts[LOCAL_BINS] = package.dir  # the script finds node_modules/.bin's programs first
+            run.program(text, "shell", inv, Origin(where, package.lines.get(name, 1)), scope,
                         f"{pm} run {name} › {where} scripts.{name}")
         finally:
             run.leave_file(key)
@@ -665,6 +670,11 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     for line, file, value in parsed.immediate:  # VAR := $(shell …) runs whenever make reads the file
         expander.origin = Origin(_shown(inv, file), line)
         expander.expand(value)
+    for text in evals:  # --eval='$(shell …)': a line that is no rule, recipe or lazy variable is expanded now
+        for number, line in enumerate(text.replace("\\n", "\n").splitlines(), 1):
+            if "$(" in line and not line.startswith("\t") and not re.match(r"^\s*[\w.-]+\s*[?+]?=(?!=)", line):
+                expander.origin = Origin("make --eval", number)
+                expander.expand(line)
     if dry:  # make -n reads the makefiles (their $(shell …) above run) and only prints the recipes
         return [allow("make -n only prints the recipes it would run", "build-test", rule="taxonomy.dry-run")]
     rules = _make_rules(parsed, goals)
@@ -1350,6 +1360,8 @@ def pip(run: "Run", inv: Invocation) -> list[Finding]:
                                          "python3", label=f"{inv.name} install {target} › setup.py")
                 if found is not None:
                     run.add(found)
+        if directory:  # the commands it installs: one named like git or kubectl runs in their stead
+            judge_shadowing_programs(run, inv, directory)
     return []
 
 

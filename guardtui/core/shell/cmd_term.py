@@ -126,6 +126,11 @@ def _tmux(run: "Run", inv: "Invocation", verbs: set[str]) -> list[Finding]:
                                 "terminal-input", BlastRadius.HIGH, "term.tmux-control"))
     for command in commands or [[]]:
         findings.extend(_tmux_command(run, inv, command, verbs, commands))
+        if command and command[0].value in ("set", "set-option", "setw", "set-window-option"):
+            # status-right '#(cmd)': the tmux server runs cmd every status-interval, outside any agent
+            for word in command[1:]:
+                for m in re.finditer(r"#\(((?:[^()]|\([^()]*\))*)\)", word.value):
+                    run.nested(m.group(1), inv, f"tmux {command[0].value} #(…)")  # judged as what it runs
     best = worst(findings)
     return [best] if best is not None else [allow("tmux manages sessions", "read-only", rule="term.tmux")]
 
@@ -365,3 +370,18 @@ def _screen(run: "Run", inv: "Invocation", verbs: set[str]) -> list[Finding]:
 
 
 __all__ = ["judge"]
+
+
+def hyprctl(run: "Run", inv: "Invocation") -> list[Finding]:
+    """hyprctl dispatch exec CMD: the compositor starts CMD (judged as it is); sendshortcut and pass send keys to a
+    window (typing, judged as such); other dispatchers move windows and workspaces."""
+    words = [w.value for w in inv.words if w.value != "-j"]
+    if words[:1] == ["dispatch"] and len(words) > 1:
+        if words[1] in ("sendshortcut", "pass", "sendkeystate"):
+            return judge(run, inv)
+        if words[1] == "exec" and len(words) > 2:
+            run.nested(" ".join(words[2:]), inv, "hyprctl dispatch exec")
+            return [allow("hyprctl dispatch exec starts a program (judged above)", "desktop", rule="term.hyprctl")]
+        return [allow(f"hyprctl dispatch {words[1]} arranges windows and workspaces", "desktop", rule="term.hyprctl")]
+    return []
+

@@ -777,6 +777,9 @@ class Walker:
             scope.facts["copy-of:" + words[-1]] = words[-2]
         elif name == "ztcp":
             scope.facts["tcp-fd"] = "REPLY"
+        elif name in ("source", ".") and len(words) > 1 and words[1].endswith("/bin/activate") and scope.cwd and \
+                not argv[1].dynamic:  # the environment's bin/ now comes first on PATH
+            scope.facts["path-first"] = posixpath.dirname(posixpath.normpath(posixpath.join(scope.cwd, words[1])))
         elif name == "ln" and any(w.startswith("-") and "s" in w.lstrip("-") and not w.startswith("--")
                                   or w == "--symbolic" for w in words[1:]):
             operands = [a for a in argv[1:] if not a.value.startswith("-")]

@@ -73,6 +73,20 @@ def secret_in_text(text: str, scope) -> bool:
     return _names_a_secret(text, scope) or _picks_a_credential(text, scope) or bool(_ENV_PICKED.search(text))
 
 
+_DUMPED = re.compile(r"(?:\$\(\s*<\s*|\b(?:cat|base64|xxd|od|head|tail|tac|strings|gzip\s+-c|jq\s+\S+)\s+"
+                     r"(?:-\S+\s+)*)([\w.~/-]+)")
+
+
+def dumps_a_credential_file(text: str, scope) -> bool:
+    """`$(cat config/autoload/local.php)`: a whole project file that holds credentials (a password in a config)."""
+    for m in _DUMPED.finditer(text):
+        name = m.group(1)
+        path = scope.home.rstrip("/") + name[1:] if name.startswith("~/") else posixpath.join(scope.cwd or "/", name)
+        if not scope.remote and holds_credentials(posixpath.normpath(path)):
+            return True
+    return False
+
+
 _PICKED = re.compile(r"\b(?:grep|egrep|rg|awk|sed)\b[^|;)`]*?(?:token|secret|passw|api_?key|credential|auth)"
                      r"[^|;)`]*?\s([\w.~/-]+)\s*(?=[|;)`]|$)", re.I)
 

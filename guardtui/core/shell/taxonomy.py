@@ -96,8 +96,24 @@ SCHEMA = {
     # programs whose own command language runs a shell: an option's command starting with one of the
     # prefixes runs the rest (gdb -ex 'shell rm …', dc -e '!rm …')
     "shell_escapes": Field(dict, values={"options": _LIST, "prefixes": _LIST}),
+    # tools that load code their configuration names (mypy plugins, mkdocs hooks, prettier plugins): the files
+    # they read (`configs`, or the one an option names), the keys that name code, its language, npm name
+    # prefixes (babel's `x` is babel-plugin-x), the subcommands that load it (none: every run), and the entry
+    # point group of installed packages it loads (pytest11) unless `autoload_off` is set, and the options that
+    # make it read no configuration (flake8 --isolated); `programs`: configuration files that are code, run
+    # whole (the first name that matches: vitest.config.* before vite.config.*); `module_options` name the
+    # subdirectories whose configuration is read too (mvn -pl core); `inline`: the keys hold shell text itself
+    # (Nix's shellHook); `activate_dirs`: where named environments live, whose activate.d scripts run (conda);
+    # `sections`: subcommands whose own [section] is read besides the top level (bunfig's [test] for bun test)
+    "config_code": Field(dict, values={"configs": _LIST, "options": _LIST, "keys": _LIST, "language": Field(str),
+                                        "prefixes": _LIST, "subcommands": _LIST, "entry_points": Field(str),
+                                        "autoload_off": Field(str), "isolated": _LIST, "programs": _LIST,
+                                        "module_options": _LIST, "inline": Field(bool),
+                                        "activate_dirs": _LIST, "sections": _LIST}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
     "deploy_remotes": Field(list, items=str),
+    # a tool guardtui does not know, asked to do one of these, does what every toolchain does (`gleam test`)
+    "everyday_verbs": Field(list, items=str),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -157,6 +173,8 @@ class Taxonomy:
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
+    config_code: dict[str, dict] = field(default_factory=dict)
+    everyday_verbs: frozenset[str] = frozenset()
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -252,7 +270,9 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
-        npm_programs=dict(data.get("npm_programs") or {}))
+        npm_programs=dict(data.get("npm_programs") or {}),
+        config_code=dict(data.get("config_code") or {}),
+        everyday_verbs=frozenset(data.get("everyday_verbs") or ()))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)

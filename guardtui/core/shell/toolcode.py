@@ -1,0 +1,481 @@
+"""Code a routine tool runs because the project tells it to: the plugins and hooks its configuration names
+(mypy `plugins`, flake8 local plugins, mkdocs `hooks`, prettier `plugins`, bazel's workspace status command),
+and the project's own programs a command name finds first (node_modules/.bin in a package script, a directory
+put in front of PATH). The files found are judged as the programs they are; a shim's judgement only adds what
+would deny, so an ordinary launcher stays the tool it launches.
+
+The taxonomy's `config_code` says, per tool, which files it reads (`configs`, or the file an option names),
+which keys name code, and the language of what they name. rules/later.py uses the same reading when one of
+these configuration files is written."""
+from __future__ import annotations
+
+import base64
+import fnmatch
+import hashlib
+import json
+import os
+import posixpath
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .findings import Finding, Verdict
+from .projectfiles import find_upward, python_module_file, read_text
+from .words import DYN
+
+if TYPE_CHECKING:
+    from .invocation import Invocation, Run
+
+MAX_FILES = 12
+LOCAL_BINS = "local-bins"  # scope fact: the package directory whose node_modules/.bin a package script sees
+PATH_FIRST = "path-first"  # scope fact: a directory an activated environment put first on PATH
+PYTHON_PROGRAM = "python-program"  # scope fact: the python that runs a tool module (its environment's plugins)
+_RUNNER = {"python": "python3", "js": "node", "shell": "sh", "ruby": "ruby"}
+_SUFFIXES = {"python": (".py",), "js": (".js", ".cjs", ".mjs", ".ts"), "shell": (".sh", ""), "ruby": (".rb",)}
+_SPLIT = re.compile(r"""[\s,;"'\[\]{}()=]+""")
+_NOT_NAMES = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
+
+
+def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | None) -> list[str]:
+    """The configuration files `tool` reads here: the one an option names, else the first of its usual names
+    found in cwd or a directory above it (not above the project)."""
+    options = tuple(spec.get("options", ()))
+    for i, word in enumerate(words):
+        value = words[i + 1] if word in options and i + 1 < len(words) else \
+            word.partition("=")[2] if word.partition("=")[0] in options and "=" in word else ""
+        if value and DYN not in value:
+            return [posixpath.normpath(posixpath.join(cwd, os.path.expanduser(value)))]
+    found = []
+    for name in spec.get("configs", ()):
+        path = find_upward(cwd, (name,), stop)
+        if path:
+            found.append(path)
+    modules = tuple(spec.get("module_options", ()))  # mvn -pl core,api: each module's own pom.xml
+    for i, word in enumerate(words):
+        if word in modules and i + 1 < len(words) and DYN not in words[i + 1]:
+            for module in words[i + 1].split(",")[:8]:
+                for name in spec.get("configs", ()):
+                    path = posixpath.normpath(posixpath.join(cwd, module.lstrip(":"), name))
+                    if os.path.isfile(path) and path not in found:
+                        found.append(path)
+    return found
+
+
+def named_values(text: str, keys: tuple[str, ...]) -> list[str]:
+    """The words the given keys hold: `key = a, b`, `key: [a, b]`, `"key": ["a"]`, `--key=a`, with their
+    continuation lines (indented deeper, or a YAML list right under an empty value)."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for key in keys:  # pom.xml: <executable>tools/gen.sh</executable>, <argument>…</argument>
+        if key.startswith("<"):
+            out += [w for m in re.finditer(r"%s\s*([^<]{1,512})</" % re.escape(key), text) for w in _SPLIT.split(m.group(1))]
+    keys = tuple(k for k in keys if not k.startswith("<"))
+    if not keys:
+        return [w for w in out if w and DYN not in w]
+    pattern = re.compile(r"""(?:^|[\s"'{,\[])(?:%s)["']?(?:\s*[=:]\s*|\s+(?=[^\s=:]))(.*)$""" %
+                         "|".join(re.escape(k) for k in keys))
+    for i, line in enumerate(lines[:4000]):
+        if line.lstrip().startswith(("#", ";", "//")):
+            continue
+        m = pattern.search(line)
+        if m is None:
+            continue
+        value = m.group(1)
+        out += _SPLIT.split(value)
+        indent = len(line) - len(line.lstrip())
+        for follow in lines[i + 1:i + 64]:
+            stripped = follow.strip()
+            if not stripped:
+                continue
+            deeper = len(follow) - len(follow.lstrip()) > indent
+            listed = not value.strip() and stripped.startswith("- ") and len(follow) - len(follow.lstrip()) == indent
+            if not (deeper or listed):
+                break
+            out += _SPLIT.split(stripped.lstrip("- "))
+    return [w for w in out if w and w.lower() not in _NOT_NAMES and not w.isdigit() and DYN not in w]
+
+
+def _only_sections(text: str, keep: set[str]) -> str:
+    """The lines of an INI/TOML text under the kept [section] headers ("" is the top level)."""
+    out, section = [], ""
+    for line in text.splitlines():
+        header = re.match(r"^\s*\[+\s*([^\]]*?)\s*\]+\s*$", line)
+        if header:
+            section = header.group(1)
+            continue
+        if section in keep:
+            out.append(line)
+    return "\n".join(out)
+
+
+def inline_values(text: str, keys: tuple[str, ...]) -> list[str]:
+    """The text a key holds as code: Nix's `shellHook = '' … '';`, a quoted one-line value."""
+    out = []
+    for key in keys:
+        for m in re.finditer(r"\b%s\s*=\s*(?:''(?P<nix>.*?)''|\"(?P<dq>(?:[^\"\\]|\\.)*)\")" % re.escape(key), text, re.S):
+            out.append(m.group("nix") if m.group("nix") is not None else m.group("dq"))
+    return [o for o in out if o and o.strip()]
+
+
+def _activation_scripts(inv: "Invocation", words: list[str], spec: dict) -> list[str]:
+    prefixes: list[str] = []
+    for i, word in enumerate(words):
+        value = words[i + 1] if i + 1 < len(words) else ""
+        if word in ("-p", "--prefix") and value and DYN not in value:
+            prefixes.append(posixpath.normpath(posixpath.join(inv.scope.cwd or "/", os.path.expanduser(value))))
+        elif word in ("-n", "--name") and value and DYN not in value:
+            prefixes += [posixpath.join(inv.scope.home, root, "envs", value) for root in spec["activate_dirs"]]
+    scripts = []
+    for prefix in prefixes:
+        directory = posixpath.join(prefix, "etc", "conda", "activate.d")
+        try:
+            scripts += [posixpath.join(directory, n) for n in sorted(os.listdir(directory))[:16]]
+        except OSError:
+            continue
+    return scripts
+
+
+def resolve(words: list[str], language: str, bases: list[str], prefixes: tuple[str, ...] = ()) -> list[str]:
+    """The project files the words name: paths, dotted Python modules (`tools.plugin`, `mod:Class`), npm
+    packages in node_modules (their `main`), each tried against every base directory."""
+    dirs = list(bases)
+    for word in words:  # flake8's `paths = ./tools/lint`: a directory the named modules are found in
+        for base in bases:
+            candidate = posixpath.normpath(posixpath.join(base, word))
+            if ("/" in word or word.startswith(".")) and os.path.isdir(candidate) and candidate not in dirs:
+                dirs.append(candidate)
+    found: list[str] = []
+    for word in words:
+        for path in _candidates(word.split(":")[0] if language == "python" else word, language, dirs, prefixes):
+            if os.path.isfile(path) and path not in found:
+                found.append(path)
+                break
+        if len(found) >= MAX_FILES:
+            break
+    return found
+
+
+def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, ...]):
+    if not word or word.startswith(("http:", "https:")):
+        return
+    pathlike = "/" in word or word.endswith(tuple(s for s in _SUFFIXES.get(language, ()) if s))
+    for base in dirs:
+        if pathlike:
+            path = posixpath.normpath(posixpath.join(base, os.path.expanduser(word)))
+            yield path
+            for suffix in _SUFFIXES.get(language, ()):
+                yield path + suffix
+        elif language == "python" and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", word):
+            relative = word.replace(".", "/")
+            yield posixpath.join(base, relative + ".py")
+            yield posixpath.join(base, relative, "__init__.py")
+        elif language == "js" and re.fullmatch(r"(?:@[\w.-]+/)?[\w.-]+", word):
+            for name in (word,) + tuple(p + word for p in prefixes if not word.startswith(p)):
+                yield from _package_main(posixpath.join(base, "node_modules", name))
+
+
+def _package_main(directory: str):
+    text = read_text(posixpath.join(directory, "package.json"))
+    main = None
+    if text:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = {}
+        main = data.get("main") if isinstance(data, dict) and isinstance(data.get("main"), str) else None
+    if main:
+        yield posixpath.normpath(posixpath.join(directory, main))
+    yield posixpath.join(directory, "index.js")
+
+
+def code_files(tool: str, spec: dict, config: str, text: str, cwd: str, project: str | None) -> list[str]:
+    """The project files a configuration file of `tool` makes it load."""
+    here = posixpath.dirname(config)
+    text = text.replace("${project.basedir}", here).replace("${basedir}", here)  # Maven's own directory
+    words = named_values(text, tuple(spec.get("keys", ())))
+    if not words:
+        return []
+    bases = [posixpath.dirname(config)] + [d for d in (cwd, project) if d and d != posixpath.dirname(config)]
+    return resolve(words, spec.get("language", "python"), bases, tuple(spec.get("prefixes", ())))
+
+
+def judge_config_code(run: "Run", inv: "Invocation") -> None:
+    """`mypy`, `flake8`, `mkdocs build`, `prettier --check`, `bazel build` …: the plugins and hooks their
+    configuration names run inside them; each is judged as the program it is."""
+    spec = run.tax.config_code.get(inv.name)
+    cwd = inv.scope.cwd
+    if spec is None or not cwd or inv.scope.remote:
+        return
+    words = [w.value for w in inv.words]
+    sub = tuple(spec.get("subcommands", ()))
+    if sub and not any(w in sub for w in words if not w.startswith("-")):
+        return
+    if set(words) & set(spec.get("isolated", ())):  # flake8 --isolated: no configuration is read
+        return
+    if spec.get("inline"):  # flake.nix's shellHook = '' … '': shell text the tool runs as it is
+        for config in config_for(inv.name, spec, words, cwd, inv.scope.project)[:4]:
+            for script in inline_values(read_text(config) or "", tuple(spec.get("keys", ())))[:8]:
+                run.nested(script, inv, f"{inv.name} › {posixpath.basename(config)}")
+        return
+    if spec.get("activate_dirs"):  # conda run -p ./envs/nb: the environment's activate.d scripts are sourced
+        for script in _activation_scripts(inv, words, spec)[:MAX_FILES]:
+            judged = run.project_file(script, inv, "source", f"{posixpath.basename(script)} (activating the environment)")
+            if judged is not None:
+                run.add(judged)
+        return
+    for path in _program_configs(spec.get("programs", ()), cwd, inv.scope.project):
+        judged = run.project_file(path, inv, _RUNNER.get(spec.get("language", "js"), ""),
+                                  f"{posixpath.basename(path)} ({inv.name} runs its configuration)")
+        if judged is not None:
+            run.add(judged)
+    off = spec.get("autoload_off")
+    if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
+        judge_entry_points(run, inv, spec["entry_points"])
+    for config in config_for(inv.name, spec, words, cwd, inv.scope.project)[:8]:
+        text = read_text(config)
+        if text is None:
+            continue
+        sections = spec.get("sections")
+        if sections:  # bunfig.toml: the top level always, [test] for `bun test`
+            sub = next((w for w in words if not w.startswith("-")), "")
+            text = _only_sections(text, {""} | ({sub} if sub in sections else set()))
+        for path in code_files(inv.name, spec, config, text, cwd, inv.scope.project):
+            judged = run.project_file(path, inv, _RUNNER.get(spec.get("language", "python"), ""),
+                                      f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})")
+            if judged is not None:
+                run.add(judged)
+
+
+def _program_configs(patterns, cwd: str, project: str | None) -> list[str]:
+    """The configuration file that is a program (vitest.config.ts): the first name that matches, in cwd or the
+    project's root; one per pattern (vitest.config.* wins over vite.config.*, as vitest itself prefers)."""
+    found: list[str] = []
+    for directory in dict.fromkeys(d for d in (cwd, project) if d):
+        try:
+            names = sorted(os.listdir(directory))[:4096]
+        except OSError:
+            continue
+        for pattern in patterns:
+            match = next((n for n in names if fnmatch.fnmatchcase(n, pattern)), None)
+            if match:
+                found.append(posixpath.join(directory, match))
+                break
+        if found:
+            break
+    return found
+
+
+def judge_entry_points(run: "Run", inv: "Invocation", group: str) -> None:
+    """pytest loads every `pytest11` entry point of the packages installed in its environment (the project's
+    .venv, or the one whose python runs it): a package planted there runs at start-up. Installed code is
+    judged for what would deny only."""
+    for site in _site_packages(inv)[:2]:
+        try:
+            names = sorted(os.listdir(site))[:2000]
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith(".dist-info"):
+                continue
+            text = read_text(posixpath.join(site, name, "entry_points.txt"), 65536)
+            for module in _group_entries(text or "", group)[:MAX_FILES]:
+                for path in _candidates(module.split(":")[0].strip(), "python", [site], ()):
+                    if os.path.isfile(path):
+                        if _suspect(site, name, path):
+                            _deny_only(run, inv, path, "python3",
+                                       f"{posixpath.basename(path)} ({inv.name} loads it: a {group} entry point)")
+                        break
+
+
+_GUARD_WORDS = re.compile(r"\.claude|\.codex|\.gemini|\.cursor|guardtui|cagent|hooks\.json|settings\.json|"
+                          r"/dev/tcp|169\.254|metadata\.google|b64decode|fromhex|codecs\.decode|zlib|marshal|"
+                          r"__import__|\bexec\(|\beval\(|\bchr\(|\[::-1\]|rot.?13|expanduser|Path\.home")
+
+
+def _suspect(site: str, dist_info: str, path: str) -> bool:
+    """Is an installed module worth judging? One pip's RECORD does not vouch for (no RECORD, not listed, another
+    hash: put there by hand) or one that names the guard, the home directory, or decodes what it runs."""
+    text = read_text(path) or ""
+    if _GUARD_WORDS.search(text):
+        return True
+    record = read_text(posixpath.join(site, dist_info, "RECORD"), 1 << 20)
+    relative = posixpath.relpath(path, site)
+    line = next((r for r in (record or "").splitlines() if r.split(",", 1)[0] == relative), None)
+    if line is None:
+        return True
+    parts = line.split(",")
+    if len(parts) < 2 or not parts[1].startswith("sha256="):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            digest = hashlib.sha256(handle.read(1 << 22)).digest()
+    except OSError:
+        return True
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != parts[1][len("sha256="):]
+
+
+def _site_packages(inv: "Invocation") -> list[str]:
+    roots = []
+    python = inv.scope.facts.get(PYTHON_PROGRAM, "")
+    if "/bin/" in python:
+        roots.append(posixpath.dirname(posixpath.dirname(python)))
+    found = find_upward(inv.scope.cwd, (".venv/pyvenv.cfg", "venv/pyvenv.cfg"), inv.scope.project)
+    if found and posixpath.dirname(found) not in roots:  # the project's environment, active or not
+        roots.append(posixpath.dirname(found))
+    sites = []
+    for root in roots:
+        lib = posixpath.join(root, "lib")
+        try:
+            versions = [v for v in os.listdir(lib) if v.startswith(("python", "pypy"))]
+        except OSError:
+            continue
+        sites += [posixpath.join(lib, v, "site-packages") for v in sorted(versions)[:3]]
+    return sites
+
+
+def _group_entries(text: str, group: str) -> list[str]:
+    out, inside = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped == f"[{group}]"
+        elif inside and "=" in stripped:
+            out.append(stripped.partition("=")[2].strip())
+    return out
+
+
+_JUDGED: dict[tuple, tuple[list[Finding], list]] = {}  # installed code judged before, by file version
+
+
+def _deny_only(run: "Run", inv: "Invocation", path: str, runner: str, label: str) -> None:
+    """Judge code the project did not write as such (an installed plugin, a launcher): only what would deny
+    counts, and the files it touches count for the guard's protection alone. Its own lines decide (what it
+    imports is not followed); an unchanged file is judged once per process."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return
+    key = (path, stat.st_mtime_ns, stat.st_size, stat.st_ino, inv.scope.cwd, inv.scope.home, runner)
+    if key not in _JUDGED:
+        before, effects = len(run.result.findings), len(run.result.effects)
+        with run.shallow():
+            run.project_file(path, inv, runner, label)
+        kept = deny_only(run.result.findings[before:])
+        here = {inv.scope.cwd, inv.scope.project}  # code naming the directory it runs in says little
+        touched = [replace(e, detail="mentioned") for e in run.result.effects[effects:] if e.path not in here]
+        del run.result.findings[before:]
+        del run.result.effects[effects:]
+        if len(_JUDGED) >= 1024:
+            _JUDGED.clear()
+        _JUDGED[key] = (kept, touched)
+    kept, touched = _JUDGED[key]
+    for finding in kept:
+        run.add(finding)
+    run.result.effects.extend(touched)
+
+
+def configs_written(path: str, tools: dict) -> list[tuple[str, dict]]:
+    """The tools that read a configuration file of this name."""
+    name = posixpath.basename(path)
+    return [(tool, spec) for tool, spec in tools.items() if name in spec.get("configs", ())]
+
+
+# -- the project's own programs a command name finds first ------------------------------------------------
+def local_program(run: "Run", inv: "Invocation") -> None:
+    """A command name that finds a project program first: node_modules/.bin/NAME inside a package script (npm
+    puts it first on PATH), or a directory the command line puts in front of PATH, with git/kubectl/helm
+    plugins named `tool-SUB` there. A link into an installed package is that package (not judged); a plain file
+    or a link to the project's own code is judged, and only what would deny is kept: an ordinary shim stays
+    the tool it launches."""
+    name = inv.name
+    facts = inv.scope.facts
+    if not (facts.get(LOCAL_BINS) or facts.get(PATH_FIRST) or "PATH" in inv.scope.variables or
+            name in _PLUGIN_HOSTS):
+        return  # nothing puts a project directory first on PATH here (most commands: no work at all)
+    if "/" in name or DYN in name or inv.scope.remote or not inv.scope.cwd:
+        return
+    for path in _local_candidates(inv):
+        if not os.path.isfile(path):
+            continue
+        target = os.path.realpath(path)
+        if target != path and "/node_modules/" in target:
+            return  # a link into an installed package: that package's own program
+        _deny_only(run, inv, target, "", f"{posixpath.basename(path)} (found first on PATH: {path})")
+        entry = _console_script(read_text(target) or "", inv)
+        if entry:  # a console script pip wrote: the module it calls is what runs
+            _deny_only(run, inv, entry, "python3", f"{posixpath.basename(entry)} ({name}'s entry point)")
+        return
+
+
+_PLUGIN_HOSTS = frozenset({"git", "kubectl", "helm", "gh", "cargo", "docker"})  # `tool SUB` runs tool-SUB if found
+
+
+def _console_script(text: str, inv: "Invocation") -> str | None:
+    m = re.search(r"(?m)^from\s+([\w.]+)\s+import\s+\w+", text) if text.startswith("#!") and "sys.exit(" in text else None
+    return python_module_file(inv.scope.project or inv.scope.cwd, m.group(1)) if m else None
+
+
+def _local_candidates(inv: "Invocation") -> list[str]:
+    names = [inv.name]
+    sub = next((w.value for w in inv.words if not w.value.startswith("-")), "")
+    if inv.name in _PLUGIN_HOSTS and re.fullmatch(r"[\w-]+", sub or "-"):
+        names.append(f"{inv.name}-{sub.replace('-', '_') if inv.name == 'kubectl' else sub}")
+    dirs: list[str] = []
+    package_dir = inv.scope.facts.get(LOCAL_BINS)
+    if package_dir:
+        here = package_dir
+        for _ in range(8):
+            dirs.append(posixpath.join(here, "node_modules", ".bin"))
+            if here in ("/", inv.scope.home) or here == (inv.scope.project or "/"):
+                break
+            here = posixpath.dirname(here)
+    if inv.scope.facts.get(PATH_FIRST):  # source .venv/bin/activate
+        dirs.append(inv.scope.facts[PATH_FIRST])
+    path_value = inv.scope.variables.get("PATH")
+    if isinstance(path_value, str):
+        for entry in path_value.split(":"):
+            if entry.startswith("/") and not entry.startswith(("/usr/", "/bin", "/sbin", "/opt/homebrew", "/snap/")):
+                dirs.append(entry)
+            elif entry and not entry.startswith("/") and DYN not in entry:
+                dirs.append(posixpath.normpath(posixpath.join(inv.scope.cwd, entry)))
+    found = [posixpath.join(d, n) for d in dirs[:16] for n in names]
+    home = inv.scope.home
+    if len(names) > 1 and home:  # plugins installed for the person: gh extensions, krew, ~/.local/bin
+        plugin = names[1]
+        found += [posixpath.join(home, ".local/share/gh/extensions", plugin, plugin)] if inv.name == "gh" else []
+        found += [posixpath.join(home, d, plugin) for d in (".local/bin", "bin", ".krew/bin")]
+    return found
+
+
+def deny_only(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.verdict is Verdict.DENY]
+
+
+def judge_shadowing_programs(run: "Run", inv: "Invocation", directory: str) -> None:
+    """`pip install -e .`, `npm link`: the programs a package installs go on PATH. One named like a command
+    guardtui knows (git, kubectl, ls) runs whenever that command is typed, so its code is judged (for what
+    would deny) now."""
+    pyproject = read_text(posixpath.join(directory, "pyproject.toml")) or ""
+    scripts = re.search(r"(?ms)^\[project\.scripts\]\s*$(.*?)(?=^\[|\Z)", pyproject)
+    for m in re.finditer(r"""(?m)^\s*["']?([\w.-]+)["']?\s*=\s*["']([\w.]+)(?::[\w.]+)?["']""",
+                         scripts.group(1) if scripts else ""):
+        if _shadows(run, m.group(1)):
+            module = python_module_file(directory, m.group(2))
+            if module:
+                _deny_only(run, inv, module, "python3", f"{posixpath.basename(module)} (installed as {m.group(1)})")
+    text = read_text(posixpath.join(directory, "package.json"))
+    try:
+        bins = json.loads(text).get("bin") if text else None
+    except (ValueError, AttributeError):
+        bins = None
+    for name, file in (bins.items() if isinstance(bins, dict) else ()):
+        if isinstance(file, str) and _shadows(run, name):
+            _deny_only(run, inv, posixpath.normpath(posixpath.join(directory, file)), "node",
+                       f"{file} (linked as {name})")
+
+
+def _shadows(run: "Run", name: str) -> bool:
+    tax = run.tax
+    return name in tax.commands or name in tax.safe or name in tax.shells or tax.interpreter(name) is not None or \
+        name in ("git", "ssh", "sudo", "docker", "kubectl", "npm", "node", "python", "python3", "pip", "rm", "cp", "mv")
+
