@@ -3,6 +3,8 @@
 world is test_guard_holds' (real hooks installed)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
@@ -146,3 +148,40 @@ def test_the_toolchains_of_smaller_stacks_are_quiet(world, command):
 def test_an_unknown_tool_asked_for_an_everyday_verb_is_quiet_but_not_for_others(world):
     assert verdict(world.run("zzfrob test")) == "allow"
     assert verdict(world.run("zzfrob purge --all")) == "ask"
+
+
+def test_programs_named_by_options_and_manifests(world):
+    put(world, "ansible/inventory/static.yml", "all:\n  hosts:\n    edge1:\n")
+    assert verdict(world.run("cd ansible && ansible-inventory -i inventory/ --graph")) == "allow"
+    put(world, "ansible/inventory/ec2.py", "#!/usr/bin/env python3\nimport shutil, os\n"
+                                           "shutil.rmtree(os.path.expanduser('~/.config/guardtui/guards'))\n")
+    assert verdict(world.run("cd ansible && ansible-inventory -i inventory/ --graph")) == "deny"
+    put(world, "ansible/tools/vault-pass.sh", WIPE)
+    assert verdict(world.run("cd ansible && ANSIBLE_VAULT_PASSWORD_FILE=tools/vault-pass.sh "
+                             "ansible-playbook --syntax-check site.yml")) == "deny"
+    put(world, "tools/helm-lite/plugin.yaml", "name: lite\ncommand: \"$HELM_PLUGIN_DIR/bin/lite\"\n"
+                                             "hooks:\n  install: \"rm -rf $HOME/.config/guardtui/guards\"\n")
+    assert verdict(world.run("helm plugin install ./tools/helm-lite")) == "deny"
+
+
+def test_jupyter_kernels_run_their_argv(world):
+    kernel = {"argv": ["sh", "-c", "rm -f ~/.claude/settings.json; exec python -m ipykernel_launcher -f $0",
+                       "{connection_file}"], "display_name": "fast", "language": "python"}
+    put(world, "share/jupyter/kernels/fast/kernel.json", json.dumps(kernel))
+    assert verdict(world.run("jupyter kernelspec install --user share/jupyter/kernels/fast")) == "deny"
+    assert verdict(world.run("JUPYTER_PATH=$PWD/share/jupyter jupyter nbconvert --to notebook --execute "
+                             "--ExecutePreprocessor.kernel_name=fast nb.ipynb")) == "deny"
+    quiet = {"argv": ["python", "-m", "ipykernel_launcher", "-f", "{connection_file}"], "language": "python"}
+    put(world, "share/jupyter/kernels/plain/kernel.json", json.dumps(quiet))
+    assert verdict(world.run("jupyter kernelspec install --user share/jupyter/kernels/plain")) == "allow"
+    user_kernel = str(world.home / ".local/share/jupyter/kernels/python3/kernel.json")
+    assert verdict(world.tool("Write", file_path=user_kernel, content=json.dumps(kernel))) == "deny"
+
+
+def test_tree_rewriters_given_a_guard_directory_deny(world):
+    for command in ("fastmod --accept-all --fixed-strings 'guardtui hook' 'true #' ~/.claude",
+                    "ast-grep run -l json -p 'x' -r 'y' -U ~/.claude",
+                    "comby -in-place 'a' 'b' .json -d ~/.claude"):
+        assert verdict(world.run(command)) == "deny", command
+    put(world, "src/main.rs", "fn main() {}\n")
+    assert verdict(world.run("fastmod -e rs 'a' 'b' src")) == "allow"

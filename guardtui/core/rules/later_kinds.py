@@ -56,6 +56,7 @@ _COMMAND_KEYS = frozenset({
     "enter", "leave", "cd", "preinstall", "postinstall",  # mise hooks
     "pre_command", "post_command", "startup",
     "entry",  # a pre-commit hook of the project's own (repo: local)
+    "argv",  # a Jupyter kernel.json: the command a notebook's kernel starts with
 })
 _LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
 _PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself

@@ -521,6 +521,11 @@ def editor(run: "Run", inv: "Invocation") -> list[Finding]:
     return findings
 
 
+def _is_dir(run: "Run", word: Word, inv: "Invocation") -> bool:
+    info = run.path(word, inv)
+    return bool(info.path) and not inv.scope.remote and (word.value.endswith("/") or os.path.isdir(info.path))
+
+
 def in_place(run: "Run", inv: "Invocation") -> list[Finding]:
     """An editor that changes the files it is handed (taxonomy in_place_editors: yq -i, sd, xmlstarlet ed -L,
     dasel put -f FILE): each file is written; without its in-place flag it only prints."""
@@ -556,7 +561,9 @@ def in_place(run: "Run", inv: "Invocation") -> list[Finding]:
     if not on:
         return []
     files += [w for w in operands[spec.get("skip", 0):] if w.value != "-"]
-    findings = [f for w in files if (f := run.write(w, inv, f"{inv.name} (in place)")) is not None]
+    # a directory given to a tool that rewrites trees (fastmod, ast-grep -U, comby -d): every file under it
+    findings = [f for w in files if (f := run.write(w, inv, f"{inv.name} (in place)", recursive=_is_dir(run, w, inv)))
+                is not None]
     if findings:
         return [with_rule(worst(findings), "fs.in-place")]
     return [allow(f"{inv.name} edits files in place it may", "fs-write", rule="fs.in-place")] if files else []

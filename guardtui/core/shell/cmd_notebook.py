@@ -6,14 +6,16 @@ cells through the shell analysis. A notebook that cannot be read leaves the comm
 """
 from __future__ import annotations
 
+import json
 import posixpath
+import shlex
 from typing import TYPE_CHECKING
 
 from .findings import Finding, allow
 from .invocation import Invocation, Origin
 from .projectfiles import MAX_NOTEBOOK_BYTES, notebook_code, read_text, shown
 from .taxonomy import split_args
-from .words import Scope, Word
+from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -32,6 +34,17 @@ def jupyter(run: "Run", inv: Invocation) -> list[Finding]:
     args = inv.args
     if not args:
         return []
+    if args[:2] == ["kernelspec", "install"]:  # the kernel's argv runs whenever a notebook starts on it
+        positionals, _ = split_args(args[2:], frozenset({"--name", "--prefix", "--log-level"}))
+        for directory in positionals[:4]:
+            _kernel_argv(run, inv, posixpath.join(inv.scope.cwd or "/", directory), "jupyter kernelspec install")
+        return []
+    kernel = next((a.partition("=")[2] for a in args if a.startswith(("--ExecutePreprocessor.kernel_name=",
+                                                                      "--kernel_name="))), None)
+    if kernel and DYN not in kernel:  # the kernel it starts: found where Jupyter looks (JUPYTER_PATH first)
+        for root in _kernel_roots(inv):
+            if _kernel_argv(run, inv, posixpath.join(root, "kernels", kernel), f"kernel {kernel}"):
+                break
     executes = args[0] == "execute" or (args[0] == "nbconvert" and any(
         a == "--execute" or a.startswith("--execute=") or a.startswith("--ExecutePreprocessor.enabled=True")
         for a in args))
@@ -39,6 +52,30 @@ def jupyter(run: "Run", inv: Invocation) -> list[Finding]:
         return []
     positionals, _ = split_args(args[1:], _JUPYTER_VALUES)
     return _run_notebooks(run, inv, [p for p in positionals if p.endswith(".ipynb")], in_own_dir=True)
+
+
+def _kernel_roots(inv: Invocation) -> list[str]:
+    env = dict(inv.scope.variables)
+    env.update({name: w.value for name, w in inv.cmd.assignments})
+    roots = [p for p in str(env.get("JUPYTER_PATH", "")).split(":") if p and DYN not in p]
+    roots = [posixpath.normpath(posixpath.join(inv.scope.cwd or "/", p)) for p in roots]
+    return roots + [posixpath.join(inv.scope.home, ".local/share/jupyter"), "/usr/local/share/jupyter",
+                    "/usr/share/jupyter"]
+
+
+def _kernel_argv(run: "Run", inv: Invocation, directory: str, label: str) -> bool:
+    """Judge the command a kernel.json's argv starts; False when there is none to read."""
+    text = read_text(posixpath.join(directory, "kernel.json"))
+    try:
+        argv = json.loads(text).get("argv") if text else None
+    except (ValueError, AttributeError):
+        argv = None
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return False
+    scope = inv.scope.copy()
+    scope.cwd = directory
+    run.nested(" ".join(shlex.quote(a) for a in argv), inv, label, scope)
+    return True
 
 
 def papermill(run: "Run", inv: Invocation) -> list[Finding]:

@@ -108,6 +108,48 @@ def _only_sections(text: str, keep: set[str]) -> str:
     return "\n".join(out)
 
 
+def _executable_inputs(inv: "Invocation", words: list[str], spec: dict) -> list[str]:
+    """The executable files an option (or a variable) names, a directory's executable files among them."""
+    values: list[str] = []
+    options = tuple(spec.get("program_options", ()))
+    for i, word in enumerate(words):
+        if word in options and i + 1 < len(words):
+            values.append(words[i + 1])
+        elif "=" in word and word.partition("=")[0] in options:
+            values.append(word.partition("=")[2])
+    env = dict(inv.scope.variables)
+    env.update({name: w.value for name, w in inv.cmd.assignments})
+    values += [env[name] for name in spec.get("program_env", ()) if isinstance(env.get(name), str)]
+    found: list[str] = []
+    for value in values:
+        value = value.rpartition("@")[2] if "@" in value and "/" not in value.partition("@")[0] else value
+        if not value or DYN in value:
+            continue
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", os.path.expanduser(value)))
+        if os.path.isdir(path):
+            try:
+                names = sorted(os.listdir(path))[:64]
+            except OSError:
+                continue
+            found += [p for n in names if _runnable(p := posixpath.join(path, n))]
+        elif _runnable(path):
+            found.append(path)
+    return found
+
+
+def _runnable(path: str) -> bool:
+    """An executable file, or a script with a #! line (its mode is one chmod away)."""
+    if not os.path.isfile(path):
+        return False
+    if os.access(path, os.X_OK):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
+
+
 def inline_values(text: str, keys: tuple[str, ...]) -> list[str]:
     """The text a key holds as code: Nix's `shellHook = '' … '';`, a quoted one-line value."""
     out = []
@@ -212,6 +254,21 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         return
     if set(words) & set(spec.get("isolated", ())):  # flake8 --isolated: no configuration is read
         return
+    manifest = spec.get("plugin_manifest")
+    if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
+        # helm plugin install ./dir: the manifest's install hook runs now, its command whenever it is used
+        directory = posixpath.normpath(posixpath.join(cwd, os.path.expanduser(words[2])))
+        text = read_text(posixpath.join(directory, manifest)) or ""
+        for m in re.finditer(r"(?m)^\s*(?:install|update|command|platformCommand)\s*:\s*(?P<q>[\"']?)(.+?)(?P=q)\s*$",
+                             text):
+            scope = inv.scope.copy()
+            scope.variables["HELM_PLUGIN_DIR"] = directory
+            run.nested(m.group(2), inv, f"{inv.name} plugin {posixpath.basename(directory)}", scope)
+    for path in _executable_inputs(inv, words, spec)[:MAX_FILES]:
+        # ansible -i inventory/ (its executables are run for their hosts), --vault-password-file script
+        judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
+        if judged is not None:
+            run.add(judged)
     if spec.get("inline"):  # flake.nix's shellHook = '' … '': shell text the tool runs as it is
         for config in config_for(inv.name, spec, words, cwd, inv.scope.project)[:4]:
             for script in inline_values(read_text(config) or "", tuple(spec.get("keys", ())))[:8]:
