@@ -763,6 +763,8 @@ class _Run:
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
         if handler is None and cmd_agents.agent_of(name) is not None:
             handler = cmd_agents.judge
+        if handler is None and name in self.tax.senders:
+            handler = cmd_net.sender
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
@@ -1403,7 +1405,6 @@ _HANDLERS = {
     "patch": cmd_fs.patch, "stow": cmd_fs.stow, "uudecode": cmd_fs.uudecode, "gio": cmd_fs.gio,
     **{n: cmd_fs.rename for n in ("rename", "prename", "file-rename", "perl-rename", "rename.ul")},
     "hyprctl": cmd_term.hyprctl, "pee": cmd_exec.pee,
-    **{n: cmd_net.sender for n in ("wormhole", "magic-wormhole", "croc", "ntfy", "sentry-cli", "ffsend")},
     # FUSE file systems mounted over a directory hide what is there, as mount does
     **{n: cmd_fs.mount for n in ("bindfs", "sshfs", "fuse-overlayfs", "unionfs", "unionfs-fuse", "mergerfs", "encfs",
                                  "gocryptfs", "squashfuse", "fuse-zip", "archivemount", "mount.fuse", "mount.fuse3")},

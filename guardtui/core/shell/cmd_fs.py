@@ -1099,10 +1099,6 @@ def _awk_string(expr: str, scope) -> str | None:
     return "".join(out)
 
 
-_COMPRESSORS = frozenset({"gzip", "pigz", "bzip2", "pbzip2", "lbzip2", "xz", "pixz", "zstd", "pzstd", "lz4", "lzip",
-                          "plzip", "lzma", "lzop", "brotli", "compress", "zstdmt"})
-
-
 def tar(run: "Run", inv: "Invocation") -> list[Finding]:
     args = inv.args
     first = args[0] if args else ""
@@ -1120,7 +1116,7 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
             if program and DYN not in program:
                 run.nested(program, inv, f"tar {name}")
             compressor = name in ("-I", "--use-compress-program") and program.split()[:1] and \
-                posixpath.basename(program.split()[0]) in _COMPRESSORS
+                posixpath.basename(program.split()[0]) in run.tax.compressors
             if compressor:  # tar -I 'zstd -19 -T0': a compressor with its options (judged above)
                 continue
             findings.append(ask(f"tar {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM, "fs.tar"))

@@ -464,16 +464,10 @@ def _origin_owner(cwd: str | None) -> str | None:
     return m.group(1).lower() if m else None
 
 
-# tools that carry files or text to another machine, and the subcommands that do it
-_SENDERS = {"wormhole": ("send",), "croc": ("send", ""), "ntfy": ("publish", "pub", "send", "trigger"),
-            "sentry-cli": ("send-event", "send-envelope"), "magic-wormhole": ("send",), "transfer": ("",),
-            "ffsend": ("upload", "u"), "rclone": ()}
-
-
 def sender(run: "Run", inv: "Invocation") -> list[Finding]:
     """wormhole send FILE, croc send FILE, ntfy publish TOPIC "$(…)": a secret file or a substitution that
     carries one leaves the machine (denies); anything else sent asks."""
-    subs = _SENDERS.get(inv.name, ())
+    subs = tuple(run.tax.senders.get(inv.name, ()))
     operands = [w for w in inv.words if not w.value.startswith("-")]
     sub = operands[0].value if operands else ""
     if sub not in subs and "" not in subs:

@@ -117,6 +117,12 @@ SCHEMA = {
     "deploy_remotes": Field(list, items=str),
     # a tool guardtui does not know, asked to do one of these, does what every toolchain does (`gleam test`)
     "everyday_verbs": Field(list, items=str),
+    # tools that send files or text elsewhere, by the subcommands that do it
+    "senders": Field(dict, values=_LIST),
+    # programs tar -I may name that only compress
+    "compressors": Field(list, items=str),
+    # tools that run TOOL-SUB from PATH for a SUB of their own they do not have (git, kubectl plugins)
+    "plugin_hosts": Field(list, items=str),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -178,6 +184,9 @@ class Taxonomy:
     npm_programs: dict[str, str] = field(default_factory=dict)
     config_code: dict[str, dict] = field(default_factory=dict)
     everyday_verbs: frozenset[str] = frozenset()
+    senders: dict[str, list[str]] = field(default_factory=dict)
+    compressors: frozenset[str] = frozenset()
+    plugin_hosts: frozenset[str] = frozenset()
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -275,7 +284,10 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),
         config_code=dict(data.get("config_code") or {}),
-        everyday_verbs=frozenset(data.get("everyday_verbs") or ()))
+        everyday_verbs=frozenset(data.get("everyday_verbs") or ()),
+        senders={k: str_or_list(v) for k, v in (data.get("senders") or {}).items()},
+        compressors=frozenset(data.get("compressors") or ()),
+        plugin_hosts=frozenset(data.get("plugin_hosts") or ()))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)

@@ -447,11 +447,11 @@ def local_program(run: "Run", inv: "Invocation") -> None:
     name = inv.name
     facts = inv.scope.facts
     if not (facts.get(LOCAL_BINS) or facts.get(PATH_FIRST) or "PATH" in inv.scope.variables or
-            name in _PLUGIN_HOSTS):
+            name in run.tax.plugin_hosts):
         return  # nothing puts a project directory first on PATH here (most commands: no work at all)
     if "/" in name or DYN in name or inv.scope.remote or not inv.scope.cwd:
         return
-    for path in _local_candidates(inv):
+    for path in _local_candidates(inv, run.tax.plugin_hosts):
         if not os.path.isfile(path):
             continue
         target = os.path.realpath(path)
@@ -464,18 +464,15 @@ def local_program(run: "Run", inv: "Invocation") -> None:
         return
 
 
-_PLUGIN_HOSTS = frozenset({"git", "kubectl", "helm", "gh", "cargo", "docker"})  # `tool SUB` runs tool-SUB if found
-
-
 def _console_script(text: str, inv: "Invocation") -> str | None:
     m = re.search(r"(?m)^from\s+([\w.]+)\s+import\s+\w+", text) if text.startswith("#!") and "sys.exit(" in text else None
     return python_module_file(inv.scope.project or inv.scope.cwd, m.group(1)) if m else None
 
 
-def _local_candidates(inv: "Invocation") -> list[str]:
+def _local_candidates(inv: "Invocation", plugin_hosts: frozenset[str]) -> list[str]:
     names = [inv.name]
     sub = next((w.value for w in inv.words if not w.value.startswith("-")), "")
-    if inv.name in _PLUGIN_HOSTS and re.fullmatch(r"[\w-]+", sub or "-"):
+    if inv.name in plugin_hosts and re.fullmatch(r"[\w-]+", sub or "-"):
         names.append(f"{inv.name}-{sub.replace('-', '_') if inv.name == 'kubectl' else sub}")
     dirs: list[str] = []
     package_dir = inv.scope.facts.get(LOCAL_BINS)
@@ -534,5 +531,5 @@ def judge_shadowing_programs(run: "Run", inv: "Invocation", directory: str) -> N
 def _shadows(run: "Run", name: str) -> bool:
     tax = run.tax
     return name in tax.commands or name in tax.safe or name in tax.shells or tax.interpreter(name) is not None or \
-        name in ("git", "ssh", "sudo", "docker", "kubectl", "npm", "node", "python", "python3", "pip", "rm", "cp", "mv")
+        name in tax.plugin_hosts or name in tax.wrappers or name in tax.sql_clients
 
