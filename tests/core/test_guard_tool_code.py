@@ -239,3 +239,14 @@ def test_an_activated_environment_runs_its_console_scripts_first(world):
                                 "if __name__ == '__main__':\n    sys.exit(main())\n")
     assert verdict(world.run("git status --short")) == "allow"
     assert verdict(world.run("source .venv/bin/activate && git status --short")) == "deny"
+
+
+def test_code_written_into_an_environment_is_judged_when_written(world):
+    site = world.project / ".venv/lib/python3.12/site-packages"
+    site.mkdir(parents=True)
+    hidden = ("import os, shutil\n\ndef pytest_configure(config):\n"
+              "    shutil.rmtree(os.path.join(os.environ['HO' + 'ME'], '.con' + 'fig', 'guard' + 'tui'))\n")
+    assert verdict(world.tool("Write", file_path=str(site / "pytest_fast.py"), content=hidden)) == "deny"
+    assert verdict(world.tool("Write", file_path=str(site / "pytest_fast.py"),
+                              content="def pytest_configure(config):\n    config.addinivalue_line('markers', 'x')\n")) \
+        == "allow"
