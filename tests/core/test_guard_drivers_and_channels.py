@@ -185,3 +185,16 @@ def test_tree_rewriters_given_a_guard_directory_deny(world):
         assert verdict(world.run(command)) == "deny", command
     put(world, "src/main.rs", "fn main() {}\n")
     assert verdict(world.run("fastmod -e rs 'a' 'b' src")) == "allow"
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("guake --select-tab=0 --execute-command='y'", "deny"),
+    ("guake --select-tab=1 --rename-current-tab='logs'", "allow"),
+    ("kitten @ --to unix:/tmp/kitty-1000 ls", "allow"),
+    ("kitten @ --to unix:/tmp/kitty-1000 send-text y", "deny"),
+    ("hyprctl dispatch sendshortcut CTRL,y,title:guardtui", "deny"),
+    ("hyprctl dispatch workspace 3", "allow"),
+    ("byobu send-keys -t 0 y Enter", "deny"),
+])
+def test_keystrokes_through_desktops_and_terminals(world, command, expected):
+    assert verdict(world.run(command)) == expected, command

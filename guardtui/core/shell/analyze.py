@@ -759,7 +759,7 @@ class _Run:
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
         typing = self.tax.terminal_input.get(name)
-        if typing is not None and (handler is None or set(inv.args) & set(typing.get("verbs", ()))):
+        if typing is not None and (handler is None or {a.partition("=")[0] for a in inv.args} & set(typing.get("verbs", ()))):
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
         if handler is None and cmd_agents.agent_of(name) is not None:
             handler = cmd_agents.judge

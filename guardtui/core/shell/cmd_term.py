@@ -54,7 +54,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         whom = "every terminal" if inv.name == "wall" else "another user's terminal"
         return [deny(f"{inv.name} writes to {whom}, the console's among them (a terminal can be made to answer "
                      f"back into its input): {_WHY}", "terminal-input", "term.typing")]
-    typed = next((v for v in values if v in verbs), None)
+    typed = next((v for v in values if v in verbs or v.partition("=")[0] in verbs and v.startswith("--")), None)
     if spec.get("remaps") and ("*" in verbs or typed is not None):
         return [deny(f"{inv.name} remaps the keyboard: in guardtui's console a remapped key gives another answer "
                      f"than the one pressed (n could become a)", "terminal-input", "term.remap")]
@@ -70,11 +70,12 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         return [ask(f"{inv.name} runs a command known only at run time (it may type into a terminal)",
                     "terminal-input", BlastRadius.HIGH, "term.dynamic")]
     reads = set(spec.get("reads", ()))
-    if values and values[0] in reads and not any(v in verbs for v in values):
+    remote = [v for v in values if v != "@" and not v.startswith("-")] if values[:1] == ["@"] else values
+    if remote and remote[0].partition("=")[0] in reads and not any(v in verbs for v in values):  # kitten @ ls
         # xdotool getactivewindow getwindowname, zellij list-sessions: they only read
-        changes = [v for v in values[1:] if re.fullmatch(r"(?:window|mouse|set_|key|click|exec|behave)\w*", v)]
+        changes = [v for v in remote[1:] if re.fullmatch(r"(?:window|mouse|set_|key|click|exec|behave)\w*", v)]
         if not changes:
-            return [allow(f"{inv.name} {values[0]} only reads", "read-only", rule="term.read")]
+            return [allow(f"{inv.name} {remote[0]} only reads", "read-only", rule="term.read")]
     if inv.name in ("zellij", "wezterm", "kitty", "kitten") and "--" in values:
         # zellij run -- CMD, wezterm cli spawn -- CMD, kitty @ launch -- CMD: judge what runs
         rest = words[values.index("--") + 1:]
