@@ -198,3 +198,18 @@ def test_tree_rewriters_given_a_guard_directory_deny(world):
 ])
 def test_keystrokes_through_desktops_and_terminals(world, command, expected):
     assert verdict(world.run(command)) == expected, command
+
+
+def test_dotfile_managers_put_files_where_their_configuration_says(world):
+    put(world, "install.conf.yaml", "- link:\n    ~/.vimrc: vim/vimrc\n    ~/.config/cagent/hooks.d: cagent/hooks.d\n")
+    put(world, "vim.conf.yaml", "- link:\n    ~/.vimrc: vim/vimrc\n")
+    assert verdict(world.run("dotbot -d . -c install.conf.yaml")) == "deny"
+    assert verdict(world.run("dotbot -d . -c vim.conf.yaml")) == "ask"
+    put(world, "rc/config/guardtui/guards/zz-lab.yaml", "id: lab\n")
+    assert verdict(world.run("rcup -f -d rc")) == "deny"
+    put(world, ".dotter/global.toml", '[agents.files]\n"agents/claude.json" = "~/.claude/settings.json"\n')
+    assert verdict(world.run("dotter deploy -f")) == "deny"
+    assert verdict(world.run("dotter deploy --dry-run")) == "allow"
+    put(world, "nix/home.nix", '{ ... }: {\n  imports = [ ./modules/agents.nix ];\n}\n')
+    put(world, "nix/modules/agents.nix", '{ ... }: {\n  home.file.".claude/settings.json" = { force = true; text = "{}"; };\n}\n')
+    assert verdict(world.run("home-manager switch --flake .#dev")) == "deny"

@@ -781,6 +781,7 @@ class _Run:
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program
+        toolcode.judge_dotfiles(self, inv)  # dotbot, rcup, dotter, home-manager: the home files they put in place
         sync = self.sync_from_empty(inv)
         if sync is not None:
             findings.append(sync)

@@ -19,9 +19,9 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .findings import Finding, Verdict
+from .findings import Finding, Verdict, with_rule
 from .projectfiles import find_upward, python_module_file, read_text
-from .words import DYN
+from .words import DYN, Word
 
 if TYPE_CHECKING:
     from .invocation import Invocation, Run
@@ -532,4 +532,62 @@ def _shadows(run: "Run", name: str) -> bool:
     tax = run.tax
     return name in tax.commands or name in tax.safe or name in tax.shells or tax.interpreter(name) is not None or \
         name in tax.plugin_hosts or name in tax.wrappers or name in tax.sql_clients
+
+
+# -- dotfile managers: where they put the files they manage -------------------------------------------------
+def judge_dotfiles(run: "Run", inv: "Invocation") -> None:
+    """dotbot, rcup, dotter, home-manager: each home path their configuration (or rc directory) manages is
+    written (linked or replaced, with force: over what is there). A guard file among them is the guard's to
+    judge (protect denies); the rest are writes outside the project, as they are."""
+    spec = run.tax.config_code.get(posixpath.basename(inv.name), {}).get("dotfiles")
+    cwd = inv.scope.cwd
+    if not spec or not cwd or inv.scope.remote:
+        return
+    words = [w.value for w in inv.words]
+    if {"-n", "--dry-run", "--dryrun", "-N"} & set(words):
+        return  # only says what it would do
+    sub = tuple(spec.get("subcommands", ()))
+    if sub and not any(w in sub for w in words if not w.startswith("-")):
+        return
+    base = cwd
+    for i, word in enumerate(words[:-1]):
+        if word in ("-d", "--base-directory", "--dir") and DYN not in words[i + 1]:
+            base = posixpath.normpath(posixpath.join(cwd, os.path.expanduser(words[i + 1])))
+    targets: list[str] = []
+    if spec.get("mirror"):  # rcup -d rc: rc/config/x lands at ~/.config/x (only the files named, when some are)
+        named = {w for i, w in enumerate(words) if not w.startswith("-") and
+                 not (i and words[i - 1] in ("-d", "-x", "-t", "-B", "-S", "-s", "-I", "-U", "-u"))}
+        for directory, _, files in os.walk(base):
+            for name in files[:256]:
+                rel = posixpath.relpath(posixpath.join(directory, name), base)
+                if not named or rel in named or name in named:
+                    targets.append("~/." + rel)
+            if len(targets) > 256:
+                break
+    configs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-c", "--config-file")] or \
+        list(spec.get("configs", ()))
+    for config in configs[:8]:
+        path = posixpath.normpath(posixpath.join(base, config))
+        for text in _with_imports(path):
+            targets += [m.group(1) for m in re.finditer(r"(?m)^\s*[\"']?(~/[^\s\"':]+)[\"']?\s*:", text)]
+            targets += [m.group(1) for m in re.finditer(r'=\s*"(~/[^"]+)"', text)]
+            targets += ["~/" + m.group(1) for m in re.finditer(r'home\.file\."([^"]+)"', text)]
+            targets += ["~/.config/" + m.group(1) for m in re.finditer(r'xdg\.configFile\."([^"]+)"', text)]
+    home = inv.scope.home.rstrip("/")
+    for target in dict.fromkeys(targets):
+        target = home + target[1:] if target.startswith("~/") else target
+        found = run.write(Word.literal(target), inv, f"{posixpath.basename(inv.name)} puts a file at", recursive=True)
+        if found is not None:
+            run.add(with_rule(found, "tasks.dotfiles"))
+
+
+def _with_imports(path: str, depth: int = 0) -> list[str]:
+    """A configuration's text, with the Nix modules it imports (./modules/x.nix)."""
+    text = read_text(path)
+    if text is None or depth > 3:
+        return []
+    out = [text]
+    for m in re.finditer(r"(\.{1,2}/[\w./-]+\.nix)", text):
+        out += _with_imports(posixpath.normpath(posixpath.join(posixpath.dirname(path), m.group(1))), depth + 1)
+    return out
 
