@@ -91,7 +91,7 @@ def shell_acts(name: str, args: list[str], cwd: str | None) -> list[Effect]:
             out.append(("bucket-delete", bucket))
     elif name == "dropdb" and positionals:
         out.append(("sql", f"drop database {positionals[-1].lower()}"))
-    elif name in ("terraform", "tofu") and ("destroy" in positionals or ("apply" in positionals and
+    elif name in ("terraform", "tofu", "terragrunt") and ("destroy" in positionals or ("apply" in positionals and
                                                                           "-destroy" in args)):
         chdir = next((a.partition("=")[2] for a in args if a.startswith("-chdir=")), "")
         directory = posixpath.normpath(posixpath.join(cwd or "/", chdir)) if cwd else chdir or "."

@@ -126,7 +126,8 @@ _SCHEMA = {
     "agent_programs": Field(dict, values=Field(dict, fields={
         "programs": Field(list, required=True, items=str), "flags": Field(list, items=str),
         "values": Field(dict, values=Field(list, items=str)), "settings": Field(list, items=str),
-        "overrides": Field(list, items=str), "config_env": Field(list, items=str), "sources": Field(str),
+        "overrides": Field(list, items=str), "config_env": Field(list, items=str),
+        "settings_env": Field(list, items=str), "sources": Field(str),
         "loosens": Field(list, items=str), "env_values": Field(dict, values=Field(list, items=str)),
         "values_any": Field(list, items=str),
         "unhooked": Field(bool)})),

@@ -90,6 +90,10 @@ class LaterRule:
                 found = self._judge_definition(call, ctx, path, text)
             elif kind == "tool-config":
                 found = self._judge_tool_config(call, ctx, path, text)
+            elif kind == "instructions":
+                found = self._judge_text(call, ctx, text, kind, f"writes {path}, which runs later", path)
+                if found is None and not call.is_shell:  # a shell command's other rules still decide its deny
+                    found = self._judge_imports(call, ctx, path, text)
             else:
                 found = self._judge_text(call, ctx, text, kind, f"writes {path}, which runs later", path)
             if found is not None:
@@ -132,6 +136,20 @@ class LaterRule:
                                     decision.category)
         return None
 
+    def _judge_imports(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
+        """An agent's memory file (CLAUDE.md, AGENTS.md) imports the files it names with @path into every session,
+        outside any tool call: an import is judged as the Read it amounts to, and one that would not pass asks."""
+        prose = re.sub(r"```.*?```|`[^`\n]*`", " ", text, flags=re.S)  # code spans import nothing
+        for m in list(re.finditer(r"(?<![\w@/])@((?:~|\.{1,2})?/?[\w.~/-]*[\w~])", prose))[:32]:
+            target = resolve_path(m.group(1), posixpath.dirname(path), ctx.home)
+            decision = ctx.judge(ToolCall("Read", {"file_path": target}, posixpath.dirname(path), agent=call.agent,
+                                          session=call.session, event=call.event, mode=call.mode))
+            if decision is not None and decision.verdict in (Verdict.ASK, Verdict.DENY):
+                return Decision(Verdict.ASK, f"{call.tool} writes {path}, which imports @{m.group(1)} into every "
+                                f"session without a tool call: {decision.reason}", f"{self.id}/{decision.rule}",
+                                decision.blast_radius, decision.category)
+        return None
+
     def _judge_definition(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
         """A sub-agent or skill definition: its frontmatter is settings. One that skips or answers the permission
         prompts denies; the commands its hooks run are judged."""
@@ -152,6 +170,16 @@ class LaterRule:
             return None
         lines = source.splitlines()
         first = lines[0].strip() if lines else ""
+        written = re.match(r"%%writefile(?:\s+-a)?\s+(\S+)", first)
+        if written:  # %%writefile PATH: running the cell writes the rest of it to PATH
+            target = resolve_path(written.group(1), call.cwd, ctx.home)
+            decision = ctx.judge(ToolCall("Write", {"file_path": target, "content": "\n".join(lines[1:])}, call.cwd,
+                                          agent=call.agent, session=call.session, event=call.event, mode=call.mode))
+            if decision is not None and decision.verdict is Verdict.DENY:
+                return Decision(Verdict.DENY, f"{call.tool} writes a notebook cell that writes {target} when it runs: "
+                                f"{decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
+                                decision.category)
+            return None
         if re.match(r"%%(?:bash|sh|script\s+(?:ba|z)?sh)\b", first):
             return self._judge_text(call, ctx, "\n".join(lines[1:]), "shell", "writes a notebook cell that runs later")
         shell = "\n".join(line.strip()[1:] for line in lines if line.strip().startswith("!"))

@@ -89,11 +89,14 @@ _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "NODE_OPTIONS": "changes how every node program starts",
                "PYTHONSTARTUP": "runs a file when python starts", "PERL5OPT": "changes how perl starts"}
 # variables whose value a program runs as a shell command: judge the value itself
+# an escape (raw, \e, \033, \x1b, \u001b) then CSI 20t/21t: "report the window title" (typed back as input)
+_TITLE_REPORT = re.compile(r"(?:\x1b|\\e|\\033|\\x1[bB]|\\u001[bB]|\\E)\[2[01]t")
 _ENV_COMMANDS = {"GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
                  "AWS_PAGER", "GH_PAGER", "GH_EDITOR", "KUBE_EDITOR", "PSQL_PAGER", "SYSTEMD_PAGER", "BAT_PAGER",
                  "DELTA_PAGER", "GIT_SSH", "SVN_EDITOR", "HGEDITOR", "TIG_EDITOR",
                  "GIT_SEQUENCE_EDITOR", "SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS", "PROMPT_COMMAND", "BROWSER",
-                 "LESSOPEN", "LESSCLOSE", "MANPAGER", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT"}
+                 "LESSOPEN", "LESSCLOSE", "MANPAGER", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT",
+                 "KUBECTL_EXTERNAL_DIFF", "CC", "CXX", "GIT_EXEC_PATH"}
 # PATH entries that are ordinary: the project's own bins and the usual install locations
 _USUAL_PATH = re.compile(r"^(\.{0,2}/?(node_modules/\.bin|\.venv/bin|venv/bin|bin|vendor/bin|target/\w+|\.bin)|"
                          r"/(usr/local|usr|opt/homebrew|opt/local)/s?bin|/bin|/sbin|~?/?[^:]*/(\.local|\.cargo|go|"
@@ -176,6 +179,17 @@ class _Run:
             self.result.parse_errors.append(error)
             self.add(ask(f"{error}, so it cannot be judged safely", "parse-error", BlastRadius.UNKNOWN,
                          "shell.parse"), text, via, span)
+        if _TITLE_REPORT.search(text):
+            # CSI 21t (or 20t) makes the terminal answer with its title as if typed: a title set just before
+            # (OSC 2) becomes keystrokes in whatever reads the terminal next, the console included
+            self.add(deny("it asks the terminal to report its title, which the terminal types back as input: "
+                          "a way to answer the guard's console", "terminal-input", "term.title-report"), text, via, span)
+        if "/dev/tcp/" in text or "/dev/udp/" in text:  # exec 3<>/dev/tcp/169.254.169.254/80: a raw connection
+            for host in re.findall(r"/dev/(?:tcp|udp)/([^/\s'\"]+)/", text)[:16]:
+                service = metadata_service(host)
+                if service:
+                    self.add(deny(f"it opens a connection to {service} ({host}), which hands out this machine's "
+                                  "cloud credentials", "secrets", "net.metadata"), text, via, span)
         m = _TCP_EXEC.search(text) if "/dev/" in text else None  # `in` first: the regex is slow on long text
         if m and (re.search(r"\b(?:ba|z|k|da)?sh\b[^;|&\n]*<&\s*" + m.group(1) + r"\b", text) or
                   re.search(r"<&\s*" + m.group(1) + r"\b[^;&\n]*\|\s*(?:\S*/)?(?:ba|z|k|da)?sh\b", text)):
@@ -524,6 +538,10 @@ class _Run:
         for option in _java_command_options(name, value.value):
             # JAVA_TOOL_OPTIONS='-XX:OnOutOfMemoryError="…"': the JVM runs it through the shell
             self.script(option, cmd.scope.copy(), f"${name}", cmd.depth + 1)
+        if name in ("PS1", "PS2", "PS4") and "$(" in value.raw + value.value:
+            # PS4='+$(cmd) ' with SHELLOPTS=xtrace: bash expands it, substitution and all, before every traced line
+            for m in re.finditer(r"\$\(((?:[^()]|\([^()]*\))*)\)", value.value if DYN not in value.value else value.raw):
+                self.script(m.group(1), cmd.scope.copy(), f"${name}", cmd.depth + 1)
         if (name in _ENV_COMMANDS or _RUNNER_VARIABLE.fullmatch(name)) and value.value:
             if value.dynamic:
                 self.add(ask(f"{name} holds a command known only at run time", "dynamic-exec", BlastRadius.HIGH,
@@ -778,6 +796,8 @@ class _Run:
             findings = self.taxonomy(inv)
         findings.extend(self.command_options(inv))
         findings.extend(self.output_options(inv))
+        self.cleared_dirs(inv)
+        self.replaced_files(inv)
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program
@@ -822,6 +842,41 @@ class _Run:
                 text += "\n" + (read_text(posixpath.join(inv.scope.cwd or "/", path)) or "")
             for m in re.finditer(r"\be?syscmd\(\s*`?([^')]*)'?\s*\)", text):
                 self.nested(m.group(1), inv, "m4 syscmd")
+
+    def cleared_dirs(self, inv: Invocation) -> None:
+        """`pytest --basetemp=D`, `cargo clean --target-dir D`, `mkdocs build -d D`, `GOMODCACHE=D go clean
+        -modcache`: the tool empties or removes D before (or instead of) its work. Recorded as a recursive delete
+        the guard's protection judges (a project's own build dir stays the tool's business)."""
+        spec = self.tax.cleared_dirs.get(inv.name)
+        if not spec:
+            return
+        words = [w.value for w in inv.words]
+        sub = spec.get("subcommands") or []
+        if sub and not any(w in sub for w in words):
+            return
+        targets = [t for _, t in option_values(inv.words, spec.get("options", ()))]
+        env = dict(inv.scope.variables)
+        env.update({name: w.value for name, w in inv.cmd.assignments})
+        targets += [Word.literal(env[v]) for v in spec.get("env", ()) if isinstance(env.get(v), str) and env[v]]
+        if spec.get("positional_after"):  # sphinx-build -M clean SOURCE BUILD: the last operand
+            operands = [w for w in inv.words if not w.value.startswith("-")]
+            if len(operands) >= 3 and operands[0].value in spec["positional_after"]:
+                targets.append(operands[-1])
+        for target in targets:
+            if target.value and DYN not in target.value:
+                info = self.path(target, inv)
+                self.effect(info.path, target.display(), "delete", inv.cmd, info.remote, recursive=True,
+                            detail="mentioned")
+
+    def replaced_files(self, inv: Invocation) -> None:
+        """gzip FILE, bzip2 FILE, xz FILE: the file is replaced by FILE.gz (it is gone under its own name)."""
+        if inv.name not in self.tax.compressors or any(w.value in ("-c", "--stdout", "-k", "--keep", "-l", "-t",
+                                                                    "--list", "--test") for w in inv.words):
+            return
+        for word in inv.words:
+            if not word.value.startswith("-") and not word.dynamic:
+                info = self.path(word, inv)
+                self.effect(info.path, word.display(), "move", inv.cmd, info.remote, detail="mentioned")
 
     def output_options(self, inv: Invocation) -> list[Finding]:
         """`sort -o FILE`, `pytest --junitxml=FILE`, `gcc -o FILE`, `ssh -E FILE`: the file the option names is
@@ -1386,7 +1441,8 @@ _HANDLERS = {
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
-    "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible, "terraform": cmd_exec.terraform, "tofu": cmd_exec.terraform,
+    "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,
+    **{n: cmd_exec.terraform for n in ("terraform", "tofu", "terragrunt")},
     "gh": cmd_net.publish, "glab": cmd_net.publish,
     **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},

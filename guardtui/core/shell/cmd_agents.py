@@ -95,6 +95,12 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             if dropped:
                 return _denied(f"{shown} {option} {value} leaves out the {dropped} settings, where guardtui's hook "
                                "entries are")
+    for var in spec.get("settings_env", ()):  # GEMINI_CLI_SYSTEM_SETTINGS_PATH=x.json: settings over the user's
+        value = next((w.value for name, w in inv.cmd.assignments if name == var), None) or inv.scope.variables.get(var)
+        if value:
+            found = _settings_bypass(value, agent, inv) if DYN not in value else "are known only at run time"
+            if found:
+                return _denied(f"{var}={value[:40]} hands {shown} settings that {found}")
     for var in spec.get("config_env", ()):
         moved = _config_moved(var, agent, inv)
         if moved:

@@ -16,7 +16,7 @@ from ..model import BlastRadius
 from .deletes import whole_listing
 from .findings import Finding, ask, deny
 from .projectfiles import read_text
-from .secrets import is_secret
+from .secrets import is_secret, secret_in_text
 from .parse import SimpleCommand
 from .words import Scope, Word
 
@@ -47,6 +47,14 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
     remote = _remote_daemon(inv)
     if remote is not None:
         return remote
+    verb = next((w.value for w in args if not w.value.startswith("-")), "")
+    if verb in ("tag", "push", "build", "buildx", "image", "commit"):
+        # an image name that carries a secret ($(grep TOKEN .env)) is sent to whoever pulls it
+        carried = next((w for w in args if ("$(" in w.raw or "`" in w.raw) and
+                        secret_in_text(w.raw + " " + w.origin, inv.scope)), None)
+        if carried is not None:
+            return [deny(f"{inv.name} {verb} puts a secret into an image's name or contents ({carried.raw[:50]}), "
+                         "which a registry publishes", "secrets", "container.secret-in-image")]
     positionals = [w for w in args if not w.value.startswith("-")]
     copy = positionals[1:] if positionals and positionals[0].value == "cp" else \
         positionals[2:] if len(positionals) > 1 and [p.value for p in positionals[:2]] == ["container", "cp"] else None

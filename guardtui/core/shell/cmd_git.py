@@ -952,12 +952,41 @@ def _tracked_dot_files(root: str | None) -> list[str]:
     return found
 
 
+def difftool(run, inv, rest) -> list[Finding]:
+    """git difftool -x CMD: CMD runs once per changed file (judged as it is)."""
+    values = [w.value for w in rest]
+    for i, value in enumerate(values):
+        command = values[i + 1] if value in ("-x", "--extcmd") and i + 1 < len(values) else \
+            value.partition("=")[2] if value.startswith("--extcmd=") else None
+        if command and DYN not in command:
+            run.nested(command, inv, "git difftool -x")
+    return [allow("git difftool shows the changes in a diff program", "git", rule="git.read")]
+
+
+def subtree(run, inv, rest) -> list[Finding]:
+    """git subtree add|pull|merge --prefix=P: another repository's files land under P."""
+    prefix = next((w.value.partition("=")[2] for w in rest if w.value.startswith("--prefix=")), None) or \
+        next((rest[i + 1].value for i, w in enumerate(rest[:-1]) if w.value in ("--prefix", "-P")), None)
+    sub = next((w.value for w in rest if not w.value.startswith("-")), "")
+    if prefix and sub in ("add", "pull", "merge") and DYN not in prefix:
+        written = run.write(Word.literal(prefix), inv, f"git subtree {sub} puts files in", recursive=True)
+        if written is not None:
+            return [written]
+    return [allow(f"git subtree {sub} is everyday repository work", "git", rule="git.subtree")]
+
+
 def config(run, inv, rest) -> list[Finding]:
     options, positionals, _ = _options(rest)
     reading = _long(options, "--get", "--get-all", "--get-regexp", "--list", "--show-origin", "--get-urlmatch") or \
         _short(options, "l") or (positionals and positionals[0].value in ("get", "list"))
     if reading:
         return [allow("git config only reads settings", "git", rule="git.config")]
+    files = [rest[i + 1] for i, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")] + \
+        [Word.literal(w.value.partition("=")[2]) for w in rest if w.value.startswith("--file=")]
+    for file in files:  # git config -f ~/.codex/config.toml features.hooks false: writes that file, whatever it is
+        written = run.write(file, inv, "git config -f writes")
+        if written is not None:
+            return [written]
     words = [w.value for w in positionals]
     if words and words[0] in ("set", "unset", "rename-section", "remove-section", "edit"):
         words = words[1:]
@@ -1113,7 +1142,7 @@ def git_mv(run, inv, rest) -> list[Finding]:
 
 
 _SUBCOMMANDS = {
-    "reset": reset, "checkout": checkout, "switch": switch, "restore": restore, "clean": clean, "stash": stash,
+    "subtree": subtree, "difftool": difftool, "reset": reset, "checkout": checkout, "switch": switch, "restore": restore, "clean": clean, "stash": stash,
     "branch": branch, "push": push, "commit": commit, "worktree": worktree, "rm": git_rm, "update-ref": update_ref,
     "read-tree": read_tree, "prune": prune, "reflog": reflog, "filter-branch": rewrite_history,
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,

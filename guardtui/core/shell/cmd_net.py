@@ -43,6 +43,15 @@ _FILE_UPLOADS = {"-T", "--upload-file", "--post-file", "--body-file"}
 def metadata_reached(inv: "Invocation") -> Finding | None:
     """A URL or host among the arguments that reaches a cloud metadata service (any spelling:
     2852039166, [::ffff:a9fe:a9fe], metadata.google.internal, TCP:169.254.169.254:80)."""
+    words = [w.value for w in inv.words]
+    for i, word in enumerate(words[:-1]):  # curl --resolve name:80:169.254.169.254, --connect-to ::169.254.169.254:80
+        if word in ("--resolve", "--connect-to") or word.startswith(("--resolve=", "--connect-to=")):
+            value = word.partition("=")[2] if "=" in word else words[i + 1]
+            for part in re.split(r":(?![^\[]*\])", value):
+                service = metadata_service(part.strip("[]")) if part else None
+                if service:
+                    return deny(f"{inv.name} {word.split('=')[0]} pins a name to {service}, which hands out this "
+                                "machine's cloud credentials", "secrets", "net.metadata")
     for w in inv.words:
         value = w.value
         if not value or value.startswith("-") and "://" not in value:

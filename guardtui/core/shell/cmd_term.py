@@ -212,6 +212,11 @@ def _bound(run: "Run", inv: "Invocation", args: list[Word], verbs: set[str],
                   rule="term.tmux")]
 
 
+_PANE_MOVES = frozenset({"join-pane", "joinp", "move-pane", "movep", "swap-pane", "swapp", "switch-client", "switchc",
+                         "link-window", "linkw", "move-window", "movew", "swap-window", "swapw", "attach-session",
+                         "attach", "a"})
+
+
 def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set[str],
                   siblings: list[list[Word]], seen: frozenset[str] = frozenset()) -> list[Finding]:
     if not command:
@@ -223,6 +228,15 @@ def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set
                     BlastRadius.HIGH, "term.tmux")]
     if name in verbs or full in verbs:
         return [deny(f"tmux {name} types into a pane: {_WHY}", "terminal-input", "term.tmux-typing")]
+    values = [w.value for w in command[1:]]
+    if full in _PANE_MOVES and any("guardtui" in v for v in values):
+        # join-pane/switch-client/link-window onto the console: the person's keystrokes would land there
+        return [deny(f"tmux {name} moves the guard's console or a client's focus onto it: what the person types "
+                     f"would answer it ({_WHY})", "terminal-input", "term.tmux-focus")]
+    if full in ("set-window-option", "set-option", "setw", "set") and "synchronize-panes" in values and \
+            not any(v in ("off", "0") for v in values):
+        return [ask(f"tmux {name} synchronize-panes mirrors what is typed into every pane of a window (a console "
+                    "pane among them would get the keys)", "terminal-input", BlastRadius.HIGH, "term.tmux-focus")]
     if full == "pipe-pane" and any(w.value.startswith("-") and "I" in w.value for w in command[1:]):
         return [deny(f"tmux {name} -I feeds a command's output into a pane as if typed: {_WHY}", "terminal-input",
                      "term.tmux-typing")]

@@ -766,7 +766,7 @@ class Walker:
                 if w.startswith("alias.") and i + 1 < len(words) and not argv[i + 1].dynamic:
                     scope.facts["git-alias:" + w[len("alias."):]] = words[i + 1]
                     break
-        elif name in ("terraform", "tofu") and "plan" in words and \
+        elif name in ("terraform", "tofu", "terragrunt") and "plan" in words and \
                 any(w in ("-destroy", "--destroy") for w in words):
             for i, w in enumerate(words):
                 if w.startswith(("-out=", "--out=")):

@@ -47,7 +47,26 @@ def guardtui_words(inv: "Invocation") -> tuple[list[Word], str] | None:
     if "/" in inv.written_name and not inv.written_name.startswith(("http:", "https:")) and \
             is_launcher(_local(inv.written_name, inv)):
         return inv.words, inv.written_name
+    shebang = _shebang(_local(inv.written_name, inv)) if "/" in inv.written_name else None
+    if shebang:  # #!/home/dev/.local/bin/guardtui uninstall: the kernel runs `guardtui uninstall SCRIPT …`
+        words = shebang[1:] if posixpath.basename(shebang[0]) == "env" else shebang
+        if words and words[0] in ("-S",):
+            words = words[1:]
+        if words and posixpath.basename(words[0]) == NAME:
+            return [Word.literal(w) for w in words[1:]] + [Word.literal(inv.written_name)] + list(inv.words), \
+                f"{inv.written_name}'s #! line"
     return None
+
+
+def _shebang(path: str | None) -> list[str] | None:
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    return first[2:].decode("utf-8", "replace").split() if first.startswith(b"#!") else None
 
 
 def _run_by_runner(name: str, words: list[Word]) -> tuple[list[Word], str] | None:

@@ -127,6 +127,10 @@ SCHEMA = {
     "compressors": Field(list, items=str),
     # tools that run TOOL-SUB from PATH for a SUB of their own they do not have (git, kubectl plugins)
     "plugin_hosts": Field(list, items=str),
+    # directories a tool empties or removes before its work: named by an option, a variable, or the last operand
+    # after one of `positional_after` (sphinx-build -M clean SRC BUILD); judged by the guard's protection
+    "cleared_dirs": Field(dict, values={"options": _LIST, "env": _LIST, "subcommands": _LIST,
+                                        "positional_after": _LIST}),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -191,6 +195,7 @@ class Taxonomy:
     senders: dict[str, list[str]] = field(default_factory=dict)
     compressors: frozenset[str] = frozenset()
     plugin_hosts: frozenset[str] = frozenset()
+    cleared_dirs: dict[str, dict] = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -291,7 +296,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         everyday_verbs=frozenset(data.get("everyday_verbs") or ()),
         senders={k: str_or_list(v) for k, v in (data.get("senders") or {}).items()},
         compressors=frozenset(data.get("compressors") or ()),
-        plugin_hosts=frozenset(data.get("plugin_hosts") or ()))
+        plugin_hosts=frozenset(data.get("plugin_hosts") or ()),
+        cleared_dirs=dict(data.get("cleared_dirs") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
