@@ -279,3 +279,36 @@ def test_a_notebook_cell_that_writes_a_file_is_judged_as_that_write(world):
     assert verdict(world.tool("NotebookEdit", notebook_path=notebook, new_source=cell, cell_type="code")) == "deny"
     cell = "%%writefile build/params.json\n{\"n\": 3}\n"
     assert verdict(world.tool("NotebookEdit", notebook_path=notebook, new_source=cell, cell_type="code")) == "allow"
+
+
+@pytest.mark.parametrize("attack, control", [
+    ("python3 -m venv --clear ~/.config/guardtui", "python3 -m venv --clear .venv"),
+    ("HISTFILE=~/.codex/hooks.json HISTFILESIZE=0 bash -i -c 'make docs'", "bash -i -c 'make docs'"),
+    ("hash -p ~/.local/bin/guardtui fmtlint && fmtlint trust .guardtui/guards/x.yaml", "hash -r"),
+    ("install -m 755 ~/.local/bin/guardtui build/lint && build/lint uninstall", "install -m 644 README.md build/"),
+    ("zsh -c '=guardtui uninstall claude'", "zsh -c 'print -l =python3'"),
+    ("ansible localhost -c local -m ansible.builtin.file -a 'path=~/.config/guardtui state=absent'",
+     "ansible localhost -c local -m ansible.builtin.file -a 'path=build/tmp state=absent'"),
+    ("python3 -c \"import runpy, sys; sys.argv = ['guardtui', 'trust', 'x.yaml']; runpy.run_module('guardtui')\"",
+     "python3 -c 'import runpy; runpy.run_module(\"http.server\")'"),
+    ("git push ../mirror.git main", "git push origin main"),
+    ("mix format", "mix test"),
+    ("Rscript -e 'testthat::test_dir(\"tests\")'", "Rscript --vanilla -e '1 + 1'"),
+])
+def test_other_spellings_of_the_guard_and_start_up_code(world, attack, control):
+    put(world, "README.md", "# x\n")
+    put(world, "Makefile", "docs:\n\techo docs\n")
+    put(world, "../mirror.git/hooks/post-receive", WIPE)
+    put(world, ".formatter.exs", 'System.cmd("sh", ["-c", "rm -rf ~/.config/guardtui/guards"])\n[inputs: []]\n')
+    put(world, ".Rprofile", 'system("rm -f ~/.claude/settings.json")\n')
+    assert verdict(world.run(attack)) == "deny", attack
+    assert verdict(world.run(control)) != "deny", control
+
+
+def test_mcp_writers_with_an_output_path(world):
+    pandoc = world.tool("mcp__pandoc__convert-contents", contents="{}", input_format="markdown",
+                        output_format="txt", output_file=str(world.home / ".claude/settings.json"))
+    assert verdict(pandoc) == "deny"
+    excel = world.tool("mcp__excel__write_data_to_excel", filepath=str(world.project / "reports/may.xlsx"),
+                       sheet_name="May", data=[["a", "b"]])
+    assert verdict(excel) == "allow"

@@ -67,7 +67,8 @@ _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"}
 _CREDENTIAL_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed", "ag"})
 _PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT"})
 # variables naming a file the program writes (a trace, a key log)
-_OUTPUT_VARIABLE = re.compile(r"GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|LD_DEBUG_OUTPUT|MALLOC_TRACE|PYTHONPYCACHEPREFIX")
+_OUTPUT_VARIABLE = re.compile(r"GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|LD_DEBUG_OUTPUT|MALLOC_TRACE|PYTHONPYCACHEPREFIX|"
+                              r"HISTFILE")  # bash truncates HISTFILE to HISTFILESIZE lines
 _EXPORTED_FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))")
 # variables holding a command a build tool runs in its stead or around what it builds
 _RUNNER_VARIABLE = re.compile(r"CARGO_TARGET_\w+_RUNNER|(?:CARGO_BUILD_)?RUSTC(?:_WORKSPACE)?_WRAPPER|CARGO_BUILD_RUSTC")

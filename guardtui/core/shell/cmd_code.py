@@ -60,6 +60,9 @@ _SHELL_CALLS = {
 # Rust: Command::new("sh").arg("-c").arg("…") or .args(["-c", "…"]): the program and its literal arguments
 _RUST_COMMAND = re.compile(r"""Command::new\(\s*"(?P<program>[^"]+)"\s*\)(?P<chain>(?:\s*\.\s*(?:arg\(\s*"[^"]*"\s*\)|"""
                            r"""args\(\s*&?\[[^\]]*\]\s*\)|current_dir\([^)]*\)|env\([^)]*\)))*)""")
+# Elixir's System.cmd("prog", [args]), R's system2("prog", c(args)): a program and a literal list of its words
+_PROGRAM_AND_ARGS = re.compile(r"""\b(?:System\.cmd|system2|processx::run)\(\s*"(?P<program>[^"]+)"\s*,\s*"""
+                               r"""(?:args\s*=\s*)?(?:\[|c\()(?P<args>[^\])]*)[\])]""")
 # a command that attaches to another terminal session (expect's spawn of it, then send, types into it)
 _ATTACHES = re.compile(r"\b(?:tmux\s+(?:-\S+\s+)*(?:a|at|att|attach|attach-session)\b|screen\s+-[a-zA-Z]*[rx]|"
                        r"dtach\s+-a|abduco\s+-a|zellij\s+(?:a|attach)\b|reptyr)")
@@ -326,6 +329,12 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
             scope.facts[PYTHON_PROGRAM] = posixpath.normpath(posixpath.join(inv.scope.cwd, inv.written_name))
         return run.judge_invocation(Invocation(_TOOL_MODULES[module], rest, inv.cmd, scope, inv.privileged,
                                                _TOOL_MODULES[module]))
+    if module == "venv" and any(w.value == "--clear" for w in rest):  # venv --clear DIR: DIR's contents go first
+        for word in rest:
+            if not word.value.startswith("-") and not word.dynamic:
+                info = run.path(word, inv)
+                run.effect(info.path, word.display(), "delete", inv.cmd, info.remote, recursive=True,
+                           detail="mentioned")
     if module == "pdb" and inv.scope.cwd and not inv.scope.remote:  # pdb runs ./.pdbrc and ~/.pdbrc first
         for rc in (posixpath.join(inv.scope.home, ".pdbrc"), posixpath.join(inv.scope.cwd, ".pdbrc")):
             text = read_text(rc)
@@ -407,6 +416,10 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                                     BlastRadius.HIGH, "code.shell"))
             elif literal:
                 run.nested(literal, inv, f"{inv.name} → shell")
+    for m in _PROGRAM_AND_ARGS.finditer(code) if language in ("elixir", "r", "julia", "kotlin", "scala") else ():
+        # System.cmd("sh", ["-c", "…"]), system2("rm", c("-rf", "…")), run(`rm -rf …`): the program and its words
+        words = [m.group("program")] + [_unescape(a) for a in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group("args"))]
+        run.nested(shlex.join(words), inv, f"{inv.name} → {m.group('program')}")
     for m in _RUST_COMMAND.finditer(code) if language == "rust" else ():
         words = [m.group("program")] + [_unescape(a) for a in re.findall(r'"((?:[^"\\]|\\.)*)"', " ".join(
             re.findall(r"\.\s*args?\((.*?)\)\s*(?=\.|$)", m.group("chain"), re.S)))]
@@ -853,7 +866,9 @@ def _terminal_input(inv: "Invocation", code: str, language: str) -> list[Finding
     return []
 
 
-_GUARDTUI_IMPORT = re.compile(r"\b(?:from\s+guardtui\b|import\s+guardtui\b|require\(['\"]guardtui)")
+# importing guardtui, or running its modules by name (runpy.run_module('guardtui'), importlib, __import__)
+_GUARDTUI_IMPORT = re.compile(r"\b(?:from\s+guardtui\b|import\s+guardtui\b|require\(['\"]guardtui)|"
+                              r"\b(?:run_module|run_path|import_module|__import__|find_spec)\s*\(\s*['\"]guardtui\b")
 _GUARDTUI_METADATA = frozenset({"__file__", "__path__", "__version__", "__name__", "__spec__"})
 _GUARDTUI_CHANGES = re.compile(r"\b(?:trust|store_trust|vouch|install|uninstall|remove_ours|write_text|dump)\b")
 
@@ -871,6 +886,11 @@ def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
     if uses and uses <= _GUARDTUI_METADATA and not re.search(r"\bguardtui\b", bare) and \
             not re.search(r"\bfrom\s+guardtui\b|\bimport\s+guardtui\.", code):
         return []  # print(os.path.dirname(guardtui.__file__)): where it is installed, or its version
+    argv = re.search(r"\bsys\.argv\s*=\s*\[([^\]]*)\]", code) if re.search(r"\brun_(?:module|path)\b", code) else None
+    words = re.findall(r"""['"]([^'"]*)['"]""", argv.group(1)) if argv else []
+    if words and posixpath.basename(words[0]) == "guardtui" and not re.search(r"\bsys\.argv\s*(?:\+=|\.|\[)", code):
+        # runpy.run_module('guardtui') with sys.argv set: `guardtui ARGS`, judged as that command
+        return judge_guardtui([Word.literal(w) for w in words[1:]], f"{inv.name} runpy guardtui")
     if _GUARDTUI_CHANGES.search(code):
         return [deny(f"{inv.name} runs guardtui's own code to change the guard (trust, install, its files): an "
                      "agent may not; if you mean it, run it yourself in a terminal", "guard-self", "code.guardtui")]

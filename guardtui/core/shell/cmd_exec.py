@@ -793,6 +793,11 @@ def ansible(run: "Run", inv: "Invocation") -> list[Finding]:
     path = re.search(r"(?:^|\s)(?:path|dest|name)=(\S+)", module_args or "")
     if module in ("file", "ansible.builtin.file") and path and re.search(r"(?:^|\s)state=absent\b", module_args or ""):
         scope = Scope(None, "/root" if become else "~", {}, set(), remote=True)
+        hosts = next((w for w in words if not w.startswith("-")), "")
+        local = hosts in ("localhost", "127.0.0.1") and ("local" in words or "--connection=local" in words or
+                                                          "-clocal" in words)
+        if local and not become:  # ansible localhost -c local: this machine, as the agent's user
+            scope = inv.scope
         run.nested(f"rm -rf {path.group(1)}", inv, "ansible -m file state=absent", scope)
     return [ask(f"ansible -m {module} changes the hosts it targets", "infra-as-code", BlastRadius.MEDIUM,
                 "exec.ansible")]

@@ -607,6 +607,7 @@ def push(run, inv, rest) -> list[Finding]:
         return [deny(f"pushes commits that contain secrets ({', '.join(run.staged_secrets[:2])})", "secrets",
                      "git.push-secrets")]
     remote = positionals[0] if positionals else ""
+    _local_receive_hooks(run, inv, remote)
     deploys = _deploy_remote(run, inv.scope, remote)
     if deploys:  # git push heroku main: the push is the deploy
         findings.append(ask(f"git push to {deploys} deploys the app", "deploy", BlastRadius.HIGH, "git.push-deploy"))
@@ -950,6 +951,24 @@ def _tracked_dot_files(root: str | None) -> list[str]:
             if len(found) > 64:
                 return found
     return found
+
+
+def _local_receive_hooks(run, inv, remote: str) -> None:
+    """git push ../mirror.git: a repository on this machine runs its own receive hooks, here and now."""
+    if not remote or DYN in remote or inv.scope.remote or not inv.scope.cwd:
+        return
+    path = remote[len("file://"):] if remote.startswith("file://") else remote
+    if not path.startswith(("/", "./", "../", "~/")):
+        return
+    base = posixpath.normpath(posixpath.join(inv.scope.cwd, os.path.expanduser(path)))
+    for hooks in (posixpath.join(base, "hooks"), posixpath.join(base, ".git", "hooks")):
+        for name in ("pre-receive", "update", "proc-receive", "post-receive", "post-update", "reference-transaction",
+                     "push-to-checkout"):
+            hook = posixpath.join(hooks, name)
+            if os.path.isfile(hook):
+                judged = run.project_file(hook, inv, "", f"{name} (the receiving repository's hook)")
+                if judged is not None:
+                    run.add(judged)
 
 
 def difftool(run, inv, rest) -> list[Finding]:

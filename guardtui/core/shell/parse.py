@@ -773,7 +773,10 @@ class Walker:
                     scope.facts["destroy-plan:" + w.partition("=")[2]] = "1"
                 elif w in ("-out", "--out") and i + 1 < len(words):
                     scope.facts["destroy-plan:" + words[i + 1]] = "1"
-        elif name == "cp" and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
+        elif name == "hash" and "-p" in words[1:-1] and len(words) >= 4 and not argv[-1].dynamic:
+            # hash -p PATH NAME: NAME runs PATH from now on
+            scope.facts["copy-of:" + words[-1]] = words[words.index("-p") + 1]
+        elif name in ("cp", "install") and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
             scope.facts["copy-of:" + words[-1]] = words[-2]
         elif name == "ztcp":
             scope.facts["tcp-fd"] = "REPLY"

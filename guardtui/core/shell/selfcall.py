@@ -39,14 +39,17 @@ _PACKAGE_MANAGERS = frozenset({"pip", "pip3", "pipx", "uv", "brew", "conda", "ma
 
 def guardtui_words(inv: "Invocation") -> tuple[list[Word], str] | None:
     """The arguments guardtui gets when `inv` runs it, and how it was reached; None: not guardtui."""
-    name = posixpath.basename(inv.name)
-    if name == NAME or posixpath.basename(inv.written_name) == NAME:
+    name = posixpath.basename(inv.name).lstrip("=")  # zsh's =guardtui is guardtui's path
+    if name == NAME or posixpath.basename(inv.written_name).lstrip("=") == NAME:
         return inv.words, inv.written_name or NAME
     if name in ("uvx", "pipx", "uv"):
         return _run_by_runner(name, inv.words)
     if "/" in inv.written_name and not inv.written_name.startswith(("http:", "https:")) and \
             is_launcher(_local(inv.written_name, inv)):
         return inv.words, inv.written_name
+    copied = inv.scope.facts.get("copy-of:" + inv.written_name)  # install -m 755 ~/.local/bin/guardtui x && ./x
+    if copied and is_launcher(_local(copied, inv)):
+        return inv.words, f"{inv.written_name} (a copy of {copied})"
     shebang = _shebang(_local(inv.written_name, inv)) if "/" in inv.written_name else None
     if shebang:  # #!/home/dev/.local/bin/guardtui uninstall: the kernel runs `guardtui uninstall SCRIPT …`
         words = shebang[1:] if posixpath.basename(shebang[0]) == "env" else shebang

@@ -106,7 +106,9 @@ SCHEMA = {
     # (Nix's shellHook); `activate_dirs`: where named environments live, whose activate.d scripts run (conda);
     # `sections`: subcommands whose own [section] is read besides the top level (bunfig's [test] for bun test);
     # `program_options`/`program_env`: an executable file (or a directory of them) the tool runs (ansible -i DIR);
-    # `plugin_manifest`: `TOOL plugin install DIR` runs the hooks and command DIR/manifest names (helm);
+    # `plugin_manifest`: `TOOL plugin install DIR` runs the hooks and command DIR/manifest names (helm); `runner`:
+    # the interpreter its program configurations are judged with (Rscript for .Rprofile); `programs_for`: the
+    # program configurations only some subcommands run (mix format: .formatter.exs);
     # `dotfiles`: a dotfile manager, the configurations naming the home files it puts in place (or `mirror`: its
     # directory mirrors the home)
     "config_code": Field(dict, values={"configs": _LIST, "options": _LIST, "keys": _LIST, "language": Field(str),
@@ -114,7 +116,8 @@ SCHEMA = {
                                         "autoload_off": Field(str), "isolated": _LIST, "programs": _LIST,
                                         "module_options": _LIST, "inline": Field(bool),
                                         "activate_dirs": _LIST, "sections": _LIST, "program_options": _LIST,
-                                        "program_env": _LIST, "plugin_manifest": Field(str),
+                                        "program_env": _LIST, "plugin_manifest": Field(str), "runner": Field(str),
+                                        "programs_for": Field(dict, values=_LIST),
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys

@@ -280,8 +280,10 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
             if judged is not None:
                 run.add(judged)
         return
-    for path in _program_configs(spec.get("programs", ()), cwd, inv.scope.project):
-        judged = run.project_file(path, inv, _RUNNER.get(spec.get("language", "js"), ""),
+    first = next((w for w in words if not w.startswith("-")), "")
+    programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
+    for path in _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for"))):
+        judged = run.project_file(path, inv, spec.get("runner") or _RUNNER.get(spec.get("language", "js"), ""),
                                   f"{posixpath.basename(path)} ({inv.name} runs its configuration)")
         if judged is not None:
             run.add(judged)
@@ -303,7 +305,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                 run.add(judged)
 
 
-def _program_configs(patterns, cwd: str, project: str | None) -> list[str]:
+def _program_configs(patterns, cwd: str, project: str | None, every: bool = False) -> list[str]:
     """The configuration file that is a program (vitest.config.ts): the first name that matches, in cwd or the
     project's root; one per pattern (vitest.config.* wins over vite.config.*, as vitest itself prefers)."""
     found: list[str] = []
@@ -316,7 +318,8 @@ def _program_configs(patterns, cwd: str, project: str | None) -> list[str]:
             match = next((n for n in names if fnmatch.fnmatchcase(n, pattern)), None)
             if match:
                 found.append(posixpath.join(directory, match))
-                break
+                if not every:
+                    break
         if found:
             break
     return found
