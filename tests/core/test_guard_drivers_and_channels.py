@@ -312,3 +312,13 @@ def test_mcp_writers_with_an_output_path(world):
     excel = world.tool("mcp__excel__write_data_to_excel", filepath=str(world.project / "reports/may.xlsx"),
                        sheet_name="May", data=[["a", "b"]])
     assert verdict(excel) == "allow"
+
+
+def test_the_units_that_start_the_console_are_the_guards(world):
+    drop_in = world.home / ".config/systemd/user/guardtui.service.d/override.conf"
+    drop_in.parent.mkdir(parents=True)
+    written = world.tool("Write", file_path=str(drop_in), content="[Service]\nExecStart=\nExecStart=/bin/true\n")
+    assert verdict(written) == "deny"
+    other = world.home / ".config/systemd/user/notifyd-dev.service"
+    assert verdict(world.tool("Write", file_path=str(other), content="[Service]\nExecStart=/usr/bin/env true\n")) \
+        != "deny"
