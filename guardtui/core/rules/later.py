@@ -22,7 +22,7 @@ from ..protect import protect_data
 from .base import EvalContext, resolve_path
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
-from ..shell.toolcode import MAX_FILES, code_files, configs_written
+from ..shell.toolcode import MAX_FILES, code_files, configs_written, runner_for
 from ..gitindex import config_settings
 from .later_kinds import PROGRAM, RUNNERS, agent_definition, base_dir, commands_in
 
@@ -112,12 +112,17 @@ class LaterRule:
         if runner is None:
             return None
         with as_if_written(path, text):
-            decision = ctx.judge(ToolCall("Bash", {"command": f"{runner} {shlex.quote(path)}"}, base_dir(path),
-                                          agent=call.agent, session=call.session, event=call.event, mode=call.mode))
+            return self._denied_run(call, ctx, f"{runner} {shlex.quote(path)}", base_dir(path),
+                                    f"{call.tool} writes {path}, which {_RUN_BY.get(kind, 'a routine command')} "
+                                    f"runs later")
+
+    def _denied_run(self, call: ToolCall, ctx: EvalContext, command: str, cwd: str, what: str) -> Decision | None:
+        """`command` judged as the agent's own shell call: its deny, said as `what`; else None."""
+        decision = ctx.judge(ToolCall("Bash", {"command": command}, cwd, agent=call.agent, session=call.session,
+                                      event=call.event, mode=call.mode))
         if decision is not None and decision.verdict is Verdict.DENY:
-            return Decision(Verdict.DENY, f"{call.tool} writes {path}, which {_RUN_BY.get(kind, 'a routine command')} "
-                            f"runs later: {decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
-                            decision.category)
+            return Decision(Verdict.DENY, f"{what}: {decision.reason}", f"{self.id}/{decision.rule}",
+                            decision.blast_radius, decision.category)
         return None
 
     def _judge_tool_config(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
@@ -126,14 +131,10 @@ class LaterRule:
         tools = default_taxonomy().config_code
         for tool, spec in configs_written(path, tools):
             for file in code_files(tool, spec, path, text, base_dir(path), None)[:MAX_FILES]:
-                runner = {"python": "python3", "js": "node", "ruby": "ruby"}.get(spec.get("language", ""), "sh")
-                decision = ctx.judge(ToolCall("Bash", {"command": f"{runner} {shlex.quote(file)}"}, base_dir(path),
-                                              agent=call.agent, session=call.session, event=call.event,
-                                              mode=call.mode))
-                if decision is not None and decision.verdict is Verdict.DENY:
-                    return Decision(Verdict.DENY, f"{call.tool} writes {path}, which makes {tool} load {file}: "
-                                    f"{decision.reason}", f"{self.id}/{decision.rule}", decision.blast_radius,
-                                    decision.category)
+                found = self._denied_run(call, ctx, f"{runner_for(spec)} {shlex.quote(file)}", base_dir(path),
+                                         f"{call.tool} writes {path}, which makes {tool} load {file}")
+                if found is not None:
+                    return found
         return None
 
     def _judge_imports(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:

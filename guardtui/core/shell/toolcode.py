@@ -36,6 +36,11 @@ _SPLIT = re.compile(r"""[\s,;"'\[\]{}()=]+""")
 _NOT_NAMES = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
 
 
+def runner_for(spec: dict) -> str:
+    """The program that runs the code a tool's configuration names (its `runner`, else by its language)."""
+    return spec.get("runner") or _RUNNER.get(spec.get("language", "python"), "sh")
+
+
 def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | None) -> list[str]:
     """The configuration files `tool` reads here: the one an option names, else the first of its usual names
     found in cwd or a directory above it (not above the project)."""
