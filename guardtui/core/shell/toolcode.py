@@ -509,8 +509,14 @@ def _local_candidates(inv: "Invocation", plugin_hosts: frozenset[str]) -> list[s
     return found
 
 
+# what code the project did not write may still not do quietly: fetch and run code, send data, touch the guard
+_KEPT_ASKS = frozenset({"remote-exec", "network", "secrets", "guard-self", "terminal-input"})
+
+
 def deny_only(findings: list[Finding]) -> list[Finding]:
-    return [f for f in findings if f.verdict is Verdict.DENY]
+    """The findings of installed code or a launcher that count: what would deny, and asks of the kinds a routine
+    launcher never has (a download run, data sent away, the guard or the terminal touched)."""
+    return [f for f in findings if f.verdict is Verdict.DENY or f.verdict is Verdict.ASK and f.category in _KEPT_ASKS]
 
 
 def judge_shadowing_programs(run: "Run", inv: "Invocation", directory: str) -> None:
