@@ -25,7 +25,7 @@ from ..shell.projectfiles import cmake_commands
 
 # the program that runs a file of each language, as a command a person would type
 RUNNERS = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "groovy": "groovy",
-           "rust": "rust-script", "elisp": "emacs --batch -l"}
+           "rust": "rust-script", "elisp": "emacs --batch -l", "julia": "julia", "r": "Rscript"}
 # a file named here runs as whatever its #! line or its name says (a program put on PATH)
 PROGRAM = "program"
 
@@ -120,6 +120,8 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return _settings_commands(text, path)
     if kind == "instructions":  # an agent's standing memory: the commands it quotes, it is told to run
         return [m.group(1) or m.group(2) for m in re.finditer(r"```[\w-]*\n(.*?)```|`([^`\n]+)`", text, re.S)][:16]
+    if kind == "client-rc":  # ~/.sqliterc's .shell/.system lines, ~/.psqlrc's \! lines: run at every start
+        return [m.group(1) for m in re.finditer(r"(?m)^\s*(?:\.(?:shell|system)|\\!)\s+(.+)$", text)][:16]
     if kind == "pdbrc":  # pdb runs each line at start: `!stmt` and plain Python statements
         code = "\n".join(line.strip()[1:] if line.strip().startswith("!") else line.strip()
                          for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#") and
@@ -257,7 +259,8 @@ def _settings_commands(text: str, path: str) -> list[str]:
                 continue
             if isinstance(args, list):
                 words += [str(a) for a in args if isinstance(a, (str, int, float))]
-            out.append(" ".join(shlex.quote(w) for w in words))
+            # `command = "git branch --show-current"` with no args beside it: a command line (starship, tasks)
+            out.append(words[0] if len(words) == 1 and args is None else " ".join(shlex.quote(w) for w in words))
         elif low in _COMMAND_KEYS or (low.endswith(".path") and low.startswith("git")):
             for item in value if isinstance(value, list) and low in _LINE_LISTS else [value]:
                 words = _words(item)

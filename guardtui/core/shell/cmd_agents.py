@@ -16,6 +16,7 @@ import json
 import os
 import posixpath
 import re
+import shlex
 import tomllib
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,12 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     for pattern in spec.get("loosens", ()):
         if re.search(pattern, arguments):
             return _denied(f"{shown} {arguments[:60]} changes {shown}'s own hooks or approvals for every later run")
+    if words[:2] == ["mcp", "add"] or words[:2] == ["mcp", "add-json"]:
+        # claude/codex/gemini mcp add NAME -- CMD: CMD starts with every session, outside any judged call
+        if "--" in words and words.index("--") + 1 < len(words):
+            run.nested(" ".join(shlex.quote(w) for w in words[words.index("--") + 1:]), inv, f"{shown} mcp add")
+        return [ask(f"{shown} mcp add registers an MCP server that starts with every {shown} session", "agent",
+                    BlastRadius.MEDIUM, "agent.mcp-add")]
     env = dict(inv.scope.variables)
     env.update({name: word.value for name, word in inv.cmd.assignments})
     for name, accepted in (spec.get("env_values") or {}).items():

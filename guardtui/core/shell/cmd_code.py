@@ -902,7 +902,7 @@ def _guardtui_code(inv: "Invocation", code: str) -> list[Finding]:
 _REMOVING_API = re.compile(
     r"\bos\.replace\s*\(|\)\.replace\s*\(\s*(?:['\"]?/|Path)|"
     r"\b(?:rename|renames|renameSync|move|unlink|unlinkSync|remove|removedirs|rmdir|rmdirSync|rmtree|"
-    r"rm_rf|rm_r|rm_f|rmSync|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
+    r"rm_rf|rm_r|rm_f|rmSync|rm|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove|"
     r"remove_file|remove_dir|remove_dir_all|set_permissions)\s*\(|"
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
