@@ -1462,7 +1462,8 @@ _HANDLERS = {
     **{n: cmd_fs.attributes for n in ("chattr", "setfacl")},
     "patch": cmd_fs.patch, "stow": cmd_fs.stow, "uudecode": cmd_fs.uudecode, "gio": cmd_fs.gio,
     **{n: cmd_fs.rename for n in ("rename", "prename", "file-rename", "perl-rename", "rename.ul")},
-    "hyprctl": cmd_term.hyprctl, "pee": cmd_exec.pee,
+    "hyprctl": cmd_term.hyprctl, "pee": cmd_exec.pee, "fallocate": cmd_fs.rewrites_files,
+    "recode": cmd_fs.rewrites_files,
     # FUSE file systems mounted over a directory hide what is there, as mount does
     **{n: cmd_fs.mount for n in ("bindfs", "sshfs", "fuse-overlayfs", "unionfs", "unionfs-fuse", "mergerfs", "encfs",
                                  "gocryptfs", "squashfuse", "fuse-zip", "archivemount", "mount.fuse", "mount.fuse3")},

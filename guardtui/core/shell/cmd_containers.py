@@ -18,7 +18,7 @@ from .findings import Finding, ask, deny
 from .projectfiles import read_text
 from .secrets import is_secret, secret_in_text
 from .parse import SimpleCommand
-from .words import Scope, Word
+from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
@@ -172,6 +172,11 @@ def kubectl(run: "Run", inv: "Invocation") -> list[Finding]:
     """kubectl exec POD -- CMD, kubectl run NAME --image I -- CMD (debug too): judge CMD as on another machine
     (a pod reaching the node's metadata endpoint gets its cloud credentials just the same)."""
     words = [w.value for w in inv.words]
+    if "delete" in words[:3]:
+        namespace = _manifest_namespace(inv, words)
+        if namespace:  # kubectl delete -k overlays/prod: the overlay holds the namespace itself
+            return [deny(f"{inv.name} delete removes the namespace {namespace} its manifests define, and everything "
+                         "in it", "kubernetes", "container.delete-namespace-manifest")]
     if not any(w in words for w in ("exec", "run", "debug")) or "--" not in words:
         return []
     command = inv.words[words.index("--") + 1:]
@@ -182,6 +187,45 @@ def kubectl(run: "Run", inv: "Invocation") -> list[Finding]:
                           depth=inv.cmd.depth + 1)
     run.judge(child, inv.cmd.depth + 1)
     return []
+
+
+def _manifest_namespace(inv: "Invocation", words: list[str]) -> str | None:
+    """The Namespace a `kubectl delete -f FILE|DIR` / `-k DIR` manifest set defines (kustomize resources followed a
+    few levels), or None."""
+    roots = [(words[i + 1], w in ("-k", "--kustomize")) for i, w in enumerate(words[:-1])
+             if w in ("-f", "--filename", "-k", "--kustomize") and DYN not in words[i + 1]]
+    roots += [(w.partition("=")[2], w.startswith("--kustomize=")) for w in words
+              if w.startswith(("--filename=", "--kustomize=")) and DYN not in w]
+    seen: set[str] = set()
+    todo = [(posixpath.normpath(posixpath.join(inv.scope.cwd or "/", r)), k, 0) for r, k in roots]
+    while todo and len(seen) < 64:
+        path, kustomize, depth = todo.pop()
+        if path in seen or depth > 4 or inv.scope.remote:
+            continue
+        seen.add(path)
+        if os.path.isdir(path):
+            if kustomize:
+                for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
+                    if os.path.isfile(posixpath.join(path, name)):
+                        todo.append((posixpath.join(path, name), True, depth + 1))
+            else:
+                try:
+                    todo += [(posixpath.join(path, n), False, depth + 1) for n in sorted(os.listdir(path))[:64]
+                             if n.endswith((".yaml", ".yml", ".json"))]
+                except OSError:
+                    pass
+            continue
+        text = read_text(path) or ""
+        m = re.search(r"(?ms)^kind:\s*Namespace\s*$.*?^\s+name:\s*['\"]?([\w.-]+)", text) or \
+            re.search(r"(?ms)^metadata:\s*\n\s+name:\s*['\"]?([\w.-]+).*?^kind:\s*Namespace\s*$", text)
+        if m:
+            return m.group(1)
+        if posixpath.basename(path).startswith(("kustomization", "Kustomization")):
+            base = posixpath.dirname(path)
+            for entry in re.findall(r"(?m)^\s*-\s*['\"]?([\w./-]+)['\"]?\s*$", text)[:32]:
+                target = posixpath.normpath(posixpath.join(base, entry))
+                todo.append((target, os.path.isdir(target), depth + 1))
+    return None
 
 
 def _add_volume(spec: str, mounts: list, inv: "Invocation") -> None:

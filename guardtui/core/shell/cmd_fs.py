@@ -306,6 +306,18 @@ def rename(run: "Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} renames files", "fs-write", rule="fs.rename")]
 
 
+def rewrites_files(run: "Run", inv: "Invocation") -> list[Finding]:
+    """fallocate FILE (creates it, or punches holes in it), recode REQUEST FILE…: the files are rewritten in
+    place."""
+    operands = [w for w in inv.words if not w.value.startswith("-")]
+    values = {"-l", "--length", "-o", "--offset"}
+    operands = [w for i, w in enumerate(inv.words) if not w.value.startswith("-") and
+                not (i and inv.words[i - 1].value in values)] if inv.name == "fallocate" else operands[1:]
+    findings = [f for w in operands[:32] if (f := run.write(w, inv, f"{inv.name} rewrites")) is not None]
+    return [with_rule(worst(findings), f"fs.{inv.name}")] if findings else \
+        [allow(f"{inv.name} rewrites files", "fs-write", rule=f"fs.{inv.name}")]
+
+
 def gio(run: "Run", inv: "Invocation") -> list[Finding]:
     """gio trash|remove FILE… is rimraf's kind of delete (trash: recoverable); the rest is the taxonomy's."""
     if inv.words and inv.words[0].value in ("trash", "remove", "rm"):

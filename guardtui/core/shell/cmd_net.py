@@ -477,6 +477,8 @@ def sender(run: "Run", inv: "Invocation") -> list[Finding]:
     """wormhole send FILE, croc send FILE, ntfy publish TOPIC "$(…)": a secret file or a substitution that
     carries one leaves the machine (denies); anything else sent asks."""
     subs = tuple(run.tax.senders.get(inv.name, ()))
+    if any(w.value in ("--dry-run", "-n", "--dryrun") for w in inv.words):
+        return []  # only says what it would send
     operands = [w for w in inv.words if not w.value.startswith("-")]
     sub = operands[0].value if operands else ""
     if sub not in subs and "" not in subs:
@@ -485,9 +487,14 @@ def sender(run: "Run", inv: "Invocation") -> list[Finding]:
     denied = next((f for f in carried if f.verdict is Verdict.DENY), None)
     if denied is not None:
         return [denied]
+    if inv.name == "rclone" and not any(":" in w.value for w in operands[-1:]):
+        return []  # rclone between local paths: a copy (the file rules judge it)
     for w in operands[(1 if sub in subs and sub else 0):]:
-        info = run.path(w, inv)
-        if info.path and (is_secret(info.path, inv.scope.home, run.tax) or holds_credentials(info.path)):
+        # oras push REF FILE:media/type: the file before its media type
+        word = Word.literal(re.sub(r":[\w.+-]+/[\w.+-]+$", "", w.value)) if inv.name == "oras" else w
+        info = run.path(word, inv)
+        if info.path and (is_secret(info.path, inv.scope.home, run.tax) or is_secret_area(info.path, inv.scope.home)
+                          or holds_credentials(info.path)):
             return [deny(f"{inv.name} sends {w.display()} (keys or credentials) to another machine", "secrets",
                          "net.send-secret")]
     return [ask(f"{inv.name} {sub} sends data to another machine", "network", BlastRadius.MEDIUM, "net.send")]
