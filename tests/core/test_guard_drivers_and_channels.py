@@ -378,3 +378,22 @@ def test_more_channels_out(world, command, expected):
     (world.home / ".ssh").mkdir(exist_ok=True)
     (world.home / ".ssh" / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nx\n")
     assert verdict(world.run(command)) == expected, command
+
+
+def test_cdpath_changes_where_cd_goes(world):
+    assert verdict(world.run("CDPATH=~/.config cd guardtui && rm -rf guards")) == "deny"
+    put(world, "guardtui/guards/readme.txt", "x\n")  # a project dir of that name is found first without CDPATH
+    assert verdict(world.run("cd guardtui && rm -rf guards")) != "deny"
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("direnv exec . -- rm -rf ~/.config/guardtui", "deny"),
+    ("distrobox enter dev -- rm -rf ~/.config/guardtui", "deny"),
+    ("distrobox enter dev -- python3 -m pytest -q", "allow"),
+    ("git send-email --dry-run --to-cmd='rm -f ~/.codex/hooks.json' x.patch", "deny"),
+    ("interpreter -y 'free some disk space'", "deny"),
+    ("sudo zfs destroy tank/scratch@2024-05-01", "ask"),
+    ("sudo zfs destroy -r tank/scratch", "deny"),
+])
+def test_wrappers_with_a_separator_and_more_agents(world, command, expected):
+    assert verdict(world.run(command)) == expected, command

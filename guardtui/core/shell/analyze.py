@@ -722,6 +722,8 @@ class _Run:
                 if flag in spec.get("command_option", ()):
                     shell_string = value
         remaining = remaining[int(spec.get("positionals", 0)):]
+        if spec.get("positionals") and remaining and remaining[0].value == "--":  # direnv exec DIR -- CMD
+            remaining = remaining[1:]
         if shell_string is not None:
             inv = Invocation(name, rest, cmd, scope, privileged)
             if spec.get("output_positional") and remaining and not remaining[0].value.startswith("-"):

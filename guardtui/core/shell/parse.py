@@ -8,6 +8,7 @@ resolved. What each command *does* is the analyzer's business (analyze.py).
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 import threading
@@ -708,7 +709,7 @@ class Walker:
         if not argv and assignments:
             for name, value in assignments:  # a bare `A=1` sets A for the rest of the script
                 scope.variables[name] = value.value
-        self._follow_cd(argv, scope)
+        self._follow_cd(argv, scope, prefix_scope.variables.get("CDPATH"))
         self._follow_facts(argv, scope)
         if len(argv) >= 4 and argv[0].value == "printf" and argv[1].value == "-v":
             out = static_output(["printf"] + [w.value for w in argv[3:]], None, scope)
@@ -791,7 +792,7 @@ class Walker:
                 target = operands[0].value  # `ln -sfn "$HOME" x`: a later `rm -rf x/*` deletes in the target
                 scope.facts["link-to:" + link] = posixpath.normpath(posixpath.join(posixpath.dirname(link), target))
 
-    def _follow_cd(self, argv: list[Word], scope: Scope) -> None:
+    def _follow_cd(self, argv: list[Word], scope: Scope, cdpath: str | None = None) -> None:
         if not argv or argv[0].value not in ("cd", "pushd", "popd", "chdir"):
             return
         args = [a for a in argv[1:] if not (a.value.startswith("-") and len(a.value) > 1)]
@@ -812,6 +813,17 @@ class Walker:
             return
         scope.cd_dynamic = False
         base = scope.cwd or "/"
+        cdpath = cdpath or scope.variables.get("CDPATH")
+        if cdpath and not target.value.startswith(("/", "./", "../")) and target.value not in (".", ".."):
+            # CDPATH=~/.config cd guardtui: bash looks in CDPATH's directories before the current one
+            for entry in str(cdpath).split(":"):
+                entry = scope.home.rstrip("/") + entry[1:] if entry.startswith("~") else entry
+                if entry and DYN not in entry and os.path.isdir(posixpath.join(entry, target.value)):
+                    base = entry if entry.startswith("/") else posixpath.join(base, entry)
+                    break
+                if DYN in entry:
+                    scope.cwd, scope.oldpwd = None, previous
+                    return
         scope.cwd, scope.oldpwd = posixpath.normpath(posixpath.join(base, target.value)), previous
 
     # -- substitutions ---------------------------------------------------------------
