@@ -1,12 +1,18 @@
-"""Code a routine tool runs because the project tells it to: the plugins and hooks its configuration names
-(mypy `plugins`, flake8 local plugins, mkdocs `hooks`, prettier `plugins`, bazel's workspace status command),
-and the project's own programs a command name finds first (node_modules/.bin in a package script, a directory
-put in front of PATH). The files found are judged as the programs they are; a shim's judgement only adds what
-would deny, so an ordinary launcher stays the tool it launches.
+"""Code a routine tool runs because the project (or the person's setup) tells it to, judged as the program it is:
 
-The taxonomy's `config_code` says, per tool, which files it reads (`configs`, or the file an option names),
-which keys name code, and the language of what they name. rules/later.py uses the same reading when one of
-these configuration files is written."""
+- the plugins and hooks a tool's configuration names (mypy `plugins`, flake8 local plugins, mkdocs `hooks`,
+  prettier plugins, bazel's status command, Maven's exec plugin, bunfig preloads, hatch install commands), its
+  configuration files that are programs (vitest.config.*, .Rprofile, mix.exs), Nix shellHooks, conda
+  activate.d scripts, helm plugin manifests, executables an option names (ansible -i DIR), and the entry points
+  pytest loads from the project's environment (taxonomy `config_code`; rules/later.py reads the same data when
+  one of these configurations is written);
+- the project's own programs a command name finds first: node_modules/.bin in a package script, a directory put
+  first on PATH, an activated venv's console scripts, plugins named TOOL-SUB; programs `pip install -e` or
+  `npm link` put on PATH under a known command's name;
+- the home files dotfile managers put in place (dotbot, rcup, dotter, home-manager).
+
+Code the project did not write (an installed plugin, a launcher) is judged for what no routine launcher does
+(deny_only); the project's own files are judged whole."""
 from __future__ import annotations
 
 import base64
@@ -36,12 +42,17 @@ _SPLIT = re.compile(r"""[\s,;"'\[\]{}()=]+""")
 _NOT_NAMES = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
 
 
+def in_home(value: str, home: str) -> str:
+    """`~/x` under the judged call's home (the agent's, which is not always this process's)."""
+    return home.rstrip("/") + value[1:] if value == "~" or value.startswith("~/") else value
+
+
 def runner_for(spec: dict) -> str:
     """The program that runs the code a tool's configuration names (its `runner`, else by its language)."""
     return spec.get("runner") or _RUNNER.get(spec.get("language", "python"), "sh")
 
 
-def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | None) -> list[str]:
+def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | None, home: str = "~") -> list[str]:
     """The configuration files `tool` reads here: the one an option names, else the first of its usual names
     found in cwd or a directory above it (not above the project)."""
     options = tuple(spec.get("options", ()))
@@ -49,7 +60,7 @@ def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | No
         value = words[i + 1] if word in options and i + 1 < len(words) else \
             word.partition("=")[2] if word.partition("=")[0] in options and "=" in word else ""
         if value and DYN not in value:
-            return [posixpath.normpath(posixpath.join(cwd, os.path.expanduser(value)))]
+            return [posixpath.normpath(posixpath.join(cwd, in_home(value, home)))]
     found = []
     for name in spec.get("configs", ()):
         path = find_upward(cwd, (name,), stop)
@@ -130,7 +141,7 @@ def _executable_inputs(inv: "Invocation", words: list[str], spec: dict) -> list[
         value = value.rpartition("@")[2] if "@" in value and "/" not in value.partition("@")[0] else value
         if not value or DYN in value:
             continue
-        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", os.path.expanduser(value)))
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
         if os.path.isdir(path):
             try:
                 names = sorted(os.listdir(path))[:64]
@@ -169,7 +180,7 @@ def _activation_scripts(inv: "Invocation", words: list[str], spec: dict) -> list
     for i, word in enumerate(words):
         value = words[i + 1] if i + 1 < len(words) else ""
         if word in ("-p", "--prefix") and value and DYN not in value:
-            prefixes.append(posixpath.normpath(posixpath.join(inv.scope.cwd or "/", os.path.expanduser(value))))
+            prefixes.append(posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home))))
         elif word in ("-n", "--name") and value and DYN not in value:
             prefixes += [posixpath.join(inv.scope.home, root, "envs", value) for root in spec["activate_dirs"]]
     scripts = []
@@ -262,7 +273,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     manifest = spec.get("plugin_manifest")
     if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
         # helm plugin install ./dir: the manifest's install hook runs now, its command whenever it is used
-        directory = posixpath.normpath(posixpath.join(cwd, os.path.expanduser(words[2])))
+        directory = posixpath.normpath(posixpath.join(cwd, in_home(words[2], inv.scope.home)))
         text = read_text(posixpath.join(directory, manifest)) or ""
         for m in re.finditer(r"(?m)^\s*(?:install|update|command|platformCommand)\s*:\s*(?P<q>[\"']?)(.+?)(?P=q)\s*$",
                              text):
@@ -275,7 +286,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         if judged is not None:
             run.add(judged)
     if spec.get("inline"):  # flake.nix's shellHook = '' … '': shell text the tool runs as it is
-        for config in config_for(inv.name, spec, words, cwd, inv.scope.project)[:4]:
+        for config in config_for(inv.name, spec, words, cwd, inv.scope.project, inv.scope.home)[:4]:
             for script in inline_values(read_text(config) or "", tuple(spec.get("keys", ())))[:8]:
                 run.nested(script, inv, f"{inv.name} › {posixpath.basename(config)}")
         return
@@ -295,7 +306,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     off = spec.get("autoload_off")
     if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
         judge_entry_points(run, inv, spec["entry_points"])
-    for config in config_for(inv.name, spec, words, cwd, inv.scope.project)[:8]:
+    for config in config_for(inv.name, spec, words, cwd, inv.scope.project, inv.scope.home)[:8]:
         text = read_text(config)
         if text is None:
             continue
@@ -566,7 +577,7 @@ def judge_dotfiles(run: "Run", inv: "Invocation") -> None:
     base = cwd
     for i, word in enumerate(words[:-1]):
         if word in ("-d", "--base-directory", "--dir") and DYN not in words[i + 1]:
-            base = posixpath.normpath(posixpath.join(cwd, os.path.expanduser(words[i + 1])))
+            base = posixpath.normpath(posixpath.join(cwd, in_home(words[i + 1], inv.scope.home)))
     targets: list[str] = []
     if spec.get("mirror"):  # rcup -d rc: rc/config/x lands at ~/.config/x (only the files named, when some are)
         named = {w for i, w in enumerate(words) if not w.startswith("-") and
