@@ -1291,7 +1291,8 @@ def unzip(run: "Run", inv: "Invocation") -> list[Finding]:
     return [with_rule(f, "fs.unzip")] if f else [allow("unzip extracts files", "fs-write", rule="fs.unzip")]
 
 
-_REMOTE = re.compile(r"^(?:[\w.@-]+:(?!//)|rsync://|[\w.-]+::)")
+# host:path, user@host:path (a part known only at run time included: "deploy@${host}:/opt"), rsync://, host::
+_REMOTE = re.compile(r"^(?:[\w.@%s-]+:(?!//)|rsync://|[\w.%s-]+::)" % (DYN, DYN))
 
 
 def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -1393,8 +1394,9 @@ def _grep_for_secret_values(run: "Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
+# DATABASE_URL and *_DSN: a connection string carries its password
 _SECRET_VARIABLE = re.compile(r"\$\{?([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|"
-                              r"CREDENTIALS?)[A-Za-z0-9_]*)", re.I)
+                              r"CREDENTIALS?|DATABASE_URL|_DSN\b|REDIS_URL|MONGO(?:DB)?_URI)[A-Za-z0-9_]*)", re.I)
 
 
 def _prints_secret_variable(inv: "Invocation") -> list[Finding]:
