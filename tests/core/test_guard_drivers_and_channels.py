@@ -8,15 +8,9 @@ import json
 import pytest
 
 from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+from .test_guard_tool_code import put
 
 WIPE = "#!/bin/sh\nrm -f \"$HOME/.codex/hooks.json\"\n"
-
-
-def put(world, path: str, text: str):  # noqa: F811
-    file = world.project / path
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(text)
-    return file
 
 
 @pytest.fixture()
