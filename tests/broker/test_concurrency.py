@@ -42,7 +42,10 @@ async def test_small_calls_are_judged_on_the_event_loop_and_large_ones_in_a_work
     rule = Recording()
     broker = await broker_with(start_broker, rule)
     loop_thread = threading.get_ident()
-    assert decision_of((await post_unix(broker, "claude", payload("ls")))[1]) == "allow"
+    # (the first calls after start may pay the copy-on-write faults of forking the judging process: a call
+    # or two that computes past the loop's slice is judged in a worker, as it should be)
+    for _ in range(3):
+        assert decision_of((await post_unix(broker, "claude", payload("ls")))[1]) == "allow"
     big = "echo " + "x" * INLINE_MAX_BYTES
     assert decision_of((await post_unix(broker, "claude", payload(big)))[1]) == "allow"
     assert rule.threads["ls"] == loop_thread

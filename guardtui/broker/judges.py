@@ -1,0 +1,329 @@
+"""Large calls judged in a process of their own, so one agent's megabyte never holds another's call.
+
+Reading and judging a large payload takes tens of milliseconds, much of it in long stretches of C
+that hold the interpreter (JSON decoding, the bash parser, regexes over the whole text): in a worker
+thread it still held every other call, the small ones the event loop judges too, for up to tens of
+milliseconds at a time. So the broker forks a judging process when it starts (JudgeProcess), a copy
+of its engine as built, and hands it each payload over INLINE_MAX_BYTES, one at a time. The process
+reads and judges the call exactly as a worker thread would (Engine.evaluate, the same rules and
+budget, counted from when it began reading), with what can have changed since the fork sent along:
+the session's state (approvals, memory, working directories) and the plugins in force after a
+reload. The broker takes the decision into its own engine (Engine.adopt: the session touched, the
+call audited and remembered) and answers as for any other call; the guard events raised there are
+raised here.
+
+What the process cannot judge as the broker's engine would — an engine changed since the fork in any
+other way than a plugin reload — is judged in a worker thread as before (`can_judge`). Fail closed:
+a process that dies, or takes longer than ten times the budget (and then is killed), makes its call
+ask, saying why; later large calls are judged in a worker thread, and a guard event says so. Memory
+is bounded: one call at a time, nothing kept between calls but what the engine keeps for itself.
+GUARDTUI_JUDGE_PROCESS=0 turns it off (large calls in a worker thread, as before).
+"""
+from __future__ import annotations
+
+import asyncio
+import copyreg
+import gc
+import io
+import os
+import pickle
+import signal
+import socket
+import struct
+import sys
+import time
+from types import MappingProxyType, ModuleType
+from typing import Any, Callable
+
+from ..adapters import AGENTS, adapter_for
+from ..core.engine import Engine, GuardEvent, load_all_data
+from ..core.model import BlastRadius, Decision, ToolCall, Verdict
+from ..core.plugins import PluginRule, ProjectPlugins
+from ..core.session import SessionState, Sessions
+from ..judge import HookAnswer, read_call
+
+_LENGTH = struct.Struct("!Q")
+WAIT_FACTOR = 10  # a call's wall-clock limit in the process: ten times the budget (as the budget's own cap)
+MIN_WAIT_S = 5.0  # and never less (a busy machine, a process still warming up)
+PROCESS_RULE = "engine.judge-process"
+NICENESS = 10
+
+
+def enabled() -> bool:
+    return os.environ.get("GUARDTUI_JUDGE_PROCESS", "1") != "0" and hasattr(os, "fork")
+
+
+class _Pickler(pickle.Pickler):
+    """A call's input and a decision's metadata are read-only mappings (MappingProxyType): sent as dicts."""
+
+    dispatch_table = copyreg.dispatch_table.copy()
+    dispatch_table[MappingProxyType] = lambda m: (_read_only, (dict(m),))
+
+
+def _read_only(value: dict) -> MappingProxyType:
+    return MappingProxyType(value)
+
+
+def _dumps(value: Any) -> bytes:
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
+
+
+class JudgeGone(RuntimeError):
+    """The judging process ended or had to be ended."""
+
+
+class JudgeProcess:
+    """One forked judging process and the broker's end of its socket."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.pid = 0
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._lock = asyncio.Lock()  # one call at a time
+        self._forked_rules = engine.rules
+        self._synced_rules = engine.rules
+        self._forked = (engine.analyzer, engine.home, engine.protection, engine.temp_dirs)
+
+    async def start(self) -> None:
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # the judging process: never returns
+            ours.close()
+            _child(theirs, self.engine)
+        theirs.close()
+        self.pid = pid
+        self._reader, self._writer = await asyncio.open_unix_connection(sock=ours, limit=2 ** 20)
+
+    @property
+    def alive(self) -> bool:
+        return self._writer is not None
+
+    def can_judge(self) -> bool:
+        """Would the process judge as the broker's engine does now? (Only a reload of the plugins rule is sent
+        over; any other change since the fork is not.)"""
+        engine = self.engine
+        if not self.alive or (engine.analyzer, engine.home, engine.protection, engine.temp_dirs) != self._forked:
+            return False
+        rules = engine.rules
+        if rules is self._synced_rules:
+            return True
+        return len(rules) == len(self._forked_rules) and all(
+            now is then or now.id == then.id == PluginRule.id and isinstance(now, PluginRule)
+            for now, then in zip(rules, self._forked_rules))
+
+    async def judge(self, adapter: ModuleType, raw: bytes, event: str | None,
+                    want_serialised: bool) -> HookAnswer | tuple[ToolCall, Decision, list]:
+        """(call, decision, events raised there) or the answer to give instead; JudgeGone if the process ends."""
+        async with self._lock:
+            rules = self.engine.rules
+            plugins = None
+            if rules is not self._synced_rules:
+                plugins = next(r.plugins for r in rules if r.id == PluginRule.id)
+            budget_s = self.engine.budget_s
+            try:
+                return await asyncio.wait_for(self._exchange(adapter, raw, event, want_serialised, plugins, budget_s,
+                                                             rules), max(MIN_WAIT_S, WAIT_FACTOR * budget_s))
+            except asyncio.TimeoutError:
+                self.kill()
+                raise JudgeGone(f"it took longer than {max(MIN_WAIT_S, WAIT_FACTOR * budget_s):g} s and was ended")
+            except (OSError, EOFError, asyncio.IncompleteReadError, pickle.PickleError) as exc:
+                self.kill()
+                raise JudgeGone(f"it ended ({type(exc).__name__})") from None
+
+    async def _exchange(self, adapter, raw, event, want_serialised, plugins, budget_s, rules):
+        await self._send(("judge", adapter.__name__, raw, event, budget_s, plugins, want_serialised))
+        if plugins is not None:
+            self._synced_rules = rules
+        while True:
+            message = await self._receive()
+            kind = message[0]
+            if kind == "session":  # the call's session, as the broker's engine has it now
+                await self._send(("session", self.engine.sessions.get(message[1], message[2]).snapshot()))
+            elif kind == "answer":
+                return message[1]
+            elif kind == "decided":
+                _, call, decision, events, scope = message
+                self.engine.adopt(call, decision, scope)
+                return call, decision, events
+            else:
+                raise JudgeGone(f"it failed: {message[1]}")
+
+    async def _send(self, value: Any) -> None:
+        assert self._writer is not None
+        data = _dumps(value)
+        self._writer.write(_LENGTH.pack(len(data)) + data)
+        await self._writer.drain()
+
+    async def _receive(self) -> Any:
+        assert self._reader is not None
+        (size,) = _LENGTH.unpack(await self._reader.readexactly(_LENGTH.size))
+        return pickle.loads(await self._reader.readexactly(size))
+
+    def kill(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self._reap(wait=True)
+
+    async def stop(self) -> None:
+        """Close its socket (it exits when it reads the end), give it a moment, then make sure."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+        for _ in range(50):
+            if not self.pid or self._reap(wait=False):
+                return
+            await asyncio.sleep(0.01)
+        self.kill()
+
+    def _reap(self, wait: bool) -> bool:
+        try:
+            done, _ = os.waitpid(self.pid, 0 if wait else os.WNOHANG)
+        except ChildProcessError:
+            done = self.pid
+        if done:
+            self.pid = 0
+        return bool(done)
+
+
+def ask_instead(why: str) -> Decision:
+    return Decision(Verdict.ASK, f"the process judging large calls could not judge this one ({why}), so a person "
+                                 f"should look at it", PROCESS_RULE, BlastRadius.UNKNOWN, "unknown")
+
+
+# -- the judging process -------------------------------------------------------------------
+def _child(sock: socket.socket, engine: Engine) -> None:
+    """The forked judging process: judge what the broker sends until it closes the socket."""
+    try:
+        _quiet()
+        events: list = []
+        _detach(engine, events)
+        load_all_data()
+        for agent in AGENTS:  # imported now, not while a call waits
+            adapter_for(agent)
+        _warm_up(engine)
+        gc.freeze()  # what start-up built stays out of the collector's reach (and shared with the broker)
+        events.clear()
+        with sock.makefile("rb") as reader:
+            while True:
+                request = _read(reader)
+                if request is None:
+                    break
+                _judge_one(sock, reader, engine, events, *request[1:])
+    except BaseException:  # nothing to tell: the broker sees the socket close and fails closed
+        pass
+    finally:
+        os._exit(0)
+
+
+def _quiet() -> None:
+    """No signal of the broker's is ours: the terminal's ^C and hang-up are the broker's to act on (it then
+    closes the socket); SIGTERM ends this process; nothing is written to the broker's terminal. It runs at a
+    lower priority than the broker: on a busy machine the broker's small calls come first (the budget counts
+    the time a call computes, so waiting for the CPU costs a large call nothing but the wait)."""
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass
+    signal.set_wakeup_fd(-1)
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTSTP):
+        signal.signal(sig, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _detach(engine: Engine, events: list) -> None:
+    """The engine's ties to the broker cut: no audit, events collected, its own sessions and project plugins
+    (fresh locks: another thread of the broker may have held one when it forked)."""
+    engine.audit = None
+    engine.on_event = events.append
+    engine.sessions = Sessions()
+    for rule in engine.rules:
+        if isinstance(rule, PluginRule) and rule.projects is not None:
+            old = rule.projects
+            rule.projects = ProjectPlugins(old.locations, old.watched_root, lambda kind, message: events.append(
+                ("project", kind, message)), clock=old.clock, load_wait_s=old.load_wait_s)
+
+
+def _warm_up(engine: Engine) -> None:
+    """Build what the first call builds (the parser, compiled patterns), outside any call's budget."""
+    try:
+        engine.evaluate(ToolCall("Bash", {"command": "true"}, engine.home, agent="guardtui", session=""),
+                        record=False, quiet=True)
+    except Exception:
+        pass
+    engine.sessions.clear()
+
+
+def _read(reader) -> Any:
+    head = reader.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        return None
+    (size,) = _LENGTH.unpack(head)
+    data = reader.read(size)
+    if len(data) < size:
+        return None
+    return pickle.loads(data)
+
+
+def _write(sock: socket.socket, value: Any) -> None:
+    data = _dumps(value)
+    sock.sendall(_LENGTH.pack(len(data)) + data)
+
+
+def _judge_one(sock, reader, engine: Engine, events: list, adapter_name: str, raw: bytes, event: str | None,
+               budget_s: float, plugins, want_serialised: bool) -> None:
+    """One call, as Broker._evaluate judges a large one in a worker thread."""
+    events.clear()
+    try:
+        if plugins is not None:
+            current = next(r for r in engine.rules if r.id == PluginRule.id)
+            engine.replace_rule(PluginRule.id, PluginRule(plugins, projects=current.projects))
+        adapter = sys.modules[adapter_name]  # (every adapter was imported at start-up)
+        begun = time.thread_time()  # the budget counts reading, as in the broker
+        call = read_call(adapter, raw, event)
+        if isinstance(call, HookAnswer):
+            _write(sock, ("answer", call))
+            return
+        _write(sock, ("session", call.agent, call.session))
+        reply = _read(reader)
+        if reply is None or reply[0] != "session":
+            raise EOFError("the broker went away")
+        engine.sessions.put(SessionState(**reply[1]))
+        spent = time.thread_time() - begun
+        decision = engine.evaluate(call, record=False, budget_s=budget_s - spent)
+        if want_serialised and decision.verdict is Verdict.ASK:
+            call.serialised_input()  # made here, not on the broker's loop (its recent "allow once" is matched by it)
+        scope = engine.sessions.get(call.agent, call.session).scope
+        _write(sock, ("decided", call, decision, list(events), scope))
+    except (EOFError, OSError):
+        raise
+    except Exception as exc:
+        _write(sock, ("failed", f"{type(exc).__name__}: {exc}"))
+    finally:
+        engine.sessions.clear()
+        events.clear()
+
+
+def raise_events(engine: Engine, projects_report: Callable[[str, str], None] | None, events: list) -> None:
+    """The guard events the process raised, raised in the broker."""
+    for event in events:
+        try:
+            if isinstance(event, GuardEvent):
+                if engine.on_event is not None:
+                    engine.on_event(event)
+            elif projects_report is not None:
+                projects_report(event[1], event[2])
+        except Exception:  # a broken listener must not lose the answer
+            pass
