@@ -4,6 +4,7 @@ for speed changes no verdict.
     python benchmarks/verdicts.py > before.jsonl     # on the old code
     python benchmarks/verdicts.py > after.jsonl      # on the new
     python benchmarks/verdicts.py --compare before.jsonl after.jsonl
+    python benchmarks/verdicts.py --judging-process   # the broker's judging process against its own engine
 
 The shell corpora (tests/shell/data, and any more given with --shell FILE) are judged as
 benchmarks/corpus.py judges them (built-in defaults, this machine's PATH); the session corpora
@@ -69,6 +70,48 @@ def session_lines():
         replay_module.Engine.evaluate = evaluate
 
 
+def judging_process(paths: list[Path]) -> int:
+    """Every shell corpus call judged by the broker's judging process (broker/judges.py, as a large payload is)
+    and by the engine it was forked from, in this process: the decisions must be the same."""
+    import asyncio
+    import os
+
+    os.environ["GUARDTUI_BUDGET_MS"] = "60000"  # no verdict here may depend on how busy the machine is
+    from guardtui.adapters import adapter_for
+    from guardtui.broker.judges import JudgeProcess
+    from guardtui.judge import read_call
+
+    from tests.shell.corpus import CWD, load
+
+    engine = isolated_engine()
+    engine.budget_s = 60.0
+    claude = adapter_for("claude")
+
+    async def run() -> int:
+        judge = JudgeProcess(engine)
+        await judge.start()
+        differ = total = 0
+        try:
+            for path in paths:
+                for i, row in enumerate(load(path)):
+                    raw = json.dumps({"session_id": f"{path.name}-{i}", "cwd": row.get("cwd", CWD),
+                                      "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                      "tool_input": {"command": row["command"]}}).encode()
+                    here = engine.evaluate(read_call(claude, raw, None), record=False)
+                    _call, there, _events = await judge.judge(claude, raw, None, False)
+                    total += 1
+                    if described(here) != described(there):
+                        differ += 1
+                        print(f"{path.name}:{i + 1}: {row['command'][:80]!r}: here {described(here)['verdict']} "
+                              f"there {described(there)['verdict']}")
+        finally:
+            await judge.stop()
+        print(f"{total} calls judged here and in the judging process: {differ} differ")
+        return 1 if differ else 0
+
+    return asyncio.run(run())
+
+
 def described(decision) -> dict:
     meta = {k: v for k, v in decision.metadata.items() if k != "latency_ms"}
     return {"verdict": decision.verdict.value, "rule": decision.rule, "reason": decision.reason,
@@ -93,10 +136,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shell", type=Path, action="append", default=[], help="another shell corpus (JSONL)")
     ap.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--judging-process", action="store_true", help="the judging process against the engine here")
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
     paths = sorted(CORPORA.glob("*.jsonl")) + args.shell
+    if args.judging_process:
+        return judging_process(paths)
     for line in shell_lines(paths):
         print(json.dumps(line, sort_keys=True))
     for line in session_lines():

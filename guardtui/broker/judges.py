@@ -80,8 +80,8 @@ class JudgeProcess:
     def __init__(self, engine: Engine):
         self.engine = engine
         self.pid = 0
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
+        self._sock: socket.socket | None = None  # non-blocking, read and written through the loop (no stream
+        #                                          buffers: a megabyte is copied as few times as it can be)
         self._lock = asyncio.Lock()  # one call at a time
         self._forked_rules = engine.rules
         self._synced_rules = engine.rules
@@ -95,11 +95,12 @@ class JudgeProcess:
             _child(theirs, self.engine)
         theirs.close()
         self.pid = pid
-        self._reader, self._writer = await asyncio.open_unix_connection(sock=ours, limit=2 ** 20)
+        ours.setblocking(False)
+        self._sock = ours
 
     @property
     def alive(self) -> bool:
-        return self._writer is not None
+        return self._sock is not None
 
     def can_judge(self) -> bool:
         """Would the process judge as the broker's engine does now? (Only a reload of the plugins rule is sent
@@ -129,12 +130,12 @@ class JudgeProcess:
             except asyncio.TimeoutError:
                 self.kill()
                 raise JudgeGone(f"it took longer than {max(MIN_WAIT_S, WAIT_FACTOR * budget_s):g} s and was ended")
-            except (OSError, EOFError, asyncio.IncompleteReadError, pickle.PickleError) as exc:
+            except (OSError, EOFError, pickle.PickleError) as exc:
                 self.kill()
                 raise JudgeGone(f"it ended ({type(exc).__name__})") from None
 
     async def _exchange(self, adapter, raw, event, want_serialised, plugins, budget_s, rules):
-        await self._send(("judge", adapter.__name__, raw, event, budget_s, plugins, want_serialised))
+        await self._send(("judge", adapter.__name__, len(raw), event, budget_s, plugins, want_serialised), raw)
         if plugins is not None:
             self._synced_rules = rules
         while True:
@@ -151,21 +152,38 @@ class JudgeProcess:
             else:
                 raise JudgeGone(f"it failed: {message[1]}")
 
-    async def _send(self, value: Any) -> None:
-        assert self._writer is not None
+    async def _send(self, value: Any, tail: bytes = b"") -> None:
+        sock = self._sock
+        if sock is None:
+            raise EOFError("closed")
         data = _dumps(value)
-        self._writer.write(_LENGTH.pack(len(data)) + data)
-        await self._writer.drain()
+        loop = asyncio.get_running_loop()
+        await loop.sock_sendall(sock, _LENGTH.pack(len(data)) + data)
+        if tail:
+            await loop.sock_sendall(sock, tail)  # the payload as it came, not copied into the message
 
     async def _receive(self) -> Any:
-        assert self._reader is not None
-        (size,) = _LENGTH.unpack(await self._reader.readexactly(_LENGTH.size))
-        return pickle.loads(await self._reader.readexactly(size))
+        (size,) = _LENGTH.unpack(await self._read_exactly(_LENGTH.size))
+        return pickle.loads(await self._read_exactly(size))
+
+    async def _read_exactly(self, size: int) -> memoryview:
+        sock = self._sock
+        if sock is None:
+            raise EOFError("closed")
+        loop = asyncio.get_running_loop()
+        buffer = memoryview(bytearray(size))
+        got = 0
+        while got < size:
+            n = await loop.sock_recv_into(sock, buffer[got:])
+            if n == 0:
+                raise EOFError("the judging process closed its socket")
+            got += n
+        return buffer
 
     def kill(self) -> None:
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            writer.close()
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
         if self.pid:
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -175,9 +193,9 @@ class JudgeProcess:
 
     async def stop(self) -> None:
         """Close its socket (it exits when it reads the end), give it a moment, then make sure."""
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            writer.close()
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
         for _ in range(50):
             if not self.pid or self._reap(wait=False):
                 return
@@ -282,10 +300,13 @@ def _write(sock: socket.socket, value: Any) -> None:
     sock.sendall(_LENGTH.pack(len(data)) + data)
 
 
-def _judge_one(sock, reader, engine: Engine, events: list, adapter_name: str, raw: bytes, event: str | None,
+def _judge_one(sock, reader, engine: Engine, events: list, adapter_name: str, size: int, event: str | None,
                budget_s: float, plugins, want_serialised: bool) -> None:
     """One call, as Broker._evaluate judges a large one in a worker thread."""
     events.clear()
+    raw = reader.read(size)
+    if len(raw) < size:
+        raise EOFError("the broker went away")
     try:
         if plugins is not None:
             current = next(r for r in engine.rules if r.id == PluginRule.id)

@@ -57,3 +57,30 @@ def test_serve_stops_on_sigterm_after_budgets_ran_out_while_loaders_were_startin
         if serve.poll() is None:
             serve.kill()
             serve.wait()
+
+
+def children_of(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+        return [int(p) for p in f.read().split()]
+
+
+def test_serve_stops_on_sigterm_and_its_judging_process_with_it(isolated_env, short_runtime):
+    """Large calls are judged in a process serve forks (broker/judges.py): it goes when serve goes."""
+    env = {k: v for k, v in os.environ.items() if k != "GUARDTUI_JUDGE_PROCESS"}
+    serve = subprocess.Popen([sys.executable, "-m", "guardtui", "serve", "--port", "0", "--ask", "deny"],
+                             cwd=isolated_env, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert "listening on" in serve.stdout.readline()
+        judging = children_of(serve.pid)
+        assert len(judging) == 1
+        raw = json.dumps({"session_id": "s", "cwd": str(isolated_env), "hook_event_name": "PreToolUse",
+                          "tool_name": "Bash", "tool_input": {"command": "ls # " + "x" * INLINE_MAX_BYTES}}).encode()
+        answer = request(os.path.join(short_runtime, "broker.sock"), "/hooks/claude", raw, LIMIT_S)
+        assert answer is not None and json.loads(answer[1])["hookSpecificOutput"]["permissionDecision"] == "allow"
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=LIMIT_S) == 0
+        assert not os.path.exists(f"/proc/{judging[0]}")
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
