@@ -25,6 +25,7 @@ import asyncio
 import copyreg
 import gc
 import io
+import marshal
 import os
 import pickle
 import signal
@@ -32,12 +33,13 @@ import socket
 import struct
 import sys
 import time
+from dataclasses import fields
 from types import MappingProxyType, ModuleType
 from typing import Any, Callable
 
 from ..adapters import AGENTS, adapter_for
 from ..core.engine import Engine, GuardEvent, load_all_data
-from ..core.model import BlastRadius, Decision, ToolCall, Verdict
+from ..core.model import Decision, ToolCall, Verdict
 from ..core.plugins import PluginRule, ProjectPlugins
 from ..core.session import SessionState, Sessions
 from ..judge import HookAnswer, read_call
@@ -45,8 +47,7 @@ from ..judge import HookAnswer, read_call
 _LENGTH = struct.Struct("!Q")
 WAIT_FACTOR = 10  # a call's wall-clock limit in the process: ten times the budget (as the budget's own cap)
 MIN_WAIT_S = 5.0  # and never less (a busy machine, a process still warming up)
-PROCESS_RULE = "engine.judge-process"
-NICENESS = 10
+NICENESS = 5
 
 
 def enabled() -> bool:
@@ -72,6 +73,10 @@ def _dumps(value: Any) -> bytes:
 
 class JudgeGone(RuntimeError):
     """The judging process ended or had to be ended."""
+
+
+class JudgeFailed(RuntimeError):
+    """The judging process could not judge this call (it goes on with the next)."""
 
 
 class JudgeProcess:
@@ -138,19 +143,26 @@ class JudgeProcess:
         await self._send(("judge", adapter.__name__, len(raw), event, budget_s, plugins, want_serialised), raw)
         if plugins is not None:
             self._synced_rules = rules
+        call: ToolCall | None = None
         while True:
             message = await self._receive()
             kind = message[0]
-            if kind == "session":  # the call's session, as the broker's engine has it now
+            if kind == "session":  # the call's session, as the broker's engine has it now; then the call
+                # itself, read here while the process judges it (a large input takes a while to rebuild)
                 await self._send(("session", self.engine.sessions.get(message[1], message[2]).snapshot()))
+                call = await self._receive_call()
             elif kind == "answer":
                 return message[1]
-            elif kind == "decided":
-                _, call, decision, events, scope = message
+            elif kind == "decided" and call is not None:
+                _, decision, events, scope, serialised = message
+                if serialised is not None:
+                    call.__dict__["_serialised"] = serialised  # (ToolCall.serialised_input's cache, made there)
                 self.engine.adopt(call, decision, scope)
                 return call, decision, events
+            elif kind == "failed":
+                raise JudgeFailed(message[1])
             else:
-                raise JudgeGone(f"it failed: {message[1]}")
+                raise JudgeGone(f"it sent {kind!r} out of turn")
 
     async def _send(self, value: Any, tail: bytes = b"") -> None:
         sock = self._sock
@@ -165,6 +177,12 @@ class JudgeProcess:
     async def _receive(self) -> Any:
         (size,) = _LENGTH.unpack(await self._read_exactly(_LENGTH.size))
         return pickle.loads(await self._read_exactly(size))
+
+    async def _receive_call(self) -> ToolCall:
+        (size,) = _LENGTH.unpack(await self._read_exactly(_LENGTH.size))
+        head = pickle.loads(await self._read_exactly(size))
+        (size,) = _LENGTH.unpack(await self._read_exactly(_LENGTH.size))
+        return _rebuild_call(head, await self._read_exactly(size))
 
     async def _read_exactly(self, size: int) -> memoryview:
         sock = self._sock
@@ -212,9 +230,8 @@ class JudgeProcess:
         return bool(done)
 
 
-def ask_instead(why: str) -> Decision:
-    return Decision(Verdict.ASK, f"the process judging large calls could not judge this one ({why}), so a person "
-                                 f"should look at it", PROCESS_RULE, BlastRadius.UNKNOWN, "unknown")
+def why_not_judged(why: str) -> str:
+    return f"the process judging large calls could not judge this one ({why}), so a person should look at it"
 
 
 # -- the judging process -------------------------------------------------------------------
@@ -295,6 +312,22 @@ def _read(reader) -> Any:
     return pickle.loads(data)
 
 
+def _write_call(sock: socket.socket, call: ToolCall) -> None:
+    """The call, its input by marshal where it can be (plain JSON values: several times faster to write than
+    pickle for an input of many small objects, as an MCP tool's may be)."""
+    try:
+        data = b"M" + marshal.dumps(dict(call.input))
+    except ValueError:  # a value marshal does not know (core.inputs.CUT): pickle
+        data = b"P" + _dumps(dict(call.input))
+    head = _dumps({f.name: getattr(call, f.name) for f in fields(ToolCall) if f.name != "input"})
+    sock.sendall(_LENGTH.pack(len(head)) + head + _LENGTH.pack(len(data)) + data)
+
+
+def _rebuild_call(head: dict, data: memoryview) -> ToolCall:
+    tool_input = marshal.loads(data[1:]) if data[:1] == b"M" else pickle.loads(data[1:])
+    return ToolCall(**{**head, "input": tool_input})
+
+
 def _write(sock: socket.socket, value: Any) -> None:
     data = _dumps(value)
     sock.sendall(_LENGTH.pack(len(data)) + data)
@@ -317,17 +350,20 @@ def _judge_one(sock, reader, engine: Engine, events: list, adapter_name: str, si
         if isinstance(call, HookAnswer):
             _write(sock, ("answer", call))
             return
+        spent = time.thread_time() - begun  # (sending the call over is not judging it)
         _write(sock, ("session", call.agent, call.session))
+        _write_call(sock, call)
         reply = _read(reader)
         if reply is None or reply[0] != "session":
             raise EOFError("the broker went away")
         engine.sessions.put(SessionState(**reply[1]))
-        spent = time.thread_time() - begun
         decision = engine.evaluate(call, record=False, budget_s=budget_s - spent)
+        serialised = None
         if want_serialised and decision.verdict is Verdict.ASK:
-            call.serialised_input()  # made here, not on the broker's loop (its recent "allow once" is matched by it)
+            serialised = call.serialised_input()  # made here, not on the broker's loop (a recent "allow once" is
+            #                                       matched by it)
         scope = engine.sessions.get(call.agent, call.session).scope
-        _write(sock, ("decided", call, decision, list(events), scope))
+        _write(sock, ("decided", decision, list(events), scope, serialised))
     except (EOFError, OSError):
         raise
     except Exception as exc:

@@ -232,7 +232,9 @@ class Broker:
                 self._judge = None
                 self.queue.emit("judge-process", f"the process judging large calls stopped: {exc}; they are judged "
                                                  f"in the broker's worker threads from now on")
-            return fail_safe(adapter, raw, event, str(judges.ask_instead(str(exc)).reason))
+            return fail_safe(adapter, raw, event, judges.why_not_judged(str(exc)))
+        except judges.JudgeFailed as exc:
+            return fail_safe(adapter, raw, event, f"the engine failed: {exc}")
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
         if isinstance(judged, HookAnswer):
