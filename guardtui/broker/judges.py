@@ -122,7 +122,15 @@ class JudgeProcess:
 
     async def judge(self, adapter: ModuleType, raw: bytes, event: str | None,
                     want_serialised: bool) -> HookAnswer | tuple[ToolCall, Decision, list]:
-        """(call, decision, events raised there) or the answer to give instead; JudgeGone if the process ends."""
+        """(call, decision, events raised there) or the answer to give instead; JudgeGone if the process ends.
+        A caller that goes away (its agent hung up) does not cut the exchange short: the next call would read
+        the rest of this one's. The call is judged to the end, as in a worker thread."""
+        task = asyncio.ensure_future(self._judge(adapter, raw, event, want_serialised))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (no one may be left to read it)
+        return await asyncio.shield(task)
+
+    async def _judge(self, adapter: ModuleType, raw: bytes, event: str | None,
+                     want_serialised: bool) -> HookAnswer | tuple[ToolCall, Decision, list]:
         async with self._lock:
             rules = self.engine.rules
             plugins = None
@@ -135,9 +143,12 @@ class JudgeProcess:
             except asyncio.TimeoutError:
                 self.kill()
                 raise JudgeGone(f"it took longer than {max(MIN_WAIT_S, WAIT_FACTOR * budget_s):g} s and was ended")
-            except (OSError, EOFError, pickle.PickleError) as exc:
+            except (OSError, EOFError, pickle.PickleError, ValueError) as exc:
                 self.kill()
                 raise JudgeGone(f"it ended ({type(exc).__name__})") from None
+            except JudgeGone:
+                self.kill()
+                raise
 
     async def _exchange(self, adapter, raw, event, want_serialised, plugins, budget_s, rules):
         await self._send(("judge", adapter.__name__, len(raw), event, budget_s, plugins, want_serialised), raw)

@@ -106,3 +106,24 @@ async def test_an_engine_changed_otherwise_is_judged_in_this_process(start_broke
     broker.engine.evaluate = here
     assert decision_of((await post_unix(broker, "claude", large("ls -la", cwd=PROJECT)))[1]) == "allow"
     assert verdicts == [Verdict.ALLOW]
+
+
+async def test_an_agent_that_hangs_up_mid_call_leaves_the_judging_process_in_step(start_broker):
+    """The handler of a call whose agent went away is cancelled; the exchange with the process is not cut
+    short (the next call would read the rest of it): the next large call gets its own answer."""
+    import asyncio
+    import json
+
+    broker = await start_broker(ask_policy=Outcome.DENY)
+    body = json.dumps(large("rm -rf /")).encode()
+    for _ in range(3):
+        reader, writer = await asyncio.open_unix_connection(str(broker.socket_path))
+        writer.write(b"POST /hooks/claude HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await writer.drain()
+        await asyncio.sleep(0.005)
+        writer.close()  # hung up while the call is judged
+    pid = broker._judge.pid
+    assert decision_of((await post_unix(broker, "claude", large("ls -la")))[1]) == "allow"
+    assert decision_of((await post_unix(broker, "claude", large("rm -rf /")))[1]) == "deny"
+    assert broker._judge is not None and broker._judge.pid == pid  # the same process, still in step
