@@ -3,8 +3,9 @@
 Reading and judging a large payload takes tens of milliseconds, much of it in long stretches of C
 that hold the interpreter (JSON decoding, the bash parser, regexes over the whole text): in a worker
 thread it still held every other call, the small ones the event loop judges too, for up to tens of
-milliseconds at a time. So the broker forks a judging process when it starts (JudgeProcess), a copy
-of its engine as built, and hands it each payload over INLINE_MAX_BYTES, one at a time. The process
+milliseconds at a time. So the broker forks a judging process when the first large payload comes
+(JudgeProcess), a copy of its engine as it is then, and hands it each payload over INLINE_MAX_BYTES,
+one at a time. The process
 reads and judges the call exactly as a worker thread would (Engine.evaluate, the same rules and
 budget, counted from when it began reading), with what can have changed since the fork sent along:
 the session's state (approvals, memory, working directories) and the plugins in force after a
@@ -85,6 +86,8 @@ class JudgeProcess:
     def __init__(self, engine: Engine):
         self.engine = engine
         self.pid = 0
+        self.started = False  # forked at the first large call: most sessions never send one (and a fork costs
+        #                       the broker copy-on-write faults on its next calls)
         self._sock: socket.socket | None = None  # non-blocking, read and written through the loop (no stream
         #                                          buffers: a megabyte is copied as few times as it can be)
         self._lock = asyncio.Lock()  # one call at a time
@@ -92,7 +95,12 @@ class JudgeProcess:
         self._synced_rules = engine.rules
         self._forked = (engine.analyzer, engine.home, engine.protection, engine.temp_dirs)
 
-    async def start(self) -> None:
+    def start(self) -> None:
+        """Fork (on the broker's event loop, between calls: no call is half judged in this thread)."""
+        self.started = True
+        self._forked_rules = self._synced_rules = self.engine.rules
+        engine = self.engine
+        self._forked = (engine.analyzer, engine.home, engine.protection, engine.temp_dirs)
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:  # the judging process: never returns
@@ -105,12 +113,14 @@ class JudgeProcess:
 
     @property
     def alive(self) -> bool:
-        return self._sock is not None
+        return not self.started or self._sock is not None
 
     def can_judge(self) -> bool:
         """Would the process judge as the broker's engine does now? (Only a reload of the plugins rule is sent
         over; any other change since the fork is not.)"""
         engine = self.engine
+        if not self.started:
+            return True  # forked when it is first needed: a copy of the engine as it is then
         if not self.alive or (engine.analyzer, engine.home, engine.protection, engine.temp_dirs) != self._forked:
             return False
         rules = engine.rules
@@ -132,6 +142,8 @@ class JudgeProcess:
     async def _judge(self, adapter: ModuleType, raw: bytes, event: str | None,
                      want_serialised: bool) -> HookAnswer | tuple[ToolCall, Decision, list]:
         async with self._lock:
+            if not self.started:
+                self.start()
             rules = self.engine.rules
             plugins = None
             if rules is not self._synced_rules:
@@ -250,6 +262,9 @@ def _child(sock: socket.socket, engine: Engine) -> None:
     """The forked judging process: judge what the broker sends until it closes the socket."""
     try:
         _quiet()
+        keep = sock.fileno()  # nothing else of the broker's: a connection it closes must close (no copy held here)
+        os.closerange(3, keep)
+        os.closerange(keep + 1, _max_fd())
         events: list = []
         _detach(engine, events)
         load_all_data()
@@ -268,6 +283,13 @@ def _child(sock: socket.socket, engine: Engine) -> None:
         pass
     finally:
         os._exit(0)
+
+
+def _max_fd() -> int:
+    try:
+        return max(int(name) for name in os.listdir("/proc/self/fd")) + 1
+    except (OSError, ValueError):
+        return os.sysconf("SC_OPEN_MAX")
 
 
 def _quiet() -> None:

@@ -139,8 +139,7 @@ class Broker:
         self._large = ThreadPoolExecutor(max_workers=LARGE_WORKERS, thread_name_prefix="guardtui-large")
         self._runner = runner
         if self.judges_large_calls_apart and judges.enabled() and self.engine is not None:
-            self._judge = judges.JudgeProcess(self.engine)  # forked before anything listens: it holds no socket
-            await self._judge.start()
+            self._judge = judges.JudgeProcess(self.engine)  # forked when the first large payload comes
         try:
             if self._want_socket:
                 await self._listen_unix(runner)

@@ -32,15 +32,17 @@ def refuse_in_this_process(broker) -> None:
 
 async def test_a_large_call_is_judged_in_the_judging_process_as_the_broker_would(start_broker):
     broker = await start_broker(ask_policy=Outcome.DENY)
-    assert broker._judge is not None and broker._judge.pid
-    refuse_in_this_process(broker)
+    assert broker._judge is not None and not broker._judge.pid  # forked when the first large call comes
     status, answer, _ = await post_unix(broker, "claude", large("ls -la"))
+    assert status == 200 and decision_of(answer) == "allow" and broker._judge.pid
+    refuse_in_this_process(broker)
+    status, answer, _ = await post_unix(broker, "claude", large("git status"))
     assert status == 200 and decision_of(answer) == "allow"
     status, answer, _ = await post_unix(broker, "claude", large("rm -rf /"))
     assert decision_of(answer) == "deny" and "rm -rf /" in answer["hookSpecificOutput"]["permissionDecisionReason"]
     broker.engine.audit.flush()
     rows = [(e.verdict, e.decided_by) for e in broker.engine.audit.entries()]
-    assert rows == [("allow", "rule"), ("deny", "rule")]  # audited here, as judged there
+    assert rows == [("allow", "rule")] * 2 + [("deny", "rule")]  # audited here, as judged there
 
 
 async def test_the_sessions_memory_goes_both_ways(start_broker):
@@ -73,6 +75,7 @@ async def test_a_judging_process_that_dies_makes_its_call_ask_and_threads_judge_
     events = []
     broker = await start_broker(ask_policy=Outcome.DENY)
     broker.queue.on_event = events.append
+    assert decision_of((await post_unix(broker, "claude", large("ls -la")))[1]) == "allow"
     pid = broker._judge.pid
     os.kill(pid, signal.SIGKILL)
     status, answer, headers = await post_unix(broker, "claude", large("ls -la"))
@@ -86,7 +89,9 @@ async def test_a_judging_process_that_dies_makes_its_call_ask_and_threads_judge_
 
 async def test_a_broker_that_stops_leaves_no_judging_process(start_broker):
     broker = await start_broker(ask_policy=Outcome.DENY)
+    await post_unix(broker, "claude", large("ls -la"))
     pid = broker._judge.pid
+    assert pid
     await broker.stop()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
@@ -94,6 +99,8 @@ async def test_a_broker_that_stops_leaves_no_judging_process(start_broker):
 
 async def test_an_engine_changed_otherwise_is_judged_in_this_process(start_broker):
     broker = await start_broker(ask_policy=Outcome.DENY)
+    assert broker._judge.can_judge()  # (not forked yet: it will copy the engine as it is then)
+    await post_unix(broker, "claude", large("ls -la"))
     broker.engine.home = "/home/someone-else"
     assert not broker._judge.can_judge()
     verdicts = []
@@ -127,3 +134,18 @@ async def test_an_agent_that_hangs_up_mid_call_leaves_the_judging_process_in_ste
     assert decision_of((await post_unix(broker, "claude", large("ls -la")))[1]) == "allow"
     assert decision_of((await post_unix(broker, "claude", large("rm -rf /")))[1]) == "deny"
     assert broker._judge is not None and broker._judge.pid == pid  # the same process, still in step
+
+
+async def test_the_judging_process_holds_none_of_the_brokers_connections(start_broker):
+    """Forked while connections were open: it keeps only its own socket (a connection the broker closes must
+    close for the agent, not stay open in a copy here)."""
+    import asyncio
+
+    broker = await start_broker(ask_policy=Outcome.DENY)
+    _, idle = await asyncio.open_unix_connection(str(broker.socket_path))  # an agent's connection, open meanwhile
+    try:
+        assert decision_of((await post_unix(broker, "claude", large("ls -la")))[1]) == "allow"
+        held = os.listdir(f"/proc/{broker._judge.pid}/fd")
+        assert len(held) == 4 and {"0", "1", "2"} <= set(held), held  # stdio on /dev/null, and its socket
+    finally:
+        idle.close()
