@@ -88,8 +88,7 @@ def judging_process(paths: list[Path]) -> int:
     claude = adapter_for("claude")
 
     async def run() -> int:
-        judge = JudgeProcess(engine)
-        await judge.start()
+        judge = JudgeProcess(engine)  # forked at its first call
         differ = total = 0
         try:
             for path in paths:
