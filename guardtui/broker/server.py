@@ -37,6 +37,7 @@ from ..core.llm import GuardReviewer, may_review
 from ..core.model import Decision, DecidedBy, ToolCall, Verdict
 from ..core.session import exact_approval
 from ..judge import MAX_BODY, HookAnswer, fail_safe, one_line, read_call, rule_reason
+from . import judges
 from .auth import (NONCE_HEADER, PROOF_HEADER, is_loopback_host, load_or_create_token, peer_uid, proof,
                    remove_broker_key, token_matches, write_broker_key, key_name)
 from .limits import BACKLOG, CappedRunner, connection_cap
@@ -59,8 +60,9 @@ MIN_TIMEOUT_S, MAX_TIMEOUT_S = 1.0, 900.0
 INLINE_S = 0.002
 INLINE_MAX_BYTES = 32 * 1024
 WORKERS = 4  # evaluations at once (the engine allows it: a parser per thread, locked sessions and audit)
-# large payloads are read and judged one at a time, in a worker of their own: each holds the interpreter
-# in long stretches of C (decoding, parsing), and two at once would double every other call's wait
+# large payloads are read and judged one at a time, in a process of their own (broker/judges.py): each
+# holds the interpreter in long stretches of C (decoding, parsing), which held every other call in a thread;
+# in a worker of their own where that process cannot judge them
 LARGE_WORKERS = 1
 
 Decided = Callable[[ToolCall, Decision, DecidedBy], None]
@@ -72,6 +74,7 @@ class BrokerError(RuntimeError):
 
 class Broker:
     takes_over_standby = True  # on start, a standby judging for the command hooks (broker/standby.py) stops
+    judges_large_calls_apart = True  # a process of its own judges large payloads (broker/judges.py)
 
     def __init__(self, engine: Engine, queue: PendingQueue, locations: Locations, *, port: int | None = DEFAULT_PORT,
                  host: str = "127.0.0.1", unix_socket: bool = True, ask_policy: Outcome | None = None,
@@ -97,6 +100,7 @@ class Broker:
         self._watchdog: asyncio.Task | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._large: ThreadPoolExecutor | None = None
+        self._judge: judges.JudgeProcess | None = None
         self._recent: dict[tuple[str, str, str, str], tuple[float, str]] = {}  # -> (expiry, hook event)
 
     # -- the contract --------------------------------------------------------------------
@@ -134,6 +138,8 @@ class Broker:
         self._executor = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="guardtui-engine")
         self._large = ThreadPoolExecutor(max_workers=LARGE_WORKERS, thread_name_prefix="guardtui-large")
         self._runner = runner
+        if self.judges_large_calls_apart and judges.enabled() and self.engine is not None:
+            self._judge = judges.JudgeProcess(self.engine)  # forked when the first large payload comes
         try:
             if self._want_socket:
                 await self._listen_unix(runner)
@@ -175,6 +181,9 @@ class Broker:
             if pool is not None:
                 pool.shutdown(wait=False)
         self._executor = self._large = None
+        judge, self._judge = self._judge, None
+        if judge is not None:
+            await judge.stop()
         if self.reviewer is not None:
             await self.reviewer.close()
         self._port = None
@@ -187,6 +196,12 @@ class Broker:
         timeout = adapter.HOOK_TIMEOUT_S if hook_timeout_s is None else hook_timeout_s
         loop = asyncio.get_running_loop()
         small = len(raw) <= INLINE_MAX_BYTES
+        if not small and self._judge is not None and self._judge.can_judge():
+            judged = await self._judge_apart(adapter, raw, event)
+            if isinstance(judged, HookAnswer):
+                return judged
+            call, decision = judged
+            return await self._answer_decided(adapter, raw, event, call, decision, timeout)
         begun = time.thread_time()  # the judging budget counts reading: a large payload takes a while
         if small:
             call = read_call(adapter, raw, event)
@@ -202,6 +217,34 @@ class Broker:
                                                       small, spent)
         except Exception as exc:  # the guard cannot judge: fail safe, never allow
             return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
+        return await self._answer_decided(adapter, raw, event, call, decision, timeout)
+
+    async def _judge_apart(self, adapter: ModuleType, raw: bytes,
+                           event: str | None) -> HookAnswer | tuple[ToolCall, Decision]:
+        """A large payload read and judged in the judging process (broker/judges.py)."""
+        judge = self._judge
+        assert judge is not None
+        try:
+            judged = await judge.judge(adapter, raw, event, want_serialised=bool(self._recent))
+        except judges.JudgeGone as exc:
+            if self._judge is judge:
+                self._judge = None
+                self.queue.emit("judge-process", f"the process judging large calls stopped: {exc}; they are judged "
+                                                 f"in the broker's worker threads from now on")
+            return fail_safe(adapter, raw, event, judges.why_not_judged(str(exc)))
+        except judges.JudgeFailed as exc:
+            return fail_safe(adapter, raw, event, f"the engine failed: {exc}")
+        except Exception as exc:  # the guard cannot judge: fail safe, never allow
+            return fail_safe(adapter, raw, event, f"the engine failed: {type(exc).__name__}: {exc}")
+        if isinstance(judged, HookAnswer):
+            return judged
+        call, decision, events = judged
+        plugins = next((r for r in self.engine.rules if r.id == "plugins"), None)
+        judges.raise_events(self.engine, getattr(getattr(plugins, "projects", None), "report", None), events)
+        return call, decision
+
+    async def _answer_decided(self, adapter: ModuleType, raw: bytes, event: str | None, call: ToolCall,
+                              decision: Decision, timeout: float) -> HookAnswer:
         try:
             verdict, reason, final, decided_by, told = await self._decide(call, decision, timeout)
             answer = HookAnswer(adapter.render(call, verdict, reason, told), verdict=verdict)

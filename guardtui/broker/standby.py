@@ -45,6 +45,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 class Standby(Broker):
     takes_over_standby = False
+    judges_large_calls_apart = False  # it judges each call with an engine built for it (answer_offline)
 
     def __init__(self, locations: Locations, socket_path: str | Path, idle_s: float = IDLE_S,
                  code_dir: Path = _PACKAGE):

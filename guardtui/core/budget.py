@@ -14,7 +14,8 @@ which raises it again a millisecond later. It is never raised inside the import 
 module locks an exception would leave held, hanging every later import of the module): there it
 waits a millisecond and tries again. Work in C that holds the interpreter cannot be
 interrupted this way: the bash parser is given a progress callback (a Python frame to be
-interrupted in), a plugin's regex search is given `remaining()` as its own limit.
+interrupted in), a plugin's regex search is given `remaining()` as its own limit. Nor is a thread
+inside Thread.start() before its new thread has run: the exception would land in the new thread.
 
 In the main thread the budget is a SIGALRM timer instead (when nobody else uses it): no watchdog
 thread is woken, which matters for the broker's event loop, judging small calls by the thousand.
@@ -57,6 +58,7 @@ class _Span:
         return min(self.seconds - spent, wall_left)
 
 
+_THREAD_START = threading.Thread.start.__code__
 _THIS_THREAD = -1  # the clock id standing for "the calling thread's own CPU clock" (time.thread_time)
 
 
@@ -119,11 +121,33 @@ class _Watchdog:
         if deadline < self.next_wake:
             self.wake.notify()
 
+    def _interrupt(self, thread_id: int) -> bool:
+        """Raise OverBudget in the thread now, unless this is no moment for it (False: try again soon).
+
+        A thread starting another is not interrupted until the new one has run: CPython gives the new
+        thread's state the starting thread's id until then, and PyThreadState_SetAsyncExc raises in the
+        first state with the id it is given, the newest. The new thread died of the exception before it
+        said it had started, and the starting thread waited in Thread.start() for ever (a `guardtui
+        serve` that did not exit: its engine worker stuck starting a project-plugins loader). threading's
+        limbo lock is held from the look to the raise, so no thread begins starting one in between."""
+        starting = getattr(threading, "_active_limbo_lock", None)
+        if starting is not None and not starting.acquire(blocking=False):
+            return False  # a thread is being started (or listed) this very moment
+        try:
+            frame = sys._current_frames().get(thread_id)
+            if _not_now(frame) or _starting_a_thread(frame):
+                return False
+            self.fired.add(thread_id)
+            self.raise_in(thread_id)
+            return True
+        finally:
+            if starting is not None:
+                starting.release()
+
     def _run(self) -> None:
         with self.lock:
             while True:
                 now = _clock()
-                frames = None
                 for thread_id, deadline in list(self.deadlines.items()):
                     if deadline <= now:
                         span = self.spans.get(thread_id)
@@ -131,13 +155,10 @@ class _Watchdog:
                         if left > 0:  # it waited rather than computed: look again when it could be done
                             self.deadlines[thread_id] = now + max(left, REARM_S)
                             continue
-                        frames = sys._current_frames() if frames is None else frames
-                        if _not_now(frames.get(thread_id)):
+                        if not self._interrupt(thread_id):
                             self.deadlines[thread_id] = now + REARM_S
                             continue
                         del self.deadlines[thread_id]
-                        self.fired.add(thread_id)
-                        self.raise_in(thread_id)
                 self.next_wake = min(self.deadlines.values(), default=math.inf)
                 self.wake.wait(None if self.next_wake == math.inf else self.next_wake - now)
 
@@ -152,6 +173,18 @@ def _not_now(frame) -> bool:
         code = frame.f_code
         if code.co_name == "__del__" or code.co_filename.startswith("<frozen importlib"):
             return True
+        frame, depth = frame.f_back, depth + 1
+    return False
+
+
+def _starting_a_thread(frame) -> bool:
+    """Is the thread inside Thread.start() of a thread that has not run yet (whose state may still
+    carry this thread's id)? Once the new thread has run, it has its own id (it set _ident)."""
+    depth = 0
+    while frame is not None and depth < 64:
+        if frame.f_code is _THREAD_START:
+            starting = frame.f_locals.get("self")
+            return getattr(starting, "_ident", None) is None
         frame, depth = frame.f_back, depth + 1
     return False
 

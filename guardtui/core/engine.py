@@ -135,8 +135,7 @@ class Engine:
         if not _warm:
             seconds = max(seconds, COLD_BUDGET_S)
         session = self.sessions.get(call.agent, call.session)
-        if call.session:  # calls without a session id share nothing worth a project root
-            session.saw_cwd(call.cwd)
+        self._touch(call, session)
         facts = session.known_facts()  # what earlier calls left: the shell analysis reads them (destroy plans)
         if call.session and session.root and session.root != call.cwd:
             facts[SESSION_ROOT] = session.root  # `cd .. && rm -rf bakery`: the project it works in, deleted whole
@@ -180,6 +179,26 @@ class Engine:
         if record and decision.verdict in (Verdict.ALLOW, Verdict.DENY):
             self.settle(call, decision, decided_by, latency_ms)
         return decision
+
+    @staticmethod
+    def _touch(call: ToolCall, session) -> None:
+        """What judging a call changes in its session before the rules run."""
+        if call.session:  # calls without a session id share nothing worth a project root
+            session.saw_cwd(call.cwd)
+
+    def adopt(self, call: ToolCall, decision: Decision, scope: frozenset[str] | None = None,
+              record: bool = True) -> None:
+        """A decision a copy of this engine reached in another process (broker/judges.py, judged there with
+        this session's state and `record=False`), taken in as evaluate() would have left it here: the
+        session touched as judging touches it (`scope`: the capability scope the guardian fixed there),
+        and a final verdict audited and remembered."""
+        session = self.sessions.get(call.agent, call.session)
+        self._touch(call, session)
+        if scope is not None and session.scope is None:
+            session.scope = scope
+        if record and decision.verdict in (Verdict.ALLOW, Verdict.DENY):
+            decided_by = DecidedBy(decision.metadata.get("decided_by", DecidedBy.RULE.value))
+            self.settle(call, decision, decided_by, float(decision.metadata.get("latency_ms", 0.0)))
 
     @staticmethod
     def _over_budget(seconds: float) -> Decision:

@@ -27,7 +27,7 @@ import shutil
 import stat
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -67,6 +67,16 @@ class Target:
     tail: str = ""  # project-level entries: the relative path, also matched in any directory
     by_link: bool = True  # also matched where its links lead (not for a venv's python: a link to the system's)
     editable: bool = False  # guardtui's code as a source checkout (an editable install): a project the person works on
+
+    def __hash__(self) -> int:  # the dataclass's own hash, made once (a call deleting `/` hashes every target often)
+        known = self.__dict__.get("_hash")
+        if known is None:
+            known = hash(tuple(getattr(self, name) for name in _TARGET_FIELDS))
+            object.__setattr__(self, "_hash", known)
+        return known
+
+
+_TARGET_FIELDS = tuple(f.name for f in fields(Target) if f.compare and f.hash is not False)
 
 
 @dataclass(frozen=True)
@@ -528,13 +538,14 @@ class Protected:
         found: dict[Target, Match] = {}
         for cand, how in candidates:
             for target in index.get(cand, ()):
-                found.setdefault(target, Match(target, cand, how))
+                if target not in found:
+                    found[target] = Match(target, cand, how)
             parent = cand
             while parent != "/":  # inside a protected tree
                 parent = parent[:parent.rfind("/")] or "/"
                 for target in index.get(parent, ()):
-                    if target.tree:
-                        found.setdefault(target, Match(target, cand, "inside" if how == "path" else how))
+                    if target.tree and target not in found:
+                        found[target] = Match(target, cand, "inside" if how == "path" else how)
         if contains:
             for cand, _ in candidates:
                 prefix = cand.rstrip("/") + "/"

@@ -69,6 +69,13 @@ class SessionState:
     # the broker judges in its executor thread and settles on its loop: memory changes under this lock
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
+    def snapshot(self) -> dict:
+        """Every field but the lock, copied (picklable): what a judging process needs of the session."""
+        with self._lock:
+            return {"agent": self.agent, "session": self.session, "history": deque(self.history, HISTORY_LIMIT),
+                    "scope": self.scope, "approvals": list(self.approvals), "denied": OrderedDict(self.denied),
+                    "facts": OrderedDict(self.facts), "root": self.root, "cwds": deque(self.cwds, CWD_LIMIT)}
+
     def ran(self, tool: str) -> None:
         self.history.append(tool)
 
@@ -126,6 +133,15 @@ class Sessions:
 
     def __iter__(self):
         return iter(list(self._sessions.values()))
+
+    def put(self, state: "SessionState") -> None:
+        """A session's state as another process's copy of the engine keeps it (broker/judges.py)."""
+        with self._lock:
+            self._sessions[(state.agent, state.session)] = state
+
+    def clear(self) -> None:
+        with self._lock:
+            self._sessions.clear()
 
 
 def approval_matches(approval: Approval, call: ToolCall, decision: Decision, asking_segments: Iterable[str]) -> bool:

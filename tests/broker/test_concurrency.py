@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 
@@ -33,7 +34,13 @@ class Recording:
 
 
 async def broker_with(start_broker, rule: Recording):
-    broker = await start_broker(ask_policy=Outcome.DENY)
+    # large calls in a worker thread too, not in the judging process (tests/broker/test_judge_process.py),
+    # where a rule cannot say which thread judged them
+    os.environ["GUARDTUI_JUDGE_PROCESS"] = "0"
+    try:
+        broker = await start_broker(ask_policy=Outcome.DENY)
+    finally:
+        del os.environ["GUARDTUI_JUDGE_PROCESS"]
     broker.engine._rules = (rule,)
     return broker
 

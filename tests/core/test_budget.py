@@ -129,6 +129,29 @@ def test_the_budget_interrupts_the_thread_it_belongs_to_and_no_other():
     assert remaining() == float("inf")
 
 
+def test_a_thread_that_runs_out_of_time_while_starting_another_is_interrupted_itself():
+    """CPython gives a new thread's state the starting thread's id until it runs: the interruption used to
+    land in the new thread, which died before saying it had started, and the starting thread waited in
+    Thread.start() for ever (`guardtui serve` then never exited). A judging thread that does little but
+    start threads, a thousand budgets running out: it always ends, each time by its own OverBudget."""
+    ended: list[int] = []
+
+    def starting() -> None:
+        for _ in range(1000):
+            try:
+                with within(0.0003, cpu=True):
+                    while True:
+                        threading.Thread(target=lambda: None, name="started", daemon=True).start()
+            except OverBudget:
+                ended.append(1)
+
+    judge = threading.Thread(target=starting, daemon=True)
+    judge.start()
+    judge.join(60)
+    assert not judge.is_alive(), "stuck in Thread.start(): the interruption went to the thread it started"
+    assert len(ended) == 1000
+
+
 def test_an_interruption_python_had_to_ignore_is_raised_again():
     """Raised inside a __del__, the OverBudget is swallowed (Python prints and drops it there): the
     watchdog raises it again, so the call still ends."""

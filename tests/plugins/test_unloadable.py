@@ -160,3 +160,28 @@ def _engine(make_engine, locations, load_wait_s: float = 1.0):
     engine.replace_rule(PluginRule.id, PluginRule(load_plugin_set(locations, watched).plugins, projects=ProjectPlugins(
         locations, watched, lambda *r: reports.append(r), load_wait_s=load_wait_s)))
     return engine, reports
+
+
+def test_a_loader_that_never_started_is_started_again_after_its_wait(world, locations, make_engine, monkeypatch):
+    """A judging thread that ran out of time between making a project's look and starting its thread
+    leaves a look that never runs: its calls ask for the wait, then a new look takes its place (it
+    used to stand for good: every later call of that project asked)."""
+    project, guards = world
+    write(guards / "no-make.yaml", "patterns: [{match: make, verdict: deny}]\n")
+    engine, _ = _engine(make_engine, locations, load_wait_s=0.2)
+    start = threading.Thread.start
+    refused = []
+
+    def out_of_time(thread):
+        if thread.name == "guardtui-project-plugins" and not refused:
+            refused.append(thread)
+            raise RuntimeError("stands for the budget running out here")
+        return start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", out_of_time)
+    decision = engine.evaluate(bash("make", str(project)), record=False)
+    assert refused and decision.verdict is Verdict.ASK and "rule plugins failed" in decision.reason
+    decision = engine.evaluate(bash("make", str(project)), record=False)
+    assert decision.verdict is Verdict.ASK and "still loading" in decision.reason  # within the first look's wait
+    time.sleep(0.25)
+    assert engine.evaluate(bash("make", str(project)), record=False).verdict is Verdict.DENY

@@ -54,6 +54,7 @@ class _Job:
     def __init__(self, deadline: float):
         self.deadline = deadline  # monotonic: callers wait for it until then, not after
         self.done = threading.Event()
+        self.begun = False  # its loader thread runs (one that never did is replaced: _job)
         self.plugins: tuple[Plugin, ...] | None = None
         self.error = ""
 
@@ -122,18 +123,22 @@ class ProjectPlugins:
 
     def _job(self, cwd: str, watched: tuple[Plugin, ...]) -> _Job | None:
         """The look at `cwd`'s project in progress, or a new one (None: too many are running)."""
+        now = time.monotonic()
         with self._lock:
             job = self._jobs.get(cwd)
-            if job is not None:
+            if job is not None and (job.begun or now < job.deadline):
                 return job
-            if len(self._jobs) >= MAX_LOADERS:
+            # (a job whose thread never ran by its deadline was never started: the judging thread ran out
+            # of time before it could start it. A new one takes its place.)
+            if job is None and len(self._jobs) >= MAX_LOADERS:
                 return None
-            job = self._jobs[cwd] = _Job(time.monotonic() + self.load_wait_s)
+            job = self._jobs[cwd] = _Job(now + self.load_wait_s)
         threading.Thread(target=self._look, args=(cwd, watched, job), name="guardtui-project-plugins",
                          daemon=True).start()
         return job
 
     def _look(self, cwd: str, watched: tuple[Plugin, ...], job: _Job) -> None:
+        job.begun = True
         try:
             root = self.root_of(cwd)
             job.plugins = watched if (root or os.path.abspath(cwd)) == self.watched_root else self._plugins(root)
@@ -148,7 +153,8 @@ class ProjectPlugins:
                 self._failed.pop(cwd, None)
         finally:
             with self._lock:
-                self._jobs.pop(cwd, None)
+                if self._jobs.get(cwd) is job:
+                    del self._jobs[cwd]
             job.done.set()
 
     def _standin(self, watched: tuple[Plugin, ...], cwd: str, why: str) -> tuple[Plugin, ...]:
