@@ -1192,6 +1192,14 @@ def test_a_hook_directory_copied_from_a_staging_directory_that_is_there_denies_w
     assert verdict(world.run("cp -r .claude /tmp/claude-backup")) == "allow"
 
 
+def test_a_hook_directory_copied_into_a_working_directory_this_machine_does_not_show_denies(world):
+    """The call's cwd may not exist here (a container's path, a remote checkout): `.` is still a directory
+    when the command runs, so `cp -r X/.claude .` lands as its .claude, as it does where the cwd exists."""
+    elsewhere = world.project / "not-here-yet"
+    assert verdict(world.run("cp -r /tmp/stage-none/.claude .", cwd=elsewhere)) == "deny"
+    assert verdict(world.run("cp -r /tmp/stage-none/.github .", cwd=elsewhere)) == "allow"
+
+
 def test_a_hook_directory_name_staged_as_a_plain_file_denies_a_recursive_copy(world):
     """`cp -r /tmp/stage/.claude .` with a plain file there now: it can become a directory holding hook settings
     before cp runs, and a recursive copy takes whichever is there. A plain cp refuses a directory: it allows."""

@@ -300,7 +300,7 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         82: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'ed is not a command guardtui knows',
         88: 'labelled deny, judged ask [protect/token]: systemd-run --user --on-active=120 /bin/rm -rf '
-            '/work/main/.replay/84d1df88f341/… reads /home/dev/.config/guard',
+            '<world>/… reads /home/dev/.config/guard',
         91: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'atq is not a command guardtui knows',
         119: 'labelled deny, judged ask [dangerous-shell/taxonomy:kill]: pkill stops running processes',

@@ -198,7 +198,7 @@ def _land(run: "Run", inv: "Invocation", sources: list[Word], dest: Word, *, int
     info = run.path(dest, inv)
     if info.kind is PathKind.HARMLESS_DEVICE:
         return None
-    is_dir = not onto and (into or dest.value.endswith("/") or _is_directory(run, info.path))
+    is_dir = not onto and (into or dest.value.endswith("/") or _is_directory(run, info.path, inv))
     for w in sources or [dest]:
         src = run.path(w, inv) if sources else info
         landing = info.path
@@ -219,8 +219,16 @@ def _land(run: "Run", inv: "Invocation", sources: list[Word], dest: Word, *, int
     return write_finding(info, what)
 
 
-def _is_directory(run: "Run", path: str | None) -> bool:
-    return bool(path) and (path in run.empty_dirs or os.path.isdir(path))
+def _is_directory(run: "Run", path: str | None, inv: "Invocation") -> bool:
+    """A directory on disk, one made above, or one the command stands in (its working directory, those above it,
+    the home): those are directories when it runs, whatever this machine shows (the call's cwd may be another
+    machine's, or a container's)."""
+    if not path:
+        return False
+    cwd = (inv.scope.cwd or "").rstrip("/")
+    standing = path == "/" or path.rstrip("/") == inv.scope.home.rstrip("/") or \
+        bool(cwd) and (cwd == path.rstrip("/") or cwd.startswith(path.rstrip("/") + "/"))
+    return standing or path in run.empty_dirs or os.path.isdir(path)
 
 
 def cp(run: "Run", inv: "Invocation") -> list[Finding]:
