@@ -19,7 +19,8 @@ from ..catalog import runs_later
 from ..hook_settings import apply_edits
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
-from .base import EvalContext, resolve_path
+from .base import EvalContext, is_within, resolve_path
+from .planted import planted_commands
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
 from ..shell.toolcode import MAX_FILES, code_files, configs_written, runner_for
@@ -82,6 +83,10 @@ class LaterRule:
                 return found
         for path, text in targets:
             kind = later_kind(path, ctx.home)
+            if kind is None and text is not None and _outside_project(path, call, ctx):
+                found = self._judge_planted(call, ctx, path, text)
+                if found is not None:
+                    return found
             if kind is None or text is None:
                 continue
             if kind in RUNNERS or kind == PROGRAM:
@@ -257,6 +262,18 @@ class LaterRule:
                     return found
         return None
 
+    def _judge_planted(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
+        """A file of a kind not known to run later, outside the project: what in it reads as a command is
+        judged, and a command the guard would deny denies the write (rules/planted.py)."""
+        for command in planted_commands(text):
+            decision = ctx.judge(ToolCall("Bash", {"command": command}, base_dir(path), agent=call.agent,
+                                          session=call.session, event=call.event, mode=call.mode))
+            if decision is not None and decision.verdict is Verdict.DENY:
+                return Decision(Verdict.DENY, f"{call.tool} writes {path}, outside the project, holding a command "
+                                f"a program may run later ({_short(command)}): {decision.reason}",
+                                f"{self.id}/{decision.rule}", decision.blast_radius, decision.category)
+        return None
+
     def _judge_text(self, call: ToolCall, ctx: EvalContext, text: str, kind: str, what: str,
                     path: str = "") -> Decision | None:
         home = ctx.home
@@ -308,6 +325,19 @@ _RUNS_FOR = {
     "filter.process": _INDEX, "core.sshcommand": frozenset({"fetch", "pull", "push", "clone", "ls-remote"}),
     "core.editor": frozenset({"commit", "rebase", "merge", "tag"}),
 }
+
+
+def _outside_project(path: str, call: ToolCall, ctx: EvalContext) -> bool:
+    """A place some other program may read: outside the project the session works in, and not a temp dir
+    (a script written there runs, if at all, through a later call that is judged then)."""
+    root = ctx.session.root or call.cwd
+    if not root or any(is_within(path, place) for place in (root, call.cwd, *ctx.temp_dirs)):
+        return False
+    return True
+
+
+def _short(command: str) -> str:
+    return command if len(command) <= 80 else command[:77] + "…"
 
 
 def _runs_for(key: str) -> frozenset[str]:
