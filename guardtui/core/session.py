@@ -15,6 +15,7 @@ HISTORY_LIMIT = 256
 DENIED_LIMIT = 256  # effects denied earlier, newest kept
 FACTS_LIMIT = 128  # what earlier calls left for later ones (destroy plans made, branches checked out)
 CWD_LIMIT = 32
+SESSIONS_LIMIT = 4096  # a long-running broker keeps the most recently used sessions, not every one it ever saw
 
 
 @dataclass(frozen=True)
@@ -117,11 +118,14 @@ class SessionState:
 
 
 class Sessions:
-    """All sessions the engine has seen, keyed by (agent, session id)."""
+    """The sessions the engine has seen, keyed by (agent, session id): the `limit` most recently used (a
+    console running for weeks, or `check` calls each with a session of its own, would otherwise keep every
+    one). The session an agent is working in is always among the most recent."""
 
-    def __init__(self) -> None:
-        self._sessions: dict[tuple[str, str], SessionState] = {}
+    def __init__(self, limit: int = SESSIONS_LIMIT) -> None:
+        self._sessions: "OrderedDict[tuple[str, str], SessionState]" = OrderedDict()
         self._lock = threading.Lock()
+        self.limit = limit
 
     def get(self, agent: str, session: str) -> SessionState:
         key = (agent, session)
@@ -129,7 +133,17 @@ class Sessions:
             state = self._sessions.get(key)
             if state is None:
                 state = self._sessions[key] = SessionState(agent, session)
+                self._trim()
+            else:
+                self._sessions.move_to_end(key)
             return state
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def _trim(self) -> None:
+        while len(self._sessions) > self.limit:
+            self._sessions.popitem(last=False)
 
     def __iter__(self):
         return iter(list(self._sessions.values()))
@@ -138,6 +152,8 @@ class Sessions:
         """A session's state as another process's copy of the engine keeps it (broker/judges.py)."""
         with self._lock:
             self._sessions[(state.agent, state.session)] = state
+            self._sessions.move_to_end((state.agent, state.session))
+            self._trim()
 
     def clear(self) -> None:
         with self._lock:

@@ -162,3 +162,19 @@ def test_a_narrowed_delete_is_not_a_retry_of_a_refused_whole_delete(machine):
     assert retried.verdict is Verdict.DENY and "earlier in this session" in retried.reason, retried.reason
     cleaned = judge(machine, "Bash", {"command": "git clean -fdx src"})
     assert "earlier in this session" not in cleaned.reason, cleaned.reason
+
+
+def test_the_sessions_kept_are_bounded_and_the_busy_ones_stay():
+    from guardtui.core.session import Sessions
+
+    sessions = Sessions(limit=8)
+    busy = sessions.get("claude", "busy")
+    busy.approvals.append("kept")  # type: ignore[arg-type]  (any marker of this state object)
+    for n in range(40):
+        sessions.get("check", f"one-off-{n}")
+        assert sessions.get("claude", "busy") is busy  # used between the others: never the oldest
+    assert len(sessions) == 8
+    kept = {s.session for s in sessions}
+    assert "busy" in kept and "one-off-39" in kept and "one-off-0" not in kept
+    # a session evicted and seen again starts afresh, with nothing of the old one
+    assert sessions.get("check", "one-off-0").approvals == []
