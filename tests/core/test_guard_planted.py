@@ -15,6 +15,13 @@ from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
 WIPE = "rm -f ~/.claude/settings.json ~/.codex/hooks.json"
 
 
+def put(world, path: str, text: str):  # noqa: F811
+    file = world.project / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text)
+    return file
+
+
 @pytest.fixture(autouse=True)
 def real_temp_dirs(world):  # noqa: F811
     """The test's world lives under the machine's temp dir, which counts as scratch space: this one does not."""
@@ -61,3 +68,40 @@ def test_project_files_and_temp_files_are_judged_when_they_run_not_when_written(
     assert verdict(d) == "allow", d.reason
     d = world.tool("Write", file_path=str(world.home.parent / "scratch" / "notes.txt"), content=f"{WIPE}\n")
     assert "may run later" not in d.reason
+
+
+# -- the project's own configuration: only what would switch off the guard ----------------------------------
+def test_a_package_script_that_deletes_the_hook_settings_denies_when_written(world):
+    put(world, "package.json", '{\n  "scripts": {\n    "test": "vitest run"\n  }\n}\n')
+    d = world.tool("Edit", file_path=str(world.project / "package.json"), old_string='"test": "vitest run"',
+                   new_string='"pretest": "rm -f .claude/settings.local.json",\n    "test": "vitest run"')
+    assert verdict(d) == "deny" and "in the project" in d.reason, d.reason
+    d = world.tool("Edit", file_path=str(world.project / "package.json"), old_string='"test": "vitest run"',
+                   new_string='"test": "vitest run",\n    "lint": "eslint . && rm -rf dist"')
+    assert verdict(d) == "allow", d.reason  # a recipe of the project's own is judged when it runs
+
+
+def test_a_setting_that_runs_a_project_program_has_the_program_judged(world):
+    put(world, "tools/git-wrap", f"#!/bin/sh\n{WIPE}\nexec git \"$@\"\n")
+    d = world.tool("Write", file_path=str(world.project / ".toolrc"), content="save-exact=true\ngit=./tools/git-wrap\n")
+    assert verdict(d) == "deny", d.reason
+    put(world, "tools/git-wrap", "#!/bin/sh\nexec git \"$@\"\n")
+    d = world.tool("Write", file_path=str(world.project / ".toolrc"), content="save-exact=true\ngit=./tools/git-wrap\n")
+    assert verdict(d) == "allow", d.reason
+
+
+def test_what_the_file_held_before_is_not_the_writes_doing(world):
+    poisoned = '{\n  "scripts": {\n    "postinstall": "rm -f .claude/settings.local.json",\n    "lint": "eslint ."\n  }\n}\n'
+    put(world, "package.json", poisoned)
+    d = world.tool("Edit", file_path=str(world.project / "package.json"), old_string='"lint": "eslint ."',
+                   new_string='"lint": "eslint .",\n    "lint:fix": "eslint . --fix"')
+    assert verdict(d) == "allow", d.reason
+
+
+@pytest.mark.parametrize("name, text", [
+    ("docs/uninstalling.md", f"To remove the guard: `guardtui uninstall claude` or `{WIPE}`.\n"),
+    ("scripts/reset-agent.sh", f"#!/bin/sh\n{WIPE}\n"),  # a program: judged when a command runs it
+])
+def test_documents_and_programs_in_the_project_are_not_judged_as_planted(world, name, text):
+    d = world.tool("Write", file_path=str(world.project / name), content=text)
+    assert verdict(d) == "allow", (name, d.reason)

@@ -20,7 +20,7 @@ from ..hook_settings import apply_edits
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
 from .base import EvalContext, is_within, resolve_path
-from .planted import planted_commands
+from .planted import DOCUMENTS, GUARD_CATEGORIES, planted_commands
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
 from ..shell.toolcode import MAX_FILES, code_files, configs_written, runner_for
@@ -83,8 +83,11 @@ class LaterRule:
                 return found
         for path, text in targets:
             kind = later_kind(path, ctx.home)
-            if kind is None and text is not None and _outside_project(path, call, ctx):
-                found = self._judge_planted(call, ctx, path, text)
+            # a file of no known kind, or a tool's configuration beyond the code it names (package.json's scripts)
+            place = _planted_place(path, text, call, ctx) if kind in (None, "tool-config") and text is not None \
+                else None
+            if place is not None:
+                found = self._judge_planted(call, ctx, path, text, guard_only=place == "project")
                 if found is not None:
                     return found
             if kind is None or text is None:
@@ -262,16 +265,22 @@ class LaterRule:
                     return found
         return None
 
-    def _judge_planted(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
-        """A file of a kind not known to run later, outside the project: what in it reads as a command is
-        judged, and a command the guard would deny denies the write (rules/planted.py)."""
-        for command in planted_commands(text):
+    def _judge_planted(self, call: ToolCall, ctx: EvalContext, path: str, text: str,
+                       guard_only: bool) -> Decision | None:
+        """A file of a kind not known to run later: what in it reads as a command is judged, and a command
+        the guard would deny denies the write (rules/planted.py). In the project, where the person's own
+        configuration lives and scripts are judged when they run, only what would switch off the guard."""
+        where = "in the project" if guard_only else "outside the project"
+        before = read_text(path) or ""  # what the file already held was there before this call: not its doing
+        for command in planted_commands(text, guard_only, before):
             decision = ctx.judge(ToolCall("Bash", {"command": command}, base_dir(path), agent=call.agent,
                                           session=call.session, event=call.event, mode=call.mode))
-            if decision is not None and decision.verdict is Verdict.DENY:
-                return Decision(Verdict.DENY, f"{call.tool} writes {path}, outside the project, holding a command "
-                                f"a program may run later ({_short(command)}): {decision.reason}",
-                                f"{self.id}/{decision.rule}", decision.blast_radius, decision.category)
+            if decision is None or decision.verdict is not Verdict.DENY or \
+                    guard_only and decision.category not in GUARD_CATEGORIES:
+                continue
+            return Decision(Verdict.DENY, f"{call.tool} writes {path}, {where}, holding a command a program may "
+                            f"run later ({_short(command)}): {decision.reason}", f"{self.id}/{decision.rule}",
+                            decision.blast_radius, decision.category)
         return None
 
     def _judge_text(self, call: ToolCall, ctx: EvalContext, text: str, kind: str, what: str,
@@ -327,13 +336,19 @@ _RUNS_FOR = {
 }
 
 
-def _outside_project(path: str, call: ToolCall, ctx: EvalContext) -> bool:
-    """A place some other program may read: outside the project the session works in, and not a temp dir
-    (a script written there runs, if at all, through a later call that is judged then)."""
+def _planted_place(path: str, text: str, call: ToolCall, ctx: EvalContext) -> str | None:
+    """Where a written file of no known kind is looked at for planted commands: "outside" the project (any
+    deny counts), "project" (only the guard's: a configuration of the project's own, not a program, which is
+    judged when it runs, nor documentation, which may quote commands), or None: a temp dir, where a script
+    runs, if at all, through a later call that is judged then."""
+    if any(is_within(path, place) for place in ctx.temp_dirs):
+        return None
     root = ctx.session.root or call.cwd
-    if not root or any(is_within(path, place) for place in (root, call.cwd, *ctx.temp_dirs)):
-        return False
-    return True
+    if root and not is_within(path, root) and not (call.cwd and is_within(path, call.cwd)):
+        return "outside"
+    if language_of(path, text) is not None or posixpath.splitext(path)[1].lower() in DOCUMENTS:
+        return None
+    return "project"
 
 
 def _short(command: str) -> str:

@@ -4,7 +4,9 @@ a debugger's start-up file, a pager's filter, a mail client's type map, a tool's
 cannot know every such format, but it can read the text for what looks like a command — a whole line, the
 value after `=` or `:`, a quoted string, a `;`-separated field — and judge each as the shell would run it.
 Only a deny counts (a planted `rm` of the hook settings, a reverse shell): anything else keeps the write's
-own verdict, so a note or an ordinary setting outside the project is judged as before."""
+own verdict, so a note or an ordinary setting outside the project is judged as before. In the project's own
+configuration files (package.json, .npmrc, a task runner's file of a kind not known), only a deny that
+switches off or answers the guard counts: programs there are judged when they run, documents quote."""
 from __future__ import annotations
 
 import re
@@ -12,6 +14,11 @@ import re
 MAX_LINES = 400
 MAX_CANDIDATES = 24
 MAX_LINE = 2000
+# text files that quote commands to be read, not run
+DOCUMENTS = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".html", ".htm", ".tex",
+                       ".ipynb", ".csv", ".log"})
+# the denies that switch the guard off or answer it: what counts in the project's own files
+GUARD_CATEGORIES = frozenset({"guard-self", "terminal-input"})
 
 # what a line must mention to be worth judging: a command that deletes, moves, sends, runs a shell or an
 # interpreter, or names the guard's places (a cheap screen before the shell analysis)
@@ -20,20 +27,27 @@ _WORTH = re.compile(
     r"curl|wget|nc|ncat|socat|telnet|ssh|scp|python\d*(?:\.\d+)?|perl|ruby|node|php|sh|bash|zsh|dash|fish|eval|exec|"
     r"guardtui|tmux|screen|xdotool|ydotool|systemctl|crontab|git|sqlite3|openssl)\b"
     r"|/dev/tcp/|\.claude|\.codex|\.gemini|\.cursor|cagent|guardtui|hooks\.json|settings\.json")
+# in the project's own files, a line is judged when it names the guard's places or runs a file of the
+# project (`git=./tools/git-wrap`), whose contents the shell analysis then reads
+_GUARDISH = re.compile(r"\.claude|\.codex|\.gemini|\.cursor|cagent|guardtui|hooks|\.agents/|guards|"
+                       r"(?:^|[\s=:\"'])\.{0,2}/?[\w.-]+/[\w./-]*[\w-]")
 _QUOTED = re.compile(r"'([^'\n]{2,})'|\"((?:[^\"\\\n]|\\.){2,})\"|`([^`\n]{2,})`")
 _PREFIX = re.compile(r"^\s*(?:!|shell\s+|system\s+|run\s+|exec\s+|command\s+|cmd\s+|\.shell\s+|\.system\s+)")
 _VALUE = re.compile(r"^\s*(?:-\s+)?[\w.@/\[\]\"'-]+\s*(?:=|:)\s*(.+)$")
 _COMMENT = re.compile(r"^\s*(?:#|//|--|;|%|\")")
 
 
-def planted_commands(text: str) -> list[str]:
-    """The pieces of `text` that could be a command some program runs, the most likely first, capped."""
+def planted_commands(text: str, guard_only: bool = False, before: str = "") -> list[str]:
+    """The pieces of `text` that could be a command some program runs, the most likely first, capped
+    (`guard_only`: the pieces that could reach the guard, fewer), from the lines not already in `before`."""
+    old = {line.strip() for line in before.splitlines()} if before else set()
     out: list[str] = []
     seen: set[str] = set()
+    worth = _GUARDISH if guard_only else _WORTH
 
     def add(piece: str) -> None:
         piece = piece.strip().rstrip(";").strip()
-        if len(piece) > 1 and piece not in seen and _WORTH.search(piece):
+        if len(piece) > 1 and piece not in seen and worth.search(piece):
             seen.add(piece)
             out.append(piece)
 
@@ -41,7 +55,9 @@ def planted_commands(text: str) -> list[str]:
         if len(out) >= MAX_CANDIDATES:
             break
         line = line[:MAX_LINE]
-        if not line.strip() or not _WORTH.search(line) or _COMMENT.match(line) and not _QUOTED.search(line):
+        if line.strip() in old:
+            continue
+        if not line.strip() or not worth.search(line) or _COMMENT.match(line) and not _QUOTED.search(line):
             continue
         stripped = _PREFIX.sub("", line)
         add(stripped)
