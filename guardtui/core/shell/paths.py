@@ -17,7 +17,7 @@ from enum import Enum
 from ..model import BlastRadius
 from ..procfs import unalias_proc
 from .findings import Finding, allow, ask, deny
-from .taxonomy import Taxonomy
+from .taxonomy import Taxonomy, default_taxonomy
 from .words import DYN, SESSION_ROOT, TEMP_DIR, Scope, Word
 
 
@@ -248,6 +248,15 @@ _CRITICAL_DELETE = {PathKind.ROOT, PathKind.SYSTEM_TOP, PathKind.SYSTEM_CORE, Pa
 _BACKUPS = re.compile(r"(?i)/[^/]*backups?/?$")
 
 
+def datastore_dir(path: str) -> str | None:
+    """The database data directory (taxonomy paths.datastore_dirs) `path` is, or is in."""
+    for pattern in default_taxonomy().datastore_dirs:
+        base = pattern.rstrip("/")
+        if fnmatch.fnmatchcase(path, base) or fnmatch.fnmatchcase(path, base + "/*"):
+            return base
+    return None
+
+
 def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "fs-delete") -> Finding:
     """The verdict for deleting `info` (recursively or not). `what` names the action."""
     target = info.shown
@@ -257,6 +266,10 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
         if info.path and _BACKUPS.search(info.path) and kind not in (PathKind.PROJECT_SUB, PathKind.TEMP,
                                                                       PathKind.PROJECT_ROOT):
             return deny(f"{what} {target} deletes backups{suffix}", category)
+        if info.path and kind in (PathKind.SYSTEM, PathKind.SYSTEM_CORE, PathKind.OUTSIDE) and \
+                datastore_dir(info.path):
+            return deny(f"{what} {target} deletes a database server's data ({datastore_dir(info.path)}){suffix}: "
+                        "every table in it, with no way back", category)
         if info.hits_system:
             return deny(f"{what} {target} matches top-level system directories (/etc, /usr, …)", category)
         if kind in _CRITICAL_DELETE and not info.glob:

@@ -65,6 +65,7 @@ _COMMAND = {
 _PATHS = {k: Field(list, required=True, items=str) for k in
           ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices",
            "terminal_devices", "project_markers")}
+_PATHS["datastore_dirs"] = Field(list, items=str)
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "paths": Field(dict, required=True, fields=_PATHS),
@@ -186,6 +187,7 @@ class Taxonomy:
     commands: dict[str, dict]  # name or alias -> spec (with "name")
     shapes: list[Shape]
     in_place_editors: dict[str, dict] = field(default_factory=dict)
+    datastore_dirs: tuple[str, ...] = ()  # database servers' data directories (globs)
     whole_resources: frozenset[str] = frozenset()
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
@@ -281,7 +283,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         system_dirs=frozenset(paths["system_dirs"]), temp_dirs=tuple(paths["temp_dirs"]),
         disk_devices=tuple(paths["disk_devices"]), harmless_devices=tuple(paths["harmless_devices"]),
         terminal_devices=tuple(paths["terminal_devices"]), terminal_input=data["terminal_input"],
-        project_markers=tuple(paths["project_markers"]),
+        project_markers=tuple(paths["project_markers"]), datastore_dirs=tuple(paths.get("datastore_dirs") or ()),
         wrappers=data["wrappers"], shells=frozenset(data["shells"]),
         shell_value_options=frozenset(data["shell_value_options"]), interpreters=interpreters,
         sql_clients=data["sql_clients"], safe=frozenset(data["safe"]), builtins=frozenset(data["builtins"]),
