@@ -145,8 +145,10 @@ KUBERNETES = [
     ("mcp__k8s__kubectl_get", {"resourceType": "pods", "namespace": "default"}, A),
     ("mcp__k8s__kubectl_delete", {"resourceType": "namespace", "name": "prod"}, D),
     ("mcp__k8s__delete_namespace", {"name": "prod"}, D),
+    # the database's whole data directory is the datastore; another directory in the pod is one path
     ("mcp__k8s__exec_in_pod", {"name": "db-0", "namespace": "prod", "command": "rm -rf /var/lib/postgresql/data"},
-     ASK),
+     D),
+    ("mcp__k8s__exec_in_pod", {"name": "web-0", "namespace": "prod", "command": "rm -rf /var/cache/nginx"}, ASK),
 ]
 BROWSERS_AND_WEB = [
     ("mcp__playwright__browser_navigate", {"url": "http://localhost:3000/login"}, A),
