@@ -552,10 +552,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'built at run time',
         148: 'labelled deny, judged allow [default/taxonomy.safe]: pytest is a known read-only or routine command',
         150: 'labelled deny, judged allow [default/taxonomy.safe]: cabal is a known read-only or routine command',
-        159: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'pwsh is not a command guardtui knows',
-        160: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'pwsh is not a command guardtui knows',
         194: 'labelled deny, judged ask [workdir]: Edit targets /home/dev/.docker/config.json, outside the project'
             ' /home/dev/src/kelp-survey',
         203: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '

@@ -23,6 +23,7 @@ from .evaluate import MKTEMP_PREFIX
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file, read_text, shown
+from .pwsh import powershell_as_shell
 from .toolcode import PYTHON_PROGRAM
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
@@ -391,6 +392,14 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         return [ask(f"{inv.name} runs code that is only known at run time", "dynamic-exec", BlastRadius.HIGH,
                     "code.dynamic")]
     code = code_word.value
+    if language == "powershell":  # read as the shell commands it amounts to (shell/pwsh.py)
+        script, unknown = powershell_as_shell(code)
+        run.nested(script, inv, f"{inv.name} → PowerShell")
+        if unknown:
+            return [ask(f"{inv.name} runs {unknown[0]}, a PowerShell cmdlet guardtui does not know", "unknown",
+                        BlastRadius.MEDIUM, "code.powershell")]
+        return [allow(f"{inv.name}: its PowerShell commands are judged as the shell commands they amount to",
+                      "interpreter", rule="code.inline")]
     findings: list[Finding] = []
     reached = metadata_in_text(code)
     if reached is not None:  # requests.get("http://169.254.169.254/…"), fetch(…), socket.connect((…, 80))
