@@ -25,7 +25,7 @@ from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
                cmd_proc, cmd_tasks, cmd_term, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
-                       worst)
+                       with_rule, worst)
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
@@ -786,6 +786,10 @@ class _Run:
             handler = cmd_agents.judge
         if handler is None and name in self.tax.senders:
             handler = cmd_net.sender
+        if handler is None and name in self.tax.swappers:
+            handler = cmd_fs.swap
+        if handler is None and name in self.tax.editor_renamers:
+            handler = cmd_fs.editor_renamer
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
@@ -801,6 +805,7 @@ class _Run:
         findings.extend(self.output_options(inv))
         self.cleared_dirs(inv)
         self.replaced_files(inv)
+        findings.extend(self.deleted_sources(inv))
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program
@@ -870,6 +875,39 @@ class _Run:
                 info = self.path(target, inv)
                 self.effect(info.path, target.display(), "delete", inv.cmd, info.remote, recursive=True,
                             detail="mentioned")
+
+    def deleted_sources(self, inv: Invocation) -> list[Finding]:
+        """`zip -m A.zip FILES`, `7z a -sdel A.7z FILES`, `zstd --rm FILES`: the files archived are deleted once
+        the archive is written, judged as deletes of them (taxonomy source_deleters)."""
+        spec = self.tax.source_deleters.get(inv.name)
+        if not spec:
+            return []
+        options, letters = set(spec.get("options", ())), spec.get("letters", "")
+        values = set(spec.get("value_options", ()))
+        operands: list[Word] = []
+        asked = False
+        skip_next = False
+        for word in inv.words:
+            value = word.value
+            if skip_next:
+                skip_next = False
+            elif value in options or value.partition("=")[0] in options:
+                asked = True
+            elif value in values:
+                skip_next = True
+            elif value.startswith("-") and len(value) > 1:
+                asked |= bool(letters) and not value.startswith("--") and any(c in letters for c in value[1:])
+            else:
+                operands.append(word)
+        if not asked and not (operands and operands[0].value in spec.get("subcommands", ())):
+            return []
+        found = []
+        for word in operands[spec.get("skip", 0):][:32]:
+            path = self.path(word, inv).path
+            recursive = path is None or os.path.isdir(path)  # a directory goes with what is in it
+            found.append(with_rule(self.delete(word, inv, recursive, f"{inv.name} deletes what it archived:"),
+                                   "fs.source-delete"))
+        return found
 
     def replaced_files(self, inv: Invocation) -> None:
         """gzip FILE, bzip2 FILE, xz FILE: the file is replaced by FILE.gz (it is gone under its own name)."""

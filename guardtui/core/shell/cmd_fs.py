@@ -314,6 +314,33 @@ def rename(run: "Run", inv: "Invocation") -> list[Finding]:
     return [allow(f"{inv.name} renames files", "fs-write", rule="fs.rename")]
 
 
+def swap(run: "Run", inv: "Invocation") -> list[Finding]:
+    """exch A B (util-linux): the two files exchange places, so each is replaced by the other."""
+    operands = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
+    findings = [f for w in operands[:2] if (f := run.write(w, inv, f"{inv.name} replaces")) is not None]
+    for w in operands[:2]:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "move", inv.cmd, info.remote)
+    return [with_rule(worst(findings), "fs.swap")] if findings else \
+        [allow(f"{inv.name} exchanges two files", "fs-write", rule="fs.swap")]
+
+
+def editor_renamer(run: "Run", inv: "Invocation") -> list[Finding]:
+    """vidir DIR, qmv DIR: the directory's files are listed in an editor (EDITOR, which may be any program),
+    and each line removed or changed deletes or renames its file; without an operand, the working directory."""
+    operands = [w for w in inv.words if not w.value.startswith("-")] or [Word.literal(".")]
+    findings = []
+    for w in operands[:32]:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote, recursive=True,
+                   members=glob_members(w))
+        if info.path is not None and not os.path.isdir(info.path):
+            run.effect(info.path, w.display(), "move", inv.cmd, info.remote)
+        findings.append(ask(f"{inv.name} renames or deletes the files of {w.display()} as an editor says",
+                            "fs-delete", BlastRadius.MEDIUM, "fs.editor-rename"))
+    return findings
+
+
 def rewrites_files(run: "Run", inv: "Invocation") -> list[Finding]:
     """fallocate FILE (creates it, or punches holes in it), recode REQUEST FILE…: the files are rewritten in
     place."""
