@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
-               cmd_proc, cmd_tasks, cmd_term, selfcall, toolcode)
+               cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -764,7 +764,7 @@ class _Run:
         if replaced:
             return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
-            return cmd_exec.judge(self, inv)
+            return cmd_exec.judge(self, inv) + remote_access.judge(self, inv)  # ssh -A, ssh -R of an agent socket
         if _describes(name, inv.args) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         if name == "coreutils" and inv.words and inv.words[0].value.startswith("--coreutils-prog="):
@@ -806,6 +806,7 @@ class _Run:
         self.cleared_dirs(inv)
         self.replaced_files(inv)
         findings.extend(self.deleted_sources(inv))
+        findings.extend(remote_access.judge(self, inv))  # a way into this machine or the person's keys
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program
@@ -1468,7 +1469,7 @@ _HANDLERS = {
     **{n: cmd_fs.rimraf for n in ("rimraf", "del-cli", "trash", "trash-put", "gio-trash")},
     "unlink": cmd_fs.unlink, "rmdir": cmd_fs.rmdir, "shred": cmd_fs.shred,
     "mv": cmd_fs.mv, "cp": cmd_fs.cp, "install": cmd_fs.cp, "ln": cmd_fs.ln, "rsync": cmd_fs.rsync,
-    **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
+    **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge", "mkfifo")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
     "at": cmd_exec.at, "batch": cmd_exec.at,

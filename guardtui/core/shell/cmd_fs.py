@@ -300,6 +300,7 @@ _WRITE_SPECS = {
     "tee": ("aip", "", ("append", "ignore-interrupts", "output-error"), ()),
     "truncate": ("co", "sr", ("no-create", "io-blocks"), ("size", "reference")),
     "sponge": ("a", "", (), ()),
+    "mkfifo": ("Z", "m", ("context",), ("mode",)),  # a named pipe made at each operand
 }
 
 

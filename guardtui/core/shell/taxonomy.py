@@ -143,6 +143,11 @@ SCHEMA = {
     # (vidir, qmv): every operand, the working directory without one, may lose its files
     "editor_renamers": Field(list, items=str),
     # tools that exchange two files (exch A B, mv --exchange): both are written
+    # ways into this machine handed to another host (shell/remote_access.py): sockets that act for the person
+    # (regexes), ports whose publishing is a login (ssh), network relays, tunnels and firewalls
+    "remote_access": Field(dict, fields={"sockets": _LIST, "login_ports": Field(list, items=int), "relays": _LIST,
+                                         "clients": _LIST, "client_subcommands": _LIST, "tunnels": _LIST,
+                                         "firewalls": _LIST}),
     "swappers": Field(list, items=str),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
@@ -212,6 +217,7 @@ class Taxonomy:
     source_deleters: dict[str, dict] = field(default_factory=dict)
     editor_renamers: frozenset[str] = frozenset()
     swappers: frozenset[str] = frozenset()
+    remote_access: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -316,7 +322,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         cleared_dirs=dict(data.get("cleared_dirs") or {}),
         source_deleters=dict(data.get("source_deleters") or {}),
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
-        swappers=frozenset(data.get("swappers") or ()))
+        swappers=frozenset(data.get("swappers") or ()),
+        remote_access=dict(data.get("remote_access") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
