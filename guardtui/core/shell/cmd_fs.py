@@ -1478,11 +1478,26 @@ def _grep_environment(run: "Run", inv: "Invocation") -> list[Finding]:
         return []
     patterns = [w.value for w in words if not w.value.startswith("-")][:1]
     patterns += [words[i + 1].value for i, w in enumerate(words[:-1]) if w.value in ("-e", "--regexp")]
-    secret_names = secret_catalog().settings.get("environment") or secret_catalog().settings["names"]
-    if any(secret_names.search(p) for p in patterns):
+    catalog = secret_catalog()
+    secret_names = catalog.settings.get("environment") or catalog.settings["names"]
+    ignore_case = any(o in ("--ignore-case", "-i") or not o.startswith("--") and "i" in o[1:] for o in options)
+    if any(secret_names.search(p) or _matches_a_name(p, catalog.environment_names, ignore_case, options)
+           for p in patterns):
         return [ask(f"{inv.name} {patterns[0]} prints secret values from the environment", "sensitive-read",
                     BlastRadius.LOW, "fs.secret-grep")]
     return []
+
+
+def _matches_a_name(pattern: str, names: tuple[str, ...], ignore_case: bool, options: list[str]) -> bool:
+    """Would grep PATTERN pick out NAME=… for one of `names`? (-F: a plain string; else a regex, read as
+    Python's: a pattern that does not compile is taken as plain text)."""
+    flags = re.I if ignore_case else 0
+    fixed = any(o in ("-F", "--fixed-strings") or not o.startswith("--") and "F" in o[1:] for o in options)
+    try:
+        regex = re.compile(re.escape(pattern) if fixed else pattern.replace(r"\|", "|"), flags)
+    except re.error:
+        regex = re.compile(re.escape(pattern), flags)
+    return any(regex.search(f"{name}=") for name in names)
 
 
 def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:

@@ -806,6 +806,12 @@ class Walker:
             scope.facts["copy-of:" + words[-1]] = words[words.index("-p") + 1]
         elif name in ("cp", "install") and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
             scope.facts["copy-of:" + words[-1]] = words[-2]
+        elif name in ("redis-cli", "valkey-cli", "keydb-cli") and "CONFIG" in (w.upper() for w in words):
+            upper = [w.upper() for w in words]
+            for i in range(len(words) - 3):  # the server writes its dump at dir/dbfilename from now on
+                if upper[i:i + 2] == ["CONFIG", "SET"] and words[i + 2].lower() in ("dir", "dbfilename") and \
+                        not argv[i + 3].dynamic:
+                    scope.facts["redis-" + words[i + 2].lower()] = words[i + 3]
         elif name == "ztcp":
             scope.facts["tcp-fd"] = "REPLY"
         elif name in ("source", ".") and len(words) > 1 and words[1].endswith("/bin/activate") and scope.cwd and \

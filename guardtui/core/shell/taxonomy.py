@@ -54,7 +54,8 @@ _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": 
         # the subcommand whose arguments are SQL (bq query, wp db query): other subcommands are the taxonomy's
         "sql_after": _LIST,
         # a key-value store's own commands (redis): what wipes, what is risky, what only reads
-        "store_commands": Field(dict, fields={"critical": _LIST, "high": _LIST, "read": _LIST}),
+        "store_commands": Field(dict, fields={"critical": _LIST, "high": _LIST, "read": _LIST,
+                                               "routine": _LIST, "file_settings": _LIST}),
         "read_options": _LIST}
 _COMMAND = {
     "category": Field(str, required=True), "aliases": _LIST, "value_options": _LIST, "dry_run": _LIST,
