@@ -31,6 +31,9 @@ SCHEMA = {
     "areas": Field(list, required=True, items=str),
     "tokens": Field(list, required=True, items=_TOKEN),
     "settings": Field(dict, fields=_SETTINGS),  # without it, only the token shapes tell a credential
+    # environment variables that hold a credential though their names do not say so (IDENTITY_HEADER):
+    # a filter on the environment (`env | grep -i identity`) that matches one prints a secret
+    "environment_names": Field(list, items=str),
 }
 MAX_CONTENT_BYTES = 256 * 1024  # what is read of a file to tell whether it holds credentials
 # {"client_secret": "…"}, PHP's and Ruby's 'password' => '…'
@@ -60,6 +63,7 @@ class SecretCatalog:
     areas: tuple[str, ...]
     tokens: tuple[tuple[str, re.Pattern], ...]
     settings: dict[str, re.Pattern] = field(default_factory=dict)  # names, public, placeholders, bare_key
+    environment_names: tuple[str, ...] = ()
     _compiled: dict = field(default_factory=dict, repr=False)
 
     # -- files ----------------------------------------------------------------------
@@ -277,7 +281,7 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
         except re.error as exc:
             raise doc.error(("settings", key), f"regex does not compile: {exc}") from None
     return SecretCatalog(tuple(files), tuple(doc.data["not_secret"]), tuple(doc.data["areas"]), tuple(tokens),
-                         settings)
+                         settings, tuple(doc.data.get("environment_names") or ()))
 
 
 @lru_cache(maxsize=1)

@@ -23,9 +23,9 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
-               cmd_proc, cmd_tasks, cmd_term, selfcall, toolcode)
+               cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
-                       worst)
+                       with_rule, worst)
 from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
@@ -764,7 +764,7 @@ class _Run:
         if replaced:
             return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
-            return cmd_exec.judge(self, inv)
+            return cmd_exec.judge(self, inv) + remote_access.judge(self, inv)  # ssh -A, ssh -R of an agent socket
         if _describes(name, inv.args) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         if name == "coreutils" and inv.words and inv.words[0].value.startswith("--coreutils-prog="):
@@ -786,6 +786,10 @@ class _Run:
             handler = cmd_agents.judge
         if handler is None and name in self.tax.senders:
             handler = cmd_net.sender
+        if handler is None and name in self.tax.swappers:
+            handler = cmd_fs.swap
+        if handler is None and name in self.tax.editor_renamers:
+            handler = cmd_fs.editor_renamer
         if handler is None and name.startswith("mkfs."):
             handler = cmd_fs.mkfs
         if handler is None and self.tax.interpreter(name) is not None:
@@ -801,6 +805,8 @@ class _Run:
         findings.extend(self.output_options(inv))
         self.cleared_dirs(inv)
         self.replaced_files(inv)
+        findings.extend(self.deleted_sources(inv))
+        findings.extend(remote_access.judge(self, inv))  # a way into this machine or the person's keys
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program
@@ -870,6 +876,39 @@ class _Run:
                 info = self.path(target, inv)
                 self.effect(info.path, target.display(), "delete", inv.cmd, info.remote, recursive=True,
                             detail="mentioned")
+
+    def deleted_sources(self, inv: Invocation) -> list[Finding]:
+        """`zip -m A.zip FILES`, `7z a -sdel A.7z FILES`, `zstd --rm FILES`: the files archived are deleted once
+        the archive is written, judged as deletes of them (taxonomy source_deleters)."""
+        spec = self.tax.source_deleters.get(inv.name)
+        if not spec:
+            return []
+        options, letters = set(spec.get("options", ())), spec.get("letters", "")
+        values = set(spec.get("value_options", ()))
+        operands: list[Word] = []
+        asked = False
+        skip_next = False
+        for word in inv.words:
+            value = word.value
+            if skip_next:
+                skip_next = False
+            elif value in options or value.partition("=")[0] in options:
+                asked = True
+            elif value in values:
+                skip_next = True
+            elif value.startswith("-") and len(value) > 1:
+                asked |= bool(letters) and not value.startswith("--") and any(c in letters for c in value[1:])
+            else:
+                operands.append(word)
+        if not asked and not (operands and operands[0].value in spec.get("subcommands", ())):
+            return []
+        found = []
+        for word in operands[spec.get("skip", 0):][:32]:
+            path = self.path(word, inv).path
+            recursive = path is None or os.path.isdir(path)  # a directory goes with what is in it
+            found.append(with_rule(self.delete(word, inv, recursive, f"{inv.name} deletes what it archived:"),
+                                   "fs.source-delete"))
+        return found
 
     def replaced_files(self, inv: Invocation) -> None:
         """gzip FILE, bzip2 FILE, xz FILE: the file is replaced by FILE.gz (it is gone under its own name)."""
@@ -1430,7 +1469,7 @@ _HANDLERS = {
     **{n: cmd_fs.rimraf for n in ("rimraf", "del-cli", "trash", "trash-put", "gio-trash")},
     "unlink": cmd_fs.unlink, "rmdir": cmd_fs.rmdir, "shred": cmd_fs.shred,
     "mv": cmd_fs.mv, "cp": cmd_fs.cp, "install": cmd_fs.cp, "ln": cmd_fs.ln, "rsync": cmd_fs.rsync,
-    **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge")},
+    **{n: cmd_fs.write_operands for n in ("touch", "mkdir", "tee", "truncate", "sponge", "mkfifo")},
     **{n: cmd_fs.chmod for n in ("chmod", "chown", "chgrp")},
     "dd": cmd_fs.dd, "find": cmd_fs.find, "fd": cmd_fs.fd, "fdfind": cmd_fs.fd, "scp": cmd_net.scp,
     "at": cmd_exec.at, "batch": cmd_exec.at,

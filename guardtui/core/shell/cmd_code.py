@@ -1683,8 +1683,13 @@ def _judge_store(run: "Run", inv: "Invocation", spec: dict) -> list[Finding]:
             names = groups.get(group, ())
             return two in names or one in names
 
+        if two == "CONFIG SET" and len(words) >= 4 and words[2].lower() in groups.get("file_settings", ()):
+            findings.extend(_store_file_setting(run, inv, words[2].lower(), words[3]))
         if member("critical"):
             findings.append(deny(f"{one} deletes every key in the store", "database", "store.destructive"))
+        elif member("routine"):
+            findings.append(allow(f"{one} snapshots the store into its own dump file", "database",
+                                  rule="store.snapshot"))
         elif member("high"):
             findings.append(ask(f"{two if two in groups.get('high', ()) else one} changes how the store runs",
                                 "database", BlastRadius.HIGH, "store.admin"))
@@ -1693,6 +1698,42 @@ def _judge_store(run: "Run", inv: "Invocation", spec: dict) -> list[Finding]:
                                 "store.write"))
     best = worst(findings)
     return [best] if best else [allow(f"{inv.name} only reads", "database", rule="store.read")]
+
+
+def _store_file_setting(run: "Run", inv: "Invocation", setting: str, value: str) -> list[Finding]:
+    """`redis-cli CONFIG SET dir ~/.claude` then `dbfilename settings.json`: the server (this machine's, as this
+    user) writes its dump there at the next save, judged as a write of that file; a server elsewhere writes
+    on its own machine (the store.admin ask stands)."""
+    import posixpath
+
+    if not _local_store(inv) or DYN in value:
+        return []
+    facts = inv.scope.facts
+    if setting == "dir":
+        target = posixpath.join(value, facts.get("redis-dbfilename", "dump.rdb"))
+    elif setting == "appenddirname":
+        target = posixpath.join(facts.get("redis-dir", "."), value)
+    elif setting in ("dbfilename", "appendfilename") or not value.startswith("/"):
+        directory = facts.get("redis-dir")
+        if directory is None:
+            return [ask(f"CONFIG SET {setting} {value} makes the server write {value} in its working directory, "
+                        "known only to it", "fs-write", BlastRadius.HIGH, "store.file-write")]
+        target = posixpath.join(directory, value)
+    else:
+        target = value
+    written = run.write(Word.literal(target), inv, f"CONFIG SET {setting} makes the server write")
+    return [written] if written is not None else []
+
+
+def _local_store(inv: "Invocation") -> bool:
+    words = [w.value for w in inv.words]
+    for i, w in enumerate(words):
+        host = words[i + 1] if w == "-h" and i + 1 < len(words) else \
+            re.sub(r"^rediss?://(?:[^@/]*@)?([^:/]*).*$", r"\1", words[i + 1]) if w == "-u" and i + 1 < len(words) \
+            else None
+        if host is not None and host not in ("localhost", "127.0.0.1", "::1", "") and not host.startswith("127."):
+            return False
+    return True
 
 
 # Scripts whose subcommands are database and shell tools in disguise: `python manage.py flush`,

@@ -19,6 +19,7 @@ from .parse import SimpleCommand
 from .projectfiles import find_upward, load_package, read_text
 from .words import DYN, Scope, Word, decode_ansi_c
 from .toolcode import LOCAL_BINS
+from .remote_access import network_client
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -127,7 +128,6 @@ def shell(run: "Run", inv: "Invocation") -> list[Finding]:
 
 _HARMLESS_CATEGORIES = frozenset({"read-only", "git", "build-test", "interpreter"})
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
-_SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "nc.traditional", "nc.openbsd"})
 
 
 def stdin_script(run: "Run", inv: "Invocation", name: str) -> list[Finding]:
@@ -135,7 +135,7 @@ def stdin_script(run: "Run", inv: "Invocation", name: str) -> list[Finding]:
     kind = stream.kind
     producer = inv.cmd.stdin_from
     consumer = inv.cmd.stdout_to
-    if any(c is not None and c.argv and posixpath.basename(c.argv[0].value) in _SOCKETS for c in (producer, consumer)):
+    if any(c is not None and network_client(c, run.tax) for c in (producer, consumer)):
         return [deny(f"{name} wired to a network socket is a reverse shell: it hands this machine to a remote host",
                      "network", "exec.reverse-shell")]
     if kind == "text" and stream.text is not None:

@@ -300,6 +300,7 @@ _WRITE_SPECS = {
     "tee": ("aip", "", ("append", "ignore-interrupts", "output-error"), ()),
     "truncate": ("co", "sr", ("no-create", "io-blocks"), ("size", "reference")),
     "sponge": ("a", "", (), ()),
+    "mkfifo": ("Z", "m", ("context",), ("mode",)),  # a named pipe made at each operand
 }
 
 
@@ -312,6 +313,33 @@ def rename(run: "Run", inv: "Invocation") -> list[Finding]:
         info = run.path(w, inv)
         run.effect(info.path, w.display(), "move", inv.cmd, info.remote)
     return [allow(f"{inv.name} renames files", "fs-write", rule="fs.rename")]
+
+
+def swap(run: "Run", inv: "Invocation") -> list[Finding]:
+    """exch A B (util-linux): the two files exchange places, so each is replaced by the other."""
+    operands = [w for w in inv.words if not w.value.startswith("-") or w.value == "-"]
+    findings = [f for w in operands[:2] if (f := run.write(w, inv, f"{inv.name} replaces")) is not None]
+    for w in operands[:2]:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "move", inv.cmd, info.remote)
+    return [with_rule(worst(findings), "fs.swap")] if findings else \
+        [allow(f"{inv.name} exchanges two files", "fs-write", rule="fs.swap")]
+
+
+def editor_renamer(run: "Run", inv: "Invocation") -> list[Finding]:
+    """vidir DIR, qmv DIR: the directory's files are listed in an editor (EDITOR, which may be any program),
+    and each line removed or changed deletes or renames its file; without an operand, the working directory."""
+    operands = [w for w in inv.words if not w.value.startswith("-")] or [Word.literal(".")]
+    findings = []
+    for w in operands[:32]:
+        info = run.path(w, inv)
+        run.effect(info.path, w.display(), "delete", inv.cmd, info.remote, recursive=True,
+                   members=glob_members(w))
+        if info.path is not None and not os.path.isdir(info.path):
+            run.effect(info.path, w.display(), "move", inv.cmd, info.remote)
+        findings.append(ask(f"{inv.name} renames or deletes the files of {w.display()} as an editor says",
+                            "fs-delete", BlastRadius.MEDIUM, "fs.editor-rename"))
+    return findings
 
 
 def rewrites_files(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -1450,11 +1478,26 @@ def _grep_environment(run: "Run", inv: "Invocation") -> list[Finding]:
         return []
     patterns = [w.value for w in words if not w.value.startswith("-")][:1]
     patterns += [words[i + 1].value for i, w in enumerate(words[:-1]) if w.value in ("-e", "--regexp")]
-    secret_names = secret_catalog().settings.get("environment") or secret_catalog().settings["names"]
-    if any(secret_names.search(p) for p in patterns):
+    catalog = secret_catalog()
+    secret_names = catalog.settings.get("environment") or catalog.settings["names"]
+    ignore_case = any(o in ("--ignore-case", "-i") or not o.startswith("--") and "i" in o[1:] for o in options)
+    if any(secret_names.search(p) or _matches_a_name(p, catalog.environment_names, ignore_case, options)
+           for p in patterns):
         return [ask(f"{inv.name} {patterns[0]} prints secret values from the environment", "sensitive-read",
                     BlastRadius.LOW, "fs.secret-grep")]
     return []
+
+
+def _matches_a_name(pattern: str, names: tuple[str, ...], ignore_case: bool, options: list[str]) -> bool:
+    """Would grep PATTERN pick out NAME=… for one of `names`? (-F: a plain string; else a regex, read as
+    Python's: a pattern that does not compile is taken as plain text)."""
+    flags = re.I if ignore_case else 0
+    fixed = any(o in ("-F", "--fixed-strings") or not o.startswith("--") and "F" in o[1:] for o in options)
+    try:
+        regex = re.compile(re.escape(pattern) if fixed else pattern.replace(r"\|", "|"), flags)
+    except re.error:
+        regex = re.compile(re.escape(pattern), flags)
+    return any(regex.search(f"{name}=") for name in names)
 
 
 def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:

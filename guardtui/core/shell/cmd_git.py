@@ -15,7 +15,7 @@ from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
 from .projectfiles import read_text, shown
 from .paths import glob_members
-from .secrets import is_secret, secret_in_text
+from .secrets import is_secret, read_reason, secret_in_text
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -998,10 +998,17 @@ def config(run, inv, rest) -> list[Finding]:
     options, positionals, _ = _options(rest)
     reading = _long(options, "--get", "--get-all", "--get-regexp", "--list", "--show-origin", "--get-urlmatch") or \
         _short(options, "l") or (positionals and positionals[0].value in ("get", "list"))
-    if reading:
-        return [allow("git config only reads settings", "git", rule="git.config")]
     files = [rest[i + 1] for i, w in enumerate(rest[:-1]) if w.value in ("-f", "--file")] + \
         [Word.literal(w.value.partition("=")[2]) for w in rest if w.value.startswith("--file=")]
+    if reading:
+        for file in files:  # git config -f ~/.aws/credentials --get …: git as an INI reader of that file
+            info = run.path(file, inv)
+            if info.path and not inv.scope.remote and (
+                    is_secret(info.path, inv.scope.home, run.tax, home_only=True) or
+                    read_reason(info.path, inv.scope.home, inv.scope.project or inv.scope.cwd)):
+                return [ask(f"git config -f {file.display()} reads a secret (keys or credentials)", "sensitive-read",
+                            BlastRadius.MEDIUM, "git.config-secret-read")]
+        return [allow("git config only reads settings", "git", rule="git.config")]
     for file in files:  # git config -f ~/.codex/config.toml features.hooks false: writes that file, whatever it is
         written = run.write(file, inv, "git config -f writes")
         if written is not None:

@@ -20,7 +20,9 @@ import tree_sitter_bash as tsb
 
 from ..budget import OverBudget, remaining
 from ..gitindex import branch_after, repository
+from . import respell
 from .evaluate import Output, static_output
+from .reeval import evaluated_again
 from .words import DYN, GlobMatch, Scope, Word, WordResolver, expand_braces
 
 MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and ask)
@@ -171,6 +173,17 @@ class Walker:
     def run(self, scope: Scope) -> Script:
         try:
             tree = _parse(self.source)
+            if respell.wanted(self.source):
+                respelled, variables = respell.respell(self.source, tree.root_node)
+                for name, value in variables.items():
+                    if value == "$!":
+                        scope.origins[name] = value  # the coprocess's pid: a job this command started
+                    else:
+                        scope.variables[name] = value
+                if respelled != self.source:
+                    self.source = respelled
+                    self.resolver.source = respelled
+                    tree = _parse(respelled)
             root = tree.root_node
             if root.has_error:
                 self.script.parse_error = True
@@ -624,6 +637,7 @@ class Walker:
             scope.variables[name] = items[0] if items else ""
         elif name and "[" not in name:
             scope.variables[name] = value.value
+            self._evaluated_again(name, value.value, node)
             scope.arrays.pop(name, None)
             if "$(" in value.raw or "`" in value.raw or value.origin:
                 scope.origins[name] = value.raw + " " + value.origin
@@ -632,6 +646,16 @@ class Walker:
             else:
                 scope.origins.pop(name, None)
         return name, value
+
+    def _evaluated_again(self, name: str, value: str, node) -> None:
+        """A literal `$(…)` stored in a variable that bash evaluates again later (reeval.py): judged as run."""
+        if "$(" not in value and "`" not in value:
+            return
+        elsewhere = (self.source[:node.start_byte] + self.source[node.end_byte:]).decode("utf-8", "replace")
+        for script in evaluated_again(name, value, elsewhere):
+            late = (script, f"${name} evaluated again")
+            if late not in self.script.late_scripts:
+                self.script.late_scripts.append(late)
 
     def _declaration(self, node, scope: Scope, stdin_from, piped) -> SimpleCommand:
         """export / declare / local / readonly / typeset / unset: a command with assignments."""
@@ -677,6 +701,7 @@ class Walker:
                 if name_node is not None:
                     assignments.append((self.text(name_node), value))
                     prefix_scope.variables[self.text(name_node)] = value.value
+                    self._evaluated_again(self.text(name_node), value.value, child)
                 continue
             if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 trailing: list = []
@@ -714,6 +739,8 @@ class Walker:
         if len(argv) >= 4 and argv[0].value == "printf" and argv[1].value == "-v":
             out = static_output(["printf"] + [w.value for w in argv[3:]], None, scope)
             scope.variables[argv[2].value] = out.text if out is not None else DYN  # printf -v cmd FMT …
+            if out is not None:
+                self._evaluated_again(argv[2].value, out.text, node)
         if argv and argv[0].value == "alias":
             for w in argv[1:]:
                 name, eq, body = w.value.partition("=")
@@ -779,6 +806,12 @@ class Walker:
             scope.facts["copy-of:" + words[-1]] = words[words.index("-p") + 1]
         elif name in ("cp", "install") and len(words) >= 3 and not argv[-1].dynamic and not argv[-2].dynamic:
             scope.facts["copy-of:" + words[-1]] = words[-2]
+        elif name in ("redis-cli", "valkey-cli", "keydb-cli") and "CONFIG" in (w.upper() for w in words):
+            upper = [w.upper() for w in words]
+            for i in range(len(words) - 3):  # the server writes its dump at dir/dbfilename from now on
+                if upper[i:i + 2] == ["CONFIG", "SET"] and words[i + 2].lower() in ("dir", "dbfilename") and \
+                        not argv[i + 3].dynamic:
+                    scope.facts["redis-" + words[i + 2].lower()] = words[i + 3]
         elif name == "ztcp":
             scope.facts["tcp-fd"] = "REPLY"
         elif name in ("source", ".") and len(words) > 1 and words[1].endswith("/bin/activate") and scope.cwd and \

@@ -54,7 +54,8 @@ _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": 
         # the subcommand whose arguments are SQL (bq query, wp db query): other subcommands are the taxonomy's
         "sql_after": _LIST,
         # a key-value store's own commands (redis): what wipes, what is risky, what only reads
-        "store_commands": Field(dict, fields={"critical": _LIST, "high": _LIST, "read": _LIST}),
+        "store_commands": Field(dict, fields={"critical": _LIST, "high": _LIST, "read": _LIST,
+                                               "routine": _LIST, "file_settings": _LIST}),
         "read_options": _LIST}
 _COMMAND = {
     "category": Field(str, required=True), "aliases": _LIST, "value_options": _LIST, "dry_run": _LIST,
@@ -135,6 +136,21 @@ SCHEMA = {
     # after one of `positional_after` (sphinx-build -M clean SRC BUILD); judged by the guard's protection
     "cleared_dirs": Field(dict, values={"options": _LIST, "env": _LIST, "subcommands": _LIST,
                                         "positional_after": _LIST}),
+    # archivers and copiers that delete the files they were handed once done (zip -m, 7z -sdel, zstd --rm):
+    # options or short letters that ask for it (or subcommands that always do), the options that take a value,
+    # and how many leading operands are not sources (the archive, a subcommand)
+    "source_deleters": Field(dict, values={"options": _LIST, "letters": Field(str), "subcommands": _LIST,
+                                           "value_options": _LIST, "skip": Field(int)}),
+    # tools that let an editor (or a program in $EDITOR) rename and delete the files of a directory
+    # (vidir, qmv): every operand, the working directory without one, may lose its files
+    "editor_renamers": Field(list, items=str),
+    # tools that exchange two files (exch A B, mv --exchange): both are written
+    # ways into this machine handed to another host (shell/remote_access.py): sockets that act for the person
+    # (regexes), ports whose publishing is a login (ssh), network relays, tunnels and firewalls
+    "remote_access": Field(dict, fields={"sockets": _LIST, "login_ports": Field(list, items=int), "relays": _LIST,
+                                         "clients": _LIST, "client_subcommands": _LIST, "tunnels": _LIST,
+                                         "firewalls": _LIST}),
+    "swappers": Field(list, items=str),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -201,6 +217,10 @@ class Taxonomy:
     compressors: frozenset[str] = frozenset()
     plugin_hosts: frozenset[str] = frozenset()
     cleared_dirs: dict[str, dict] = field(default_factory=dict)
+    source_deleters: dict[str, dict] = field(default_factory=dict)
+    editor_renamers: frozenset[str] = frozenset()
+    swappers: frozenset[str] = frozenset()
+    remote_access: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -302,7 +322,11 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         senders={k: str_or_list(v) for k, v in (data.get("senders") or {}).items()},
         compressors=frozenset(data.get("compressors") or ()),
         plugin_hosts=frozenset(data.get("plugin_hosts") or ()),
-        cleared_dirs=dict(data.get("cleared_dirs") or {}))
+        cleared_dirs=dict(data.get("cleared_dirs") or {}),
+        source_deleters=dict(data.get("source_deleters") or {}),
+        editor_renamers=frozenset(data.get("editor_renamers") or ()),
+        swappers=frozenset(data.get("swappers") or ()),
+        remote_access=dict(data.get("remote_access") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
