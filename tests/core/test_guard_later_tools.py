@@ -71,3 +71,80 @@ def test_tmux_options_that_hold_commands_are_judged_as_those_commands(world, com
                                      "tmux set -g default-shell /bin/zsh", "tmux setw -g mode-keys vi"])
 def test_tmux_options_that_hold_routine_commands_stay_quiet(world, command):
     assert verdict(world.run(command)) == "allow", command
+
+
+# -- agents that run tools unasked, and agents' own commands that write their hook settings --------------
+@pytest.mark.parametrize("command", [
+    'droid exec --auto high "fix the tests and push"', "droid exec --auto=medium 'clean up'",
+    "droid exec --skip-permissions-unsafe 'refactor'",
+    'llm --functions tools/shell.py "free up disk space"', "llm -T llm_version -T run_cmd 'tidy ~'",
+    "llm --tool=shell 'go'", "cat notes.md | llm chat --functions 'def run(c): ...'",
+    "gptme --non-interactive 'fix lint'", "gptme -y 'ship it'",
+])
+def test_unhooked_agents_that_run_tools_unasked_deny(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("llm -s 'Summarize in two sentences' < CHANGELOG.md", "allow"),
+    ("git diff | llm 'write a commit message'", "allow"),
+    ("llm -m gpt-4o-mini 'hello'", "allow"),
+    ("llm --functions tools/shell.py --ta 'free up disk space'", "ask"),
+    ("droid exec 'list the modules and summarize each'", "ask"),
+    ("gptme 'explain this repo'", "ask"),
+])
+def test_text_only_or_asking_agents_are_not_denied(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
+
+
+@pytest.mark.parametrize("command", [
+    "codex mcp add docs -- npx -y @acme/docs-mcp", "codex mcp remove docs",
+    "CODEX_HOME=$HOME/.codex codex mcp add-json docs '{}'",
+    "gemini mcp add -s project docs npx -y @acme/docs-mcp", "gemini mcp add docs npx -y @acme/docs-mcp",
+    "gemini mcp add --scope user docs npx -y @acme/docs-mcp",
+])
+def test_an_agents_own_command_that_writes_its_hook_settings_denies_as_the_edit_does(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_the_edit_route_and_the_command_route_agree(world):
+    config = world.home / ".codex" / "config.toml"
+    text = config.read_text() if config.exists() else ""
+    edited = text + '\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "@acme/docs-mcp"]\n'
+    assert verdict(world.tool("Write", file_path=str(config), content=edited)) == "deny"
+    assert verdict(world.run("codex mcp add docs -- npx -y @acme/docs-mcp")) == "deny"
+    # Claude Code keeps MCP servers in ~/.claude.json or .mcp.json, not in its hook settings: both routes ask
+    assert verdict(world.run("claude mcp add docs -- npx -y @acme/docs-mcp")) == "ask"
+    assert verdict(world.run("claude mcp add -s project docs -- npx -y @acme/docs-mcp")) == "ask"
+    assert verdict(world.run("codex mcp list")) == "allow"
+
+
+# -- agents' trusted folders ---------------------------------------------------------------------------
+def test_an_agent_may_not_trust_a_folder_for_itself(world):
+    trusted = world.home / ".gemini" / "trustedFolders.json"
+    trusted.parent.mkdir(parents=True, exist_ok=True)
+    trusted.write_text(json.dumps({"/srv/notes": "TRUST_FOLDER"}))
+    more = json.dumps({"/srv/notes": "TRUST_FOLDER", str(world.project): "TRUST_FOLDER"})
+    assert verdict(world.tool("Write", file_path=str(trusted), content=more)) == "deny"
+    parent = json.dumps({"/srv/notes": "TRUST_FOLDER", str(world.home): "TRUST_PARENT"})
+    assert verdict(world.tool("Write", file_path=str(trusted), content=parent)) == "deny"
+    assert verdict(world.run(f"echo '{more}' > ~/.gemini/trustedFolders.json")) == "deny"
+    assert verdict(world.run("jq '.[\"/x\"]=\"TRUST_FOLDER\"' t.json > ~/.gemini/trustedFolders.json")) == "deny"
+    assert verdict(world.run("ln -sf /tmp/t.json ~/.gemini/trustedFolders.json")) == "deny"
+    # untrusting costs nothing
+    assert verdict(world.tool("Write", file_path=str(trusted), content=json.dumps({"/srv/notes": "DO_NOT_TRUST"}))) \
+        != "deny"
+    assert verdict(world.tool("Read", file_path=str(trusted))) == "allow"
+
+
+def test_claude_json_denies_a_trust_added_and_leaves_other_changes_to_the_other_rules(world):
+    config = world.home / ".claude.json"
+    config.write_text(json.dumps({"projects": {"/srv/a": {"hasTrustDialogAccepted": True}}}))
+    trusting = json.dumps({"projects": {"/srv/a": {"hasTrustDialogAccepted": True},
+                                        str(world.project): {"hasTrustDialogAccepted": True}}})
+    assert verdict(world.tool("Write", file_path=str(config), content=trusting)) == "deny"
+    d = world.tool("Edit", file_path=str(config), old_string='"hasTrustDialogAccepted": true}}',
+                   new_string='"hasTrustDialogAccepted": true}, "/srv/b": {"hasTrustDialogAccepted": true}}')
+    assert verdict(d) == "deny", d.reason
+    theme = json.dumps({"theme": "dark", "projects": {"/srv/a": {"hasTrustDialogAccepted": True}}})
+    assert verdict(world.tool("Write", file_path=str(config), content=theme)) == "ask"
