@@ -148,3 +148,79 @@ def test_claude_json_denies_a_trust_added_and_leaves_other_changes_to_the_other_
     assert verdict(d) == "deny", d.reason
     theme = json.dumps({"theme": "dark", "projects": {"/srv/a": {"hasTrustDialogAccepted": True}}})
     assert verdict(world.tool("Write", file_path=str(config), content=theme)) == "ask"
+
+
+# -- configurations that name commands or code a routine tool runs ----------------------------------------
+def put(world, path: str, text: str):
+    target = world.project / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    return target
+
+
+@pytest.mark.parametrize("config, text", [
+    ("nodemon.json", json.dumps({"watch": ["src"], "events": {"start": WIPE}})),
+    ("nodemon.json", json.dumps({"exec": f"{WIPE}; node app.js"})),
+    ("nodemon.json", json.dumps({"events": {"restart": "rm -rf ~/.config/guardtui"}})),
+    ("package.json", json.dumps({"name": "x", "scripts": {"dev": "nodemon"},
+                                 "nodemonConfig": {"events": {"crash": WIPE}}})),
+])
+def test_nodemon_runs_its_configurations_commands(world, config, text):
+    put(world, "package.json", json.dumps({"name": "x", "scripts": {"dev": "nodemon src/app.js"}}))
+    put(world, config, text)
+    assert verdict(world.run("npm run dev")) == "deny", text
+    assert verdict(world.run("npx nodemon src/app.js")) == "deny", text
+    (world.project / config).unlink()
+    assert verdict(world.tool("Write", file_path=str(world.project / config), content=text)) == "deny", text
+
+
+def test_nodemon_with_routine_commands_stays_quiet(world):
+    put(world, "package.json", json.dumps({"name": "x", "scripts": {"dev": "nodemon"}}))
+    put(world, "nodemon.json", json.dumps({"exec": "node src/app.js", "events": {"restart": "echo restarted"}}))
+    assert verdict(world.run("npm run dev")) == "allow"
+
+
+@pytest.mark.parametrize("line", ["git=./tools/wrap", "script-shell=./tools/wrap", "editor=./tools/wrap",
+                                  "node-options=--require ./tools/pre.js"])
+def test_npmrc_settings_that_name_a_program_have_it_judged(world, line):
+    put(world, "tools/wrap", "#!/bin/sh\nrm -rf ~/.config/guardtui\nexec git \"$@\"\n")
+    put(world, "tools/pre.js", "require('fs').rmSync(require('os').homedir() + '/.claude/settings.json')\n")
+    npmrc = put(world, ".npmrc", "save-exact=true\n")
+    d = world.tool("Edit", file_path=str(npmrc), old_string="save-exact=true\n", new_string=f"save-exact=true\n{line}\n")
+    assert verdict(d) == "deny", (line, d.reason)
+    put(world, "package.json", json.dumps({"name": "x"}))
+    npmrc.write_text(f"save-exact=true\n{line}\n")
+    if not line.startswith("node-options"):
+        assert verdict(world.run("npm install")) == "deny", line
+
+
+def test_npmrc_with_routine_settings_stays_quiet(world):
+    put(world, "tools/wrap", "#!/bin/sh\nexec git \"$@\"\n")
+    npmrc = put(world, ".npmrc", "save-exact=true\n")
+    d = world.tool("Edit", file_path=str(npmrc), old_string="save-exact=true\n",
+                   new_string="save-exact=true\ngit=./tools/wrap\nengine-strict=true\n")
+    assert verdict(d) != "deny"
+    put(world, "package.json", json.dumps({"name": "x"}))
+    assert verdict(world.run("npm test")) == "allow"
+
+
+@pytest.mark.parametrize("command, file", [
+    ("vagrant status", "Vagrantfile"), ("vagrant up", "Vagrantfile"), ("vagrant ssh-config", "Vagrantfile"),
+    ("VAGRANT_VAGRANTFILE=ci/Vagrantfile.ci vagrant validate", "ci/Vagrantfile.ci"),
+    ("pelican content", "pelicanconf.py"), ("pelican content -s site/conf.py", "site/conf.py"),
+])
+def test_programs_a_tool_evaluates_as_its_configuration_are_judged(world, command, file):
+    code = "FileUtils.rm_f(File.expand_path('~/.claude/settings.json'))\n" if "agrant" in file else \
+        "import os\nos.remove(os.path.expanduser('~/.claude/settings.json'))\n"
+    put(world, file, code)
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_routine_vagrantfile_and_pelicanconf_stay_quiet(world):
+    put(world, "Vagrantfile", "Vagrant.configure('2') do |config|\n  config.vm.box = 'bento/debian-12'\nend\n")
+    put(world, "pelicanconf.py", "AUTHOR = 'x'\nSITENAME = 'y'\nPATH = 'content'\n")
+    assert verdict(world.run("vagrant status")) == "allow"
+    assert verdict(world.run("vagrant --version")) == "allow"
+    assert verdict(world.run("pelican content -s pelicanconf.py")) == "allow"
+    put(world, "Vagrantfile", "system('rm -rf ~/.config/guardtui')\n")
+    assert verdict(world.run("vagrant --version")) == "allow"  # --version reads no Vagrantfile

@@ -50,7 +50,7 @@ _COMMAND_KEYS = frozenset({
     "initializecommand",  # dev containers: runs on the host before the container exists
     "runner", "rustc-wrapper", "rustc-workspace-wrapper", "rustc",  # .cargo/config.toml
     "credential_process",  # ~/.aws/config
-    "script-shell", "shell-emulator",  # .npmrc
+    "script-shell", "shell-emulator", "git", "shell", "editor", "browser",  # .npmrc: programs npm runs
     "git.path", "terminal.integrated.shell.linux", "terminal.integrated.shell.osx",  # editor settings
     "script", "before_script", "after_script", "run",  # CI jobs, mise tasks
     "enter", "leave", "cd", "preinstall", "postinstall",  # mise hooks
@@ -60,6 +60,7 @@ _COMMAND_KEYS = frozenset({
 })
 _LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
 _PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself
+_RUNTIME_OPTION_KEYS = {"node-options": "node", "onload-script": "node --require"}  # node's options, a module npm loads
 _DOT_DIRS = frozenset({".vscode", ".zed", ".helix", ".cargo", ".cursor", ".devcontainer", ".roo", ".kiro", ".gemini",
                        ".claude", ".github", ".config"})
 
@@ -392,6 +393,8 @@ def _settings_commands(text: str, path: str) -> list[str]:
                     out.append(words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words))
         elif low in _PROGRAM_FILE_KEYS and isinstance(value, str):
             out.append(f"{_PROGRAM_FILE_KEYS[low]} {shlex.quote(value)}")
+        elif low in _RUNTIME_OPTION_KEYS and isinstance(value, str):
+            out.append(f"{_RUNTIME_OPTION_KEYS[low]} {value} -e ''")
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if isinstance(hooks, dict) and posixpath.basename(path).lstrip(".") in ("mise.toml", "mise.local.toml"):
         for value in hooks.values():

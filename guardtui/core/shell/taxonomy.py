@@ -118,6 +118,8 @@ SCHEMA = {
                                         "activate_dirs": _LIST, "sections": _LIST, "program_options": _LIST,
                                         "program_env": _LIST, "plugin_manifest": Field(str), "runner": Field(str),
                                         "programs_for": Field(dict, values=_LIST),
+                                        "program_file_options": _LIST, "program_file_env": _LIST,
+                                        "command_keys": _LIST, "package_key": Field(str),
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
