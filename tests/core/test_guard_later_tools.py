@@ -224,3 +224,15 @@ def test_routine_vagrantfile_and_pelicanconf_stay_quiet(world):
     assert verdict(world.run("pelican content -s pelicanconf.py")) == "allow"
     put(world, "Vagrantfile", "system('rm -rf ~/.config/guardtui')\n")
     assert verdict(world.run("vagrant --version")) == "allow"  # --version reads no Vagrantfile
+
+
+# -- a directory's name is not what is asked --------------------------------------------------------------
+@pytest.mark.parametrize("command", ["make -C deploy lint", "make --directory=deploy test",
+                                     "npm --prefix deploy run lint", "terraform -chdir=deploy validate"])
+def test_a_directory_named_deploy_is_not_a_deployment(world, command):
+    assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", ["make -C deploy deploy", "make deploy", "make -C infra deploy-prod"])
+def test_a_deploy_target_still_asks(world, command):
+    assert verdict(world.run(command)) == "ask", command

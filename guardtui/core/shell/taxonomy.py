@@ -397,9 +397,28 @@ def match_shape(shape: Shape, name: str, args: list[str], value_options: frozens
         return None
     if any(has_flag(options, spec) for spec in shape.not_flags):
         return None
-    if shape.text is not None and not shape.text.search(" ".join([name] + args)):
+    if shape.text is not None and not shape.text.search(" ".join([name] + _directories_masked(args))):
         return None
     return ShapeMatch(shape, tuple(positionals))
+
+
+# options whose value is only the directory a tool works in (`make -C deploy lint`): a text-matched shape judges
+# what is asked (the targets, the flags), never the name of the directory it is asked in
+_DIRECTORY_OPTIONS = frozenset({"-C", "--directory", "--dir", "--cwd", "-chdir", "--chdir", "--working-directory",
+                                "--prefix", "--project-dir", "--cd"})
+
+
+def _directories_masked(args: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        option, eq, _ = arg.partition("=")
+        if i and args[i - 1] in _DIRECTORY_OPTIONS:
+            out.append("DIR")
+        elif eq and option in _DIRECTORY_OPTIONS:
+            out.append(option + "=DIR")
+        else:
+            out.append(arg)
+    return out
 
 
 def _word_class(word: str, own: dict, tax: Taxonomy) -> str | None:
