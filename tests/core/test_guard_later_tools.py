@@ -236,3 +236,76 @@ def test_a_directory_named_deploy_is_not_a_deployment(world, command):
 @pytest.mark.parametrize("command", ["make -C deploy deploy", "make deploy", "make -C infra deploy-prod"])
 def test_a_deploy_target_still_asks(world, command):
     assert verdict(world.run(command)) == "ask", command
+
+
+# -- git configuration that turns a plain push into a forced one ---------------------------------------------
+def git_repo(world, remotes: str) -> None:
+    git = world.project / ".git"
+    (git / "refs" / "heads").mkdir(parents=True, exist_ok=True)
+    (git / "HEAD").write_text("ref: refs/heads/feature\n")
+    (git / "config").write_text("[core]\n\tbare = false\n" + remotes +
+                                '[branch "feature"]\n\tremote = origin\n\tmerge = refs/heads/feature\n')
+
+
+@pytest.mark.parametrize("remotes, command", [
+    ('[remote "upstream"]\n\turl = git@example.com:a/b.git\n\tpush = +refs/heads/*:refs/heads/*\n', "git push upstream"),
+    ('[remote "origin"]\n\turl = git@example.com:a/b.git\n\tmirror = true\n', "git push"),
+    ('[remote "origin"]\n\turl = git@example.com:a/b.git\n\tmirror = true\n', "git push origin"),
+    ('[remote "fork"]\n\turl = git@example.com:a/b.git\n\tpush = refs/heads/dev:refs/heads/dev\n'
+     '\tpush = +refs/heads/feature:refs/heads/main\n', "git push fork"),
+    ('[remote "origin"]\n\turl = git@example.com:a/b.git\n\tpush = +HEAD:refs/heads/main\n', "git push"),
+])
+def test_a_plain_push_is_judged_as_the_repository_configures_it(world, remotes, command):
+    git_repo(world, remotes)
+    assert verdict(world.run(command)) == "deny", (remotes, command)
+
+
+def test_a_plain_push_with_ordinary_configuration_stays_quiet(world):
+    git_repo(world, '[remote "origin"]\n\turl = git@example.com:a/b.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n'
+                    '[remote "fork"]\n\turl = git@example.com:c/b.git\n\tpush = refs/heads/feature:refs/heads/feature\n')
+    assert verdict(world.run("git push")) == "allow"
+    assert verdict(world.run("git push origin feature")) == "allow"
+    assert verdict(world.run("git push fork")) == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "git config remote.origin.mirror true", "git config --local remote.upstream.mirror yes",
+    "git config --add remote.origin.push '+refs/heads/*:refs/heads/*'",
+    "git config remote.origin.push +feature:main",
+])
+def test_configuration_that_arms_a_later_forced_push_denies(world, command):
+    git_repo(world, '[remote "origin"]\n\turl = git@example.com:a/b.git\n')
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_the_same_configuration_written_as_a_file_denies(world):
+    git_repo(world, '[remote "origin"]\n\turl = git@example.com:a/b.git\n')
+    config = world.project / ".git" / "config"
+    d = world.tool("Edit", file_path=str(config), old_string="\turl = git@example.com:a/b.git\n",
+                   new_string="\turl = git@example.com:a/b.git\n\tmirror = true\n")
+    assert verdict(d) == "deny", d.reason
+
+
+@pytest.mark.parametrize("command", ["git config remote.origin.mirror false", "git config core.autocrlf input",
+                                     "git config remote.origin.push refs/heads/feature:refs/heads/feature"])
+def test_ordinary_remote_configuration_is_not_denied(world, command):
+    git_repo(world, '[remote "origin"]\n\turl = git@example.com:a/b.git\n')
+    assert verdict(world.run(command)) != "deny", command
+
+
+# -- outside repositories checked out into the project ---------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "git submodule add https://github.com/x/agent-rules .agents/guards",
+    "git submodule add -b main https://github.com/x/agent-rules .guardtui",
+    "git clone https://github.com/x/agent-rules .agents/guards",
+    "cd .claude && git clone --depth 1 https://github.com/x/agent-rules guards",
+    "git clone https://github.com/x/hooks ~/.config/cagent/hooks.d",
+])
+def test_a_checkout_into_a_guard_directory_denies(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_a_submodule_asks_like_a_new_dependency_and_a_plain_clone_stays_quiet(world):
+    assert verdict(world.run("git submodule add https://github.com/x/example examples/app")) == "ask"
+    assert verdict(world.run("git submodule update --init --recursive")) == "allow"
+    assert verdict(world.run("git clone https://github.com/x/example /tmp/example")) == "allow"

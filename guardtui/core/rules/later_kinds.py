@@ -459,6 +459,27 @@ def git_config_commands(text: str) -> list[str]:
             out.append(value[1:])
         elif name in _GIT_COMMAND_SETTINGS and value.lower() not in ("true", "false", ""):
             out.append(value)
+    for remote, refspecs in _remote_pushes(text).items():  # what a later plain `git push REMOTE` then does
+        out += [f"git push {shlex.quote(remote)} {shlex.quote(r)}" for r in refspecs]
+    return out
+
+
+def _remote_pushes(text: str) -> dict[str, list[str]]:
+    """Each remote's push refspecs (`--mirror` for a mirror remote), every value of a multi-valued key kept."""
+    out: dict[str, list[str]] = {}
+    remote = None
+    for line in text.splitlines():
+        line = line.strip()
+        header = re.match(r'^\[\s*remote\s+"([^"]+)"\s*\]', line, re.I)
+        if header or line.startswith("["):
+            remote = header.group(1) if header else None
+            continue
+        key, eq, value = line.partition("=")
+        key, value = key.strip().lower(), value.strip().strip('"')
+        if remote and eq and key == "push" and value:
+            out.setdefault(remote, []).append(value)
+        elif remote and eq and key == "mirror" and value.lower() in ("true", "yes", "on", "1"):
+            out.setdefault(remote, []).append("--mirror")
     return out
 
 

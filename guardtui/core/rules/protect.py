@@ -445,6 +445,9 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
                 continue
             if m.kind == HOOKS and not m.contains:
                 add(_hooks_shell_write(e, m, subject, protected))
+            elif m.kind == PROJECT_GUARDS and e.detail == "fetched":  # git clone/submodule add into the guard dir
+                add(_deny(f"{subject} checks an outside repository out into {m.describe()}: guard rules written by "
+                          "whoever controls that repository, not by you", PROJECT_GUARDS))
             elif m.kind == TRUST and not m.contains and e.content is not None:
                 old = _current(m, protected)[1]
                 add(_trust_content(m, protected, (old or "") + e.content if e.detail == "append" else e.content,
