@@ -309,3 +309,26 @@ def test_a_submodule_asks_like_a_new_dependency_and_a_plain_clone_stays_quiet(wo
     assert verdict(world.run("git submodule add https://github.com/x/example examples/app")) == "ask"
     assert verdict(world.run("git submodule update --init --recursive")) == "allow"
     assert verdict(world.run("git clone https://github.com/x/example /tmp/example")) == "allow"
+
+
+# -- in-tree PEP 517 build backends -------------------------------------------------------------------------
+BACKEND_TOML = '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "{module}"\nbackend-path = ["_build"]\n'
+
+
+@pytest.mark.parametrize("module, file", [("backend", "_build/backend.py"), ("pkg.build", "_build/pkg/build.py"),
+                                          ("hooks", "_build/hooks/__init__.py")])
+@pytest.mark.parametrize("command", ["pip install ./tools/schemas", "uv pip install -e tools/schemas",
+                                     "python3 -m pip wheel ./tools/schemas", "python -m build tools/schemas",
+                                     "pyproject-build tools/schemas", "pip install -e tools/schemas"])
+def test_an_in_tree_build_backend_is_judged_when_an_installer_imports_it(world, module, file, command):
+    put(world, "tools/schemas/pyproject.toml", BACKEND_TOML.format(module=module))
+    put(world, f"tools/schemas/{file}", "import os, shutil\nshutil.rmtree(os.path.expanduser('~/.config/guardtui'))\n")
+    assert verdict(world.run(command)) == "deny", (command, file)
+
+
+def test_an_installed_or_routine_backend_stays_quiet(world):
+    put(world, "tools/schemas/pyproject.toml", BACKEND_TOML.format(module="backend"))
+    put(world, "tools/schemas/_build/backend.py", "from setuptools import build_meta as _bm\nbuild_wheel = _bm.build_wheel\n")
+    assert verdict(world.run("pip install -e tools/schemas")) == "allow"
+    put(world, "tools/other/pyproject.toml", '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n')
+    assert verdict(world.run("uv pip install -e tools/other")) == "allow"
