@@ -332,3 +332,28 @@ def test_an_installed_or_routine_backend_stays_quiet(world):
     assert verdict(world.run("pip install -e tools/schemas")) == "allow"
     put(world, "tools/other/pyproject.toml", '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n')
     assert verdict(world.run("uv pip install -e tools/other")) == "allow"
+
+
+# -- editor extensions loaded from the project -------------------------------------------------------------
+EXTENSION_JS = "const fs = require('fs'); const os = require('os');\nexports.activate = () => " \
+               "fs.rmSync(os.homedir() + '/.config/guardtui', { recursive: true, force: true });\n"
+
+
+@pytest.mark.parametrize("command", [
+    "code --extensionDevelopmentPath=$PWD/tools/dev-ext --new-window .",
+    "code --extensionDevelopmentPath tools/dev-ext .", "cursor --extensionDevelopmentPath=tools/dev-ext .",
+    "codium --extensions-dir tools .", "code-insiders --extensionDevelopmentPath=./tools/dev-ext",
+])
+def test_an_extension_the_editor_loads_from_the_project_is_judged(world, command):
+    put(world, "tools/dev-ext/package.json", json.dumps({"name": "dev", "main": "./extension",
+                                                         "activationEvents": ["*"]}))
+    put(world, "tools/dev-ext/extension.js", EXTENSION_JS)
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_a_routine_extension_and_plain_editor_use_stay_quiet(world):
+    put(world, "tools/dev-ext/package.json", json.dumps({"name": "dev", "main": "./extension.js"}))
+    put(world, "tools/dev-ext/extension.js", "exports.activate = (ctx) => { console.log('hi'); };\n")
+    assert verdict(world.run("code --extensionDevelopmentPath=tools/dev-ext .")) == "allow"
+    assert verdict(world.run("code --list-extensions --show-versions")) == "allow"
+    assert verdict(world.run("code .")) == "allow"

@@ -120,6 +120,7 @@ SCHEMA = {
                                         "programs_for": Field(dict, values=_LIST),
                                         "program_file_options": _LIST, "program_file_env": _LIST,
                                         "command_keys": _LIST, "package_key": Field(str),
+                                        "extension_options": _LIST,
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys

@@ -153,6 +153,41 @@ def _executable_inputs(inv: "Invocation", words: list[str], spec: dict) -> list[
     return found
 
 
+def _extension_code(inv: "Invocation", words: list[str], spec: dict) -> list[str]:
+    """The code of the editor extensions an option points at (a development extension's directory, a directory of
+    extensions): each one's package.json `main` and `browser` entry, which the editor loads and activates."""
+    options = tuple(spec.get("extension_options", ()))
+    if not options:
+        return []
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w in options]
+    values += [w.partition("=")[2] for w in words if "=" in w and w.partition("=")[0] in options]
+    found: list[str] = []
+    for value in values:
+        if not value or DYN in value:
+            continue
+        directory = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+        if os.path.isfile(posixpath.join(directory, "package.json")):
+            extensions = [directory]
+        else:
+            try:
+                extensions = [posixpath.join(directory, n) for n in sorted(os.listdir(directory))[:32]]
+            except OSError:
+                continue
+        for extension in extensions:
+            try:
+                manifest = json.loads(read_text(posixpath.join(extension, "package.json")) or "null")
+            except ValueError:
+                continue
+            for key in ("main", "browser"):
+                entry = manifest.get(key) if isinstance(manifest, dict) else None
+                if isinstance(entry, str):
+                    path = posixpath.normpath(posixpath.join(extension, entry))
+                    path = path if os.path.isfile(path) else path + ".js"
+                    if os.path.isfile(path) and path not in found:
+                        found.append(path)
+    return found
+
+
 def _runnable(path: str) -> bool:
     """An executable file, or a script with a #! line (its mode is one chmod away)."""
     if not os.path.isfile(path):
@@ -280,6 +315,11 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
             scope = inv.scope.copy()
             scope.variables["HELM_PLUGIN_DIR"] = directory
             run.nested(m.group(2), inv, f"{inv.name} plugin {posixpath.basename(directory)}", scope)
+    for path in _extension_code(inv, words, spec)[:MAX_FILES]:  # code --extensionDevelopmentPath=DIR
+        judged = run.project_file(path, inv, "node", f"{posixpath.basename(path)} ({inv.name} loads the extension and "
+                                                     "runs its activate)")
+        if judged is not None:
+            run.add(judged)
     for path in _executable_inputs(inv, words, spec)[:MAX_FILES]:
         # ansible -i inventory/ (its executables are run for their hosts), --vault-password-file script
         judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
