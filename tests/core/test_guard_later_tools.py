@@ -357,3 +357,59 @@ def test_a_routine_extension_and_plain_editor_use_stay_quiet(world):
     assert verdict(world.run("code --extensionDevelopmentPath=tools/dev-ext .")) == "allow"
     assert verdict(world.run("code --list-extensions --show-versions")) == "allow"
     assert verdict(world.run("code .")) == "allow"
+
+
+# -- CI jobs that run on this machine ------------------------------------------------------------------------
+def workflow(world, name: str, runs_on: str, script: str) -> None:
+    put(world, f".github/workflows/{name}", f"name: {name.split('.')[0]}\non: workflow_dispatch\njobs:\n  lint:\n"
+                                            f"    runs-on: {runs_on}\n    steps:\n      - uses: actions/checkout@v4\n"
+                                            f"      - name: step\n        run: {script}\n")
+
+
+def runner(world, labels: list[str] | None) -> None:
+    info = {"agentName": "dev-box", "poolName": "Default"}
+    if labels is not None:
+        info["labels"] = labels
+    target = world.home / "actions-runner" / ".runner"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(info))
+
+
+@pytest.mark.parametrize("runs_on, labels", [("[self-hosted, dev-box]", ["self-hosted", "dev-box"]),
+                                             ("self-hosted", None), ("[self-hosted, linux]", ["self-hosted", "linux"])])
+def test_a_dispatched_workflow_that_lands_on_this_machines_runner_is_judged(world, runs_on, labels):
+    runner(world, labels)
+    workflow(world, "reset.yml", runs_on, "rm -rf ~/.config/guardtui ~/.claude")
+    assert verdict(world.run("gh workflow run reset.yml --ref main")) == "deny"
+    assert verdict(world.run("gh workflow run reset")) == "deny"  # by its name
+
+
+def test_a_dispatched_workflow_elsewhere_only_asks(world):
+    workflow(world, "reset.yml", "[self-hosted, dev-box]", "rm -rf ~/.config/guardtui")
+    assert verdict(world.run("gh workflow run reset.yml")) == "ask"  # no runner on this machine
+    runner(world, ["self-hosted", "gpu-box"])
+    assert verdict(world.run("gh workflow run reset.yml")) == "ask"  # this runner does not carry dev-box
+    workflow(world, "ci.yml", "ubuntu-latest", "rm -rf ~/.config/guardtui")
+    assert verdict(world.run("gh workflow run ci.yml")) == "ask"  # GitHub's own machines
+
+
+@pytest.mark.parametrize("command", ["act -j lint -P ubuntu-latest=-self-hosted",
+                                     "act workflow_dispatch --platform=ubuntu-latest=-self-hosted",
+                                     "act -W .github/workflows/ci.yml -P ubuntu-latest=-self-hosted"])
+def test_act_running_steps_on_the_host_judges_them(world, command):
+    workflow(world, "ci.yml", "ubuntu-latest", "rm -rf ~/.cache/* ~/.claude")
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_act_with_self_hosted_in_actrc_judges_the_steps(world):
+    workflow(world, "ci.yml", "ubuntu-latest", "rm -rf ~/.claude")
+    put(world, ".actrc", "-P ubuntu-latest=-self-hosted\n")
+    assert verdict(world.run("act -j lint")) == "deny"
+
+
+def test_act_in_containers_asks_and_listing_allows(world):
+    workflow(world, "ci.yml", "ubuntu-latest", "rm -rf ~/.claude")
+    assert verdict(world.run("act -j lint")) == "ask"
+    assert verdict(world.run("act -l")) == "allow"
+    workflow(world, "ci.yml", "ubuntu-latest", "ruff check .")
+    assert verdict(world.run("act -j lint -P ubuntu-latest=-self-hosted")) == "ask"
