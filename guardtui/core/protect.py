@@ -47,7 +47,8 @@ TOKEN = "token"  # the broker's token (HTTP hooks authenticate with it)
 STATE = "state"  # the audit log
 RUNTIME = "runtime"  # the broker's socket
 GUARD_CODE = "guard-code"  # guardtui's installed code: the hooks run it
-KINDS = (HOOKS, PERMISSIONS, USER_GUARDS, PROJECT_GUARDS, GUARD_CONFIG, TOKEN, STATE, RUNTIME, GUARD_CODE)
+TRUST = "trust"  # the folders an agent trusts: trusting one loads that folder's settings (hooks off among them)
+KINDS = (HOOKS, PERMISSIONS, USER_GUARDS, PROJECT_GUARDS, GUARD_CONFIG, TOKEN, STATE, RUNTIME, GUARD_CODE, TRUST)
 
 _AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor",
                 "docker-agent": "docker-agent"}
@@ -113,7 +114,7 @@ class Match:
 
 # -- data -------------------------------------------------------------------------------------
 _ENTRY = {"agent": Field(str, choices=tuple(_AGENT_NAMES)), "kind": Field(str, required=True, choices=KINDS),
-          "format": Field(str, choices=("json", "toml", "yaml")), "paths": Field(list, required=True, items=str)}
+          "format": Field(str, choices=("json", "toml", "yaml", "trust-folders", "trust-projects")), "paths": Field(list, required=True, items=str)}
 _BYPASS = {"key": Field(str, required=True), "is": Field((str, bool, int)), "has": Field(str)}
 _SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
@@ -139,7 +140,8 @@ _SCHEMA = {
         "overrides": Field(list, items=str), "config_env": Field(list, items=str),
         "settings_env": Field(list, items=str), "sources": Field(str),
         "loosens": Field(list, items=str), "env_values": Field(dict, values=Field(list, items=str)),
-        "values_any": Field(list, items=str),
+        "values_any": Field(list, items=str), "tool_options": Field(list, items=str),
+        "approve": Field(list, items=str), "settings_writes": Field(dict, values=Field(list, items=str)),
         "unhooked": Field(bool)})),
     "hook_env": Field(list, items=str),
 }
@@ -213,7 +215,9 @@ def _label(entry: dict) -> str:
     agent = _AGENT_NAMES.get(entry.get("agent", ""), "")
     return {HOOKS: f"{agent}'s hook settings", PERMISSIONS: f"{agent}'s permission rules",
             USER_GUARDS: "your guard plugins (trusted)", PROJECT_GUARDS: "the project's guard plugins",
-            GUARD_CODE: "guardtui's installed code (the hooks run it)"}[entry["kind"]]
+            GUARD_CODE: "guardtui's installed code (the hooks run it)",
+            TRUST: f"{agent}'s trusted folders" if entry.get("format") == "trust-folders" else
+            f"{agent}'s configuration, which holds the folders it trusts"}[entry["kind"]]
 
 
 # -- the targets --------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from .base import EvalContext, is_within, resolve_path
 from .planted import DOCUMENTS, GUARD_CATEGORIES, planted_commands
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
-from ..shell.toolcode import MAX_FILES, code_files, configs_written, runner_for
+from ..shell.toolcode import MAX_FILES, code_files, config_commands, configs_written, runner_for
 from ..gitindex import config_settings
 from .later_kinds import PROGRAM, RUNNERS, agent_definition, base_dir, commands_in
 
@@ -138,6 +138,11 @@ class LaterRule:
         project file it names is judged as the program it is, as running the tool would judge it."""
         tools = default_taxonomy().config_code
         for tool, spec in configs_written(path, tools):
+            for command in config_commands(spec, path, text)[:MAX_FILES]:  # nodemon.json's exec and events
+                found = self._denied_run(call, ctx, command, base_dir(path),
+                                         f"{call.tool} writes {path}, whose commands {tool} runs")
+                if found is not None:
+                    return found
             for file in code_files(tool, spec, path, text, base_dir(path), None)[:MAX_FILES]:
                 found = self._denied_run(call, ctx, f"{runner_for(spec)} {shlex.quote(file)}", base_dir(path),
                                          f"{call.tool} writes {path}, which makes {tool} load {file}")

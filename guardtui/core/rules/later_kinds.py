@@ -50,7 +50,7 @@ _COMMAND_KEYS = frozenset({
     "initializecommand",  # dev containers: runs on the host before the container exists
     "runner", "rustc-wrapper", "rustc-workspace-wrapper", "rustc",  # .cargo/config.toml
     "credential_process",  # ~/.aws/config
-    "script-shell", "shell-emulator",  # .npmrc
+    "script-shell", "shell-emulator", "git", "shell", "editor", "browser",  # .npmrc: programs npm runs
     "git.path", "terminal.integrated.shell.linux", "terminal.integrated.shell.osx",  # editor settings
     "script", "before_script", "after_script", "run",  # CI jobs, mise tasks
     "enter", "leave", "cd", "preinstall", "postinstall",  # mise hooks
@@ -60,6 +60,7 @@ _COMMAND_KEYS = frozenset({
 })
 _LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
 _PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself
+_RUNTIME_OPTION_KEYS = {"node-options": "node", "onload-script": "node --require"}  # node's options, a module npm loads
 _DOT_DIRS = frozenset({".vscode", ".zed", ".helix", ".cargo", ".cursor", ".devcontainer", ".roo", ".kiro", ".gemini",
                        ".claude", ".github", ".config"})
 
@@ -122,6 +123,17 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return [m.group(1) or m.group(2) for m in re.finditer(r"```[\w-]*\n(.*?)```|`([^`\n]+)`", text, re.S)][:16]
     if kind == "client-rc":  # ~/.sqliterc's .shell/.system lines, ~/.psqlrc's \! lines: run at every start
         return [m.group(1) for m in re.finditer(r"(?m)^\s*(?:\.(?:shell|system)|\\!)\s+(.+)$", text)][:16]
+    if kind == "debugger-rc":  # ~/.gdbinit, ~/.lldbinit: run at every start of the debugger
+        return _debugger_commands(text)
+    if kind == "mailcap":  # `type; command; flags`: the command runs when a mail or web client opens that type
+        return _mailcap_commands(text)
+    if kind == "screen":  # ~/.screenrc: windows it starts, key bindings and backticks that run programs
+        return _screen_commands(text)
+    if kind == "lesskey":  # LESSOPEN/LESSCLOSE set in a lesskey file: run by less for every file it opens
+        return [re.sub(r"^\|+|^-", "", m.group(1).strip()).replace("%s", "file")
+                for m in re.finditer(r"(?m)^\s*LESS(?:OPEN|CLOSE)\s*=\s*(.+)$", text)][:8]
+    if kind == "hgrc":
+        return _hgrc_commands(text)
     if kind == "pdbrc":  # pdb runs each line at start: `!stmt` and plain Python statements
         code = "\n".join(line.strip()[1:] if line.strip().startswith("!") else line.strip()
                          for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#") and
@@ -133,6 +145,119 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         found = _make_shells(text) + [m.group(1) for m in re.finditer(r"(?m)^\s*[\w.-]+\s*!=\s*(.+)$", text)]
         return [re.sub(r"\$[({](\w+)[)}]", r"${\1}", command) for command in found]  # $(HOME): the variable
     return []
+
+
+_GDB_SHELL = re.compile(r"^\s*(?:shell|!|platform\s+shell)\s*(.+)$")
+_GDB_PIPE = re.compile(r"^\s*pipe\s+.*?\|\s*(.+)$")
+_DEBUGGER_PYTHON = re.compile(r"^\s*(?:python|python-interactive|pi|py|script(?:\s+(?:-l|--language)\s*python)?)"
+                              r"(?:\s+(.+))?$")
+_DEBUGGER_IMPORT = re.compile(r"^\s*(?:command\s+script\s+import|source(?:\s+-[sv])*)\s+(\S+\.py)\s*$")
+
+
+def _debugger_commands(text: str) -> list[str]:
+    """gdb's `shell CMD` / `!CMD` / `pipe … | CMD`, lldb's `platform shell CMD`, and the Python both run (a `python`
+    … `end` block, `python STATEMENT`, `script STATEMENT`, `command script import x.py`, `source x.py`)."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) and len(out) < 32:
+        line = lines[i]
+        i += 1
+        if line.lstrip().startswith("#"):
+            continue
+        m = _GDB_SHELL.match(line) or _GDB_PIPE.match(line)
+        if m:
+            out.append(m.group(1))
+            continue
+        m = _DEBUGGER_IMPORT.match(line)
+        if m:
+            out.append(f"python3 {shlex.quote(m.group(1))}")
+            continue
+        m = _DEBUGGER_PYTHON.match(line)
+        if m is None:
+            continue
+        if m.group(1):  # a one-line statement
+            out.append(f"python3 -c {shlex.quote(m.group(1))}")
+            continue
+        block = []
+        while i < len(lines) and lines[i].strip() not in ("end", "DONE", "quit()", "exit()"):
+            block.append(lines[i])
+            i += 1
+        i += 1
+        if block:
+            out.append(f"python3 -c {shlex.quote(_dedent(block))}")
+    return out
+
+
+def _dedent(lines: list[str]) -> str:
+    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    return "\n".join(x[indent:] for x in lines)
+
+
+def _mailcap_commands(text: str) -> list[str]:
+    """The command field of each mailcap entry (`type; command; flags`, `\\` joining lines, `\\;` a literal ;),
+    and a `test=` flag's command (run to choose the entry); %s is the file opened."""
+    out = []
+    for entry in re.sub(r"\\\n", " ", text).splitlines():
+        if not entry.strip() or entry.lstrip().startswith("#"):
+            continue
+        fields = [f.replace("\x00", ";").strip() for f in entry.replace("\\;", "\x00").split(";")]
+        if len(fields) < 2:
+            continue
+        out.append(fields[1])
+        out += [f.split("=", 1)[1] for f in fields[2:] if re.match(r"(?i)test\s*=", f)]
+    return [re.sub(r"%[stu{][^\s'\"]*", "file", c) for c in out if c][:32]
+
+
+def _screen_commands(text: str) -> list[str]:
+    """~/.screenrc: `screen … CMD` (a window started with a program), `exec CMD`, `bind KEY exec|screen CMD`,
+    `backtick ID LIFESPAN AUTOREFRESH CMD`, `shell PROGRAM`."""
+    out = []
+    for line in text.splitlines():
+        words = line.strip().split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "bind" and len(words) > 3:
+            words = words[2:]
+        if words[0] == "exec" and len(words) > 1:
+            out.append(" ".join(w for w in words[1:] if not re.fullmatch(r"[.!:|]+", w)))
+        elif words[0] == "screen":
+            rest = words[1:]
+            while rest and (rest[0].startswith("-") or rest[0].isdigit()):
+                rest = rest[2:] if rest[0] in ("-t", "-T", "-h", "-e", "-p", "-S", "-c") else rest[1:]
+            if rest:
+                out.append(" ".join(rest))
+        elif words[0] == "backtick" and len(words) > 4:
+            out.append(" ".join(words[4:]))
+        elif words[0] in ("shell", "defshell") and len(words) > 1:
+            out.append(words[1].lstrip("-"))
+    return out[:32]
+
+
+def _hgrc_commands(text: str) -> list[str]:
+    """Mercurial's config: [hooks] commands (a `python:FILE:func` hook runs FILE), `!` aliases, the programs
+    [ui] names (ssh, editor, merge), and extensions loaded from a file."""
+    out, section = [], ""
+    for line in text.splitlines():
+        header = re.match(r"^\s*\[([^\]]+)\]", line)
+        if header:
+            section = header.group(1).strip().lower()
+            continue
+        m = re.match(r"^\s*([\w.:-]+)\s*=\s*(.+?)\s*$", line)
+        if m is None or line.lstrip().startswith(("#", ";")):
+            continue
+        key, value = m.group(1).lower(), m.group(2)
+        if section == "hooks":
+            python = re.match(r"python:(.+\.py):\w+$", value)
+            out.append(f"python3 {shlex.quote(python.group(1))}" if python else
+                       "" if value.startswith("python:") else value)
+        elif section == "alias" and value.startswith("!"):
+            out.append(value[1:])
+        elif section == "ui" and key in ("ssh", "editor", "merge"):
+            out.append(value)
+        elif section == "extensions" and value.endswith(".py"):
+            out.append(f"python3 {shlex.quote(value.lstrip('!'))}")
+    return [c for c in out if c][:32]
 
 
 def _make_shells(text: str) -> list[str]:
@@ -268,6 +393,8 @@ def _settings_commands(text: str, path: str) -> list[str]:
                     out.append(words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words))
         elif low in _PROGRAM_FILE_KEYS and isinstance(value, str):
             out.append(f"{_PROGRAM_FILE_KEYS[low]} {shlex.quote(value)}")
+        elif low in _RUNTIME_OPTION_KEYS and isinstance(value, str):
+            out.append(f"{_RUNTIME_OPTION_KEYS[low]} {value} -e ''")
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if isinstance(hooks, dict) and posixpath.basename(path).lstrip(".") in ("mise.toml", "mise.local.toml"):
         for value in hooks.values():
@@ -332,6 +459,27 @@ def git_config_commands(text: str) -> list[str]:
             out.append(value[1:])
         elif name in _GIT_COMMAND_SETTINGS and value.lower() not in ("true", "false", ""):
             out.append(value)
+    for remote, refspecs in _remote_pushes(text).items():  # what a later plain `git push REMOTE` then does
+        out += [f"git push {shlex.quote(remote)} {shlex.quote(r)}" for r in refspecs]
+    return out
+
+
+def _remote_pushes(text: str) -> dict[str, list[str]]:
+    """Each remote's push refspecs (`--mirror` for a mirror remote), every value of a multi-valued key kept."""
+    out: dict[str, list[str]] = {}
+    remote = None
+    for line in text.splitlines():
+        line = line.strip()
+        header = re.match(r'^\[\s*remote\s+"([^"]+)"\s*\]', line, re.I)
+        if header or line.startswith("["):
+            remote = header.group(1) if header else None
+            continue
+        key, eq, value = line.partition("=")
+        key, value = key.strip().lower(), value.strip().strip('"')
+        if remote and eq and key == "push" and value:
+            out.setdefault(remote, []).append(value)
+        elif remote and eq and key == "mirror" and value.lower() in ("true", "yes", "on", "1"):
+            out.setdefault(remote, []).append("--mirror")
     return out
 
 

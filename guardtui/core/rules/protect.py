@@ -29,6 +29,7 @@ from __future__ import annotations
 import fnmatch
 import glob as _glob
 import os
+import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from .. import gitindex
 from ..hook_settings import MAX_TEXT, apply_edits, judge_change
 from ..listing import archive_members, tree_entries
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_restrictive
-from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN,
+from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN, TRUST,
                        USER_GUARDS, Match, Protected, protect_data)
 from ..shell.findings import FileEffect
 from ..shell.projectfiles import read_text
@@ -102,6 +103,12 @@ def _judge_action(m: Match, action: str, subject: str) -> Ruling | None:
         return _deny(what, kind) if action in ("remove", "chmod") else None
     if kind == PERMISSIONS:
         return _ask(f"{what}: it changes what the agent may do without asking", kind)
+    if kind == TRUST:  # written with content not known here, or a link put in its place; untrusting costs nothing
+        if action not in ("write", "onto"):
+            return None
+        if m.target.format == "trust-folders" or action == "onto":  # a file that holds nothing but trust
+            return _deny(f"{what}, in a way that cannot be checked: {_TRUST_WHY}", kind)
+        return _ask(f"{what}, in a way that cannot be checked", kind)
     if kind == PROJECT_GUARDS and action in ("write", "onto", "link"):
         return _ask(f"{what}: a project plugin is untrusted until you run `guardtui trust` on it, and may only "
                     "tighten the rules", kind)
@@ -438,6 +445,13 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
                 continue
             if m.kind == HOOKS and not m.contains:
                 add(_hooks_shell_write(e, m, subject, protected))
+            elif m.kind == PROJECT_GUARDS and e.detail == "fetched":  # git clone/submodule add into the guard dir
+                add(_deny(f"{subject} checks an outside repository out into {m.describe()}: guard rules written by "
+                          "whoever controls that repository, not by you", PROJECT_GUARDS))
+            elif m.kind == TRUST and not m.contains and e.content is not None:
+                old = _current(m, protected)[1]
+                add(_trust_content(m, protected, (old or "") + e.content if e.detail == "append" else e.content,
+                                   subject))
             elif _is_project_plugin(m) and e.content is not None:
                 exists, old = _current(m, protected)
                 add(_plugin_content(m, protected, (old or "") + e.content if e.detail == "append" else e.content,
@@ -690,6 +704,8 @@ def judge_file_change(protected: Protected, path: str, cwd: str, new_content: st
     for m in protected.matches(path, cwd):
         if m.kind == HOOKS:
             v = _hooks_content(m, protected, new_content, subject)
+        elif m.kind == TRUST and new_content is not None:
+            v = _trust_content(m, protected, new_content, subject)
         elif _is_project_plugin(m) and new_content is not None:
             v = _plugin_content(m, protected, new_content, subject)
         else:
@@ -725,6 +741,43 @@ def _hooks_content(m: Match, protected: Protected, new: str | None, subject: str
     if new is None:
         return _deny(f"{subject} changes {m.describe()} in a way that cannot be checked", HOOKS)
     return _settled(judge_change(m.target, old, new), subject, m)
+
+
+_TRUST_WHY = ("a trusted folder's own settings load without asking you, and they may switch the agent's hooks off "
+              "or approve its tools; an agent may not trust a folder for itself, if you mean it, do it yourself")
+
+
+def _trust_content(m: Match, protected: Protected, new: str, subject: str) -> Ruling | None:
+    """An agent's trusted folders rewritten: a folder trusted now that was not denies; else the other rules judge."""
+    exists, old = _current(m, protected)
+    if exists and old is None:
+        return _deny(f"{subject} changes {m.describe()}, which cannot be read here to check the change", TRUST)
+    before, after = trusted_folders(old or "", m.target.format), trusted_folders(new, m.target.format)
+    if after is None:
+        return _deny(f"{subject} writes {m.describe()} with content that cannot be read as such: {_TRUST_WHY}", TRUST)
+    added = sorted(after - (before or set()))
+    if added:
+        return _deny(f"{subject} changes {m.describe()} to trust {', '.join(added[:3])}: {_TRUST_WHY}", TRUST)
+    return None
+
+
+def trusted_folders(text: str, form: str) -> set[str] | None:
+    """The folders a trust file trusts (None: not readable as one). trust-folders: {folder: level}, every level
+    but DO_NOT_TRUST trusts; trust-projects: projects.{folder}.hasTrustDialogAccepted true."""
+    if not text.strip():
+        return set()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if form == "trust-folders":
+        return {str(k) for k, v in data.items() if v != "DO_NOT_TRUST"}
+    projects = data.get("projects")
+    if not isinstance(projects, dict):
+        return set()
+    return {str(k) for k, v in projects.items() if isinstance(v, dict) and v.get("hasTrustDialogAccepted") is True}
 
 
 def _settled(outcome, subject: str, m: Match) -> Ruling:

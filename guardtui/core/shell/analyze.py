@@ -22,8 +22,8 @@ from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (cmd_agents, cmd_build, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net, cmd_notebook,
-               cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
+from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net,
+               cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -1485,7 +1485,8 @@ _HANDLERS = {
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,
     **{n: cmd_exec.terraform for n in ("terraform", "tofu", "terragrunt")},
-    "gh": cmd_net.publish, "glab": cmd_net.publish,
+    "gh": lambda run, inv: cmd_ci.gh_workflow(run, inv) or cmd_net.publish(run, inv), "glab": cmd_net.publish,
+    "act": cmd_ci.act, "gh-act": cmd_ci.act,
     **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **cmd_tasks.HANDLERS,

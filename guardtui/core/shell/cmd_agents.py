@@ -24,7 +24,7 @@ from ..hook_settings import MAX_TEXT, Unreadable, bypasses, our_entries, parse
 from ..protect import agent_of_program, protect_data
 from ..model import BlastRadius
 from .findings import Finding, allow, ask, deny
-from .words import DYN
+from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
@@ -63,6 +63,11 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     for pattern in spec.get("loosens", ()):
         if re.search(pattern, arguments):
             return _denied(f"{shown} {arguments[:60]} changes {shown}'s own hooks or approvals for every later run")
+    written = _settings_written(spec, arguments, inv)
+    if written:  # codex mcp add: ~/.codex/config.toml changes, judged as that file's edit would be
+        found = run.write(Word.literal(written), inv, f"{shown} {' '.join(words[:2])} writes")
+        if found is not None:
+            run.add(found)
     if words[:2] == ["mcp", "add"] or words[:2] == ["mcp", "add-json"]:
         # claude/codex/gemini mcp add NAME -- CMD: CMD starts with every session, outside any judged call
         if "--" in words and words.index("--") + 1 < len(words):
@@ -116,6 +121,15 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if name in protect_data().hook_env and not _system_path(name, word.raw):
             return _denied(f"{name}={word.display()} chooses the programs {shown}'s hooks run (guardtui's hook "
                            "among them)")
+    tool_options = tuple(spec.get("tool_options", ()))
+    if unhooked and tool_options:  # llm: an agent only when handed tools
+        handed = next((w for w in words if w in tool_options or w.partition("=")[0] in tool_options), None)
+        if handed is None:
+            return [allow(f"{shown} without tools turns text into text: it runs nothing", "read-only",
+                          rule="agent.text-only")]
+        if not set(words) & set(spec.get("approve", ())):
+            return _denied(f"{shown} {handed} hands it tools it calls as the model picks, with no one asked",
+                           approvals)
     if unhooked:
         return [ask(f"{shown} starts an agent guardtui has no hooks in: what it runs is not judged, only its own "
                     f"prompts stand between it and this machine", "agent", BlastRadius.HIGH, "agent.unhooked")]
@@ -124,6 +138,26 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 _SYSTEM_DIRS = ("/usr/", "/bin", "/sbin", "/opt/homebrew/", "/usr/local/", "/nix/", "/snap/")
+
+
+def _settings_written(spec: dict, arguments: str, inv: "Invocation") -> str | None:
+    """The settings file one of the agent's own subcommands writes (`codex mcp add` → ~/.codex/config.toml), by
+    protect.yaml settings_writes: the first pattern that matches; of its files the first whose place is known."""
+    env = dict(inv.scope.variables)
+    env.update({name: word.value for name, word in inv.cmd.assignments})
+    for pattern, paths in (spec.get("settings_writes") or {}).items():
+        if not re.search(pattern, arguments):
+            continue
+        for path in paths:
+            head, _, rest = path.partition("/")
+            if head == "~":
+                return posixpath.join(inv.scope.home, rest)
+            if head == "<cwd>" and inv.scope.cwd:
+                return posixpath.join(inv.scope.cwd, rest)
+            if head.startswith("$") and env.get(head[1:]) and DYN not in env[head[1:]]:
+                return posixpath.join(env[head[1:]], rest)
+        return None
+    return None
 
 
 def _system_path(name: str, value: str) -> bool:

@@ -351,9 +351,9 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
         if len(operands) > 1:
             written = run.write(operands[1], inv, f"{inv.name} -m json.tool writes")
             return [written] if written is not None else []
-    if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx"):
-        return run.judge_invocation(Invocation(module if module != "ensurepip" else "pip", rest, inv.cmd, inv.scope,
-                                               inv.privileged, module))
+    if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx", "build"):  # python -m build: pyproject-build
+        name = {"ensurepip": "pip", "build": "pyproject-build"}.get(module, module)
+        return run.judge_invocation(Invocation(name, rest, inv.cmd, inv.scope, inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
         port = next((int(w.value) for w in rest if w.value.isdigit()), None)
         if port is not None and port in broker_ports():

@@ -5,6 +5,7 @@ import fnmatch
 import os
 import posixpath
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
@@ -529,6 +530,45 @@ def _deploy_remote(run: "Run", scope, remote: str) -> str | None:
     return None
 
 
+def _config_values(text: str, section: str, key: str) -> list[str]:
+    """Every value of a multi-valued setting (`push = …` lines of `[remote "x"]`), in order."""
+    out, inside = [], False
+    for line in text.splitlines():
+        line = line.strip()
+        header = re.match(r'^\[\s*([\w.-]+)(?:\s+"([^"]*)")?\s*\]', line)
+        if header:
+            inside = (header.group(1).lower() + (f".{header.group(2)}" if header.group(2) is not None else "")) == section
+            continue
+        name, eq, value = line.partition("=")
+        if inside and eq and name.strip().lower() == key:
+            out.append(value.strip().strip('"'))
+    return out
+
+
+def _push_remote(scope) -> str | None:
+    """The remote a plain `git push` goes to: branch.<b>.pushRemote, remote.pushDefault, branch.<b>.remote."""
+    repo = repository(scope.cwd) if scope.cwd else None
+    if repo is None:
+        return None
+    settings = config_settings(read_text(posixpath.join(repo[1], "config")) or "")
+    here = current_branch_of(scope)
+    return settings.get(f"branch.{here}.pushremote") or settings.get("remote.pushdefault") or \
+        settings.get(f"branch.{here}.remote")
+
+
+def _configured_push(scope, remote: str | None) -> tuple[bool, list[str]]:
+    """(the remote is a mirror, its push refspecs) as the repository's .git/config gives them."""
+    if remote is not None and (DYN in remote or re.match(r"^[\w+]+://|^[\w.-]+@|^[./~]", remote)):
+        return False, []
+    repo = repository(scope.cwd) if scope.cwd else None
+    if repo is None:
+        return False, []
+    text = read_text(posixpath.join(repo[1], "config")) or ""
+    name = remote or _push_remote(scope) or "origin"
+    mirror = config_settings(text).get(f"remote.{name}.mirror", "").lower() in ("true", "yes", "on", "1")
+    return mirror, _config_values(text, f"remote.{name}", "push")
+
+
 def current_branch_of(scope) -> str | None:
     """The branch HEAD is on where a command runs: switched to earlier in this command, else what the
     repository's HEAD says, else what this session switched to earlier; None when unknown."""
@@ -565,11 +605,20 @@ def push(run, inv, rest) -> list[Finding]:
     if _long(options, "--dry-run") or _short(options, "n", "o"):
         return [allow("git push --dry-run sends nothing", "git", rule="git.push")]
     refspecs = positionals[1:]
+    mirror_configured = False
+    if not refspecs and not _long(options, "--all", "--branches", "--mirror", "--tags"):
+        # a plain `git push [REMOTE]` pushes what .git/config says for that remote: its push refspecs, or everything
+        # when it is a mirror (a `+refs/heads/*:refs/heads/*` there force-updates main)
+        remote_name = positionals[0] if positionals else None
+        mirror_configured, configured = _configured_push(inv.scope, remote_name)
+        refspecs = configured
+        if positionals == [] and (mirror_configured or configured):
+            positionals = [_push_remote(inv.scope) or "origin"]
     forcing = [o for o in options if o in ("--force", "--no-force") or (not o.startswith("--") and "f" in o)]
     global_force = bool(forcing) and forcing[-1] != "--no-force"  # --force --no-force pushes plainly
     force = global_force or any(r.startswith("+") for r in refspecs)
     lease = _long(options, "--force-with-lease")  # --force-if-includes alone forces nothing
-    mirror = _long(options, "--mirror")
+    mirror = _long(options, "--mirror") or mirror_configured
     targets, forced_targets, replaced = set(), set(), set()
     here = None
     if any(part in ("HEAD", "@") for r in refspecs for part in r.lstrip("+").split(":", 1)) or \
@@ -1029,6 +1078,13 @@ def config(run, inv, rest) -> list[Finding]:
         judged = _hooks_dir(run, inv, key.lower(), words[1])
         if judged is not None:
             return judged
+    armed = _armed_push(key, words[1] if len(words) >= 2 else "", options)
+    if armed is not None:  # remote.origin.mirror true: every later plain push is judged as it will then run
+        remote_name, argv = armed
+        judged = push(run, inv, [Word.literal(w) for w in [remote_name] + argv])
+        if any(f.verdict is not Verdict.ALLOW for f in judged):
+            return [replace(f, reason=f"git config {key} makes every later `git push {remote_name}` one that "
+                                      f"{f.reason[0].lower() + f.reason[1:]}") for f in judged]
     if re.fullmatch(r"(?i)url\..+\.(?:push)?insteadof|(?:http|https)(?:\..+)?\.proxy", key) and len(words) >= 2:
         # every later fetch and push of those URLs (with the token the credential helper gives) goes elsewhere
         return [ask(f"git config {key} sends git's traffic for those URLs, and their credentials, somewhere else",
@@ -1042,8 +1098,67 @@ def config(run, inv, rest) -> list[Finding]:
     return [allow("git config changes a setting", "git", rule="git.config")]
 
 
+def _armed_push(key: str, value: str, options: list[str]) -> tuple[str, list[str]] | None:
+    """A setting that changes what a later plain `git push REMOTE` does: (remote, the push it then amounts to)."""
+    m = re.fullmatch(r"(?i)remote\.(.+)\.(mirror|push)", key)
+    if m is None or not value or DYN in value or _long(options, "--unset", "--unset-all"):
+        return None
+    if m.group(2).lower() == "mirror":
+        return (m.group(1), ["--mirror"]) if value.lower() in ("true", "yes", "on", "1") else None
+    return m.group(1), [value]
+
+
+_CLONE_VALUES = {"-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--reference-if-able",
+                 "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter",
+                 "-j", "--jobs", "--template", "--bundle-uri", "--server-option", "--ref-format"}
+
+
+def clone(run, inv, rest) -> list[Finding]:
+    """git clone URL [DIR]: the directory is made with what the repository holds (a guard dir among them denies)."""
+    positionals: list[Word] = []
+    i = 0
+    while i < len(rest):
+        v = rest[i].value
+        if v == "--":
+            positionals += rest[i + 1:]
+            break
+        if v in _CLONE_VALUES:
+            i += 2
+            continue
+        if not v.startswith("-"):
+            positionals.append(rest[i])
+        i += 1
+    if positionals:
+        url = positionals[0].value
+        path = positionals[1] if len(positionals) >= 2 else \
+            Word.literal(re.sub(r"\.git$", "", url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]) or ".")
+        if not path.dynamic:
+            found = run.write(path, inv, "git clone makes", recursive=True, detail="fetched")
+            if found is not None and found.verdict is not Verdict.ALLOW:
+                return [found]
+    return [allow("git clone is everyday repository work", "git", rule="git.routine")]
+
+
+_SUBMODULE_VALUES = {"-b", "--branch", "--name", "--reference", "--depth"}
+
+
 def submodule(run, inv, rest) -> list[Finding]:
     _, positionals, _ = _options(rest)
+    if positionals and positionals[0].value == "add":
+        add_at = next(i for i, w in enumerate(rest) if w.value == "add")
+        positionals = [Word.literal("add")] + [w for i, w in enumerate(rest[add_at + 1:], add_at + 1) if
+                                               not w.value.startswith("-") and rest[i - 1].value not in _SUBMODULE_VALUES]
+    if positionals and positionals[0].value == "add" and len(positionals) >= 2:
+        # git submodule add URL [PATH]: an outside repository checked out into the project (its files land at PATH)
+        url = positionals[1].value
+        path = positionals[2] if len(positionals) >= 3 else \
+            Word.literal(re.sub(r"\.git$", "", url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]))
+        written = run.write(path, inv, "git submodule add checks a repository out into", recursive=True,
+                            detail="fetched")
+        if written is not None and written.verdict is not Verdict.ALLOW:
+            return [written]
+        return [ask(f"git submodule add brings {url} into the project: outside code, like a new dependency", "package",
+                    BlastRadius.MEDIUM, "git.submodule-add")]
     if positionals and positionals[0].value == "foreach":
         idx = next(i for i, w in enumerate(rest) if w.value == "foreach")
         command = " ".join(w.value for w in rest[idx + 1:] if not w.value.startswith("--recursive"))
@@ -1171,7 +1286,7 @@ _SUBCOMMANDS = {
     "subtree": subtree, "difftool": difftool, "reset": reset, "checkout": checkout, "switch": switch, "restore": restore, "clean": clean, "stash": stash,
     "branch": branch, "push": push, "commit": commit, "worktree": worktree, "rm": git_rm, "update-ref": update_ref,
     "read-tree": read_tree, "prune": prune, "reflog": reflog, "filter-branch": rewrite_history,
-    "filter-repo": rewrite_history, "config": config, "submodule": submodule, "rebase": rebase, "bisect": bisect,
+    "filter-repo": rewrite_history, "config": config, "submodule": submodule, "clone": clone, "rebase": rebase, "bisect": bisect,
     "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
     "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,

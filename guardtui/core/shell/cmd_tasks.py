@@ -1341,11 +1341,16 @@ def taskfile(run: "Run", inv: Invocation) -> list[Finding]:
 def pip(run: "Run", inv: Invocation) -> list[Finding]:
     """pip install . / -e DIR: the project's setup.py runs to build it (judged as a script); what pip
     itself does is left to the taxonomy."""
-    args = inv.args
-    if "install" not in args[:3]:
+    args = list(inv.args)
+    if inv.name == "uv":  # uv pip install -e DIR: the same build
+        if args[:1] != ["pip"]:
+            return []
+        args = args[1:]
+    if "install" not in args[:3] and "wheel" not in args[:3]:
         return []
     for i, a in enumerate(args):
-        target = a if not a.startswith("-") and a != "install" and (a.startswith((".", "/")) or a == ".") else \
+        target = a if not a.startswith("-") and a not in ("install", "wheel") and \
+            (a.startswith((".", "/")) or a == "." or ("/" in a and "://" not in a and _is_dir(inv, a))) else \
             (args[i + 1] if a in ("-e", "--editable") and i + 1 < len(args) else None)
         if target is None or DYN in target or target.startswith(("http", "git+")):
             continue
@@ -1360,8 +1365,55 @@ def pip(run: "Run", inv: Invocation) -> list[Finding]:
                                          "python3", label=f"{inv.name} install {target} › setup.py")
                 if found is not None:
                     run.add(found)
+        if directory:
+            judge_build_backend(run, inv, directory, target)
         if directory:  # the commands it installs: one named like git or kubectl runs in their stead
             judge_shadowing_programs(run, inv, directory)
+    return []
+
+
+def _is_dir(inv: Invocation, target: str) -> bool:
+    directory = _cwd(inv, target.split("[", 1)[0])
+    return bool(directory) and os.path.isdir(directory)
+
+
+def judge_build_backend(run: "Run", inv: Invocation, directory: str, target: str) -> None:
+    """A pyproject.toml whose [build-system] build-backend is a module of the tree itself (backend-path): every
+    installer and builder imports it to build the package, so it is judged as the Python it is."""
+    import tomllib
+
+    text = read_text(posixpath.join(directory, "pyproject.toml"))
+    try:
+        system = tomllib.loads(text).get("build-system") if text else None
+    except (tomllib.TOMLDecodeError, ValueError):
+        return
+    if not isinstance(system, dict):
+        return
+    backend, paths = system.get("build-backend"), system.get("backend-path")
+    if not isinstance(backend, str) or not isinstance(paths, list):
+        return  # an installed backend (setuptools, hatchling): not the project's code
+    module = backend.split(":", 1)[0].strip()
+    for base in [p for p in paths if isinstance(p, str)][:4]:
+        root = posixpath.normpath(posixpath.join(directory, base))
+        for path in (posixpath.join(root, *module.split(".")) + ".py",
+                     posixpath.join(root, *module.split("."), "__init__.py")):
+            found = run.project_file(path, Invocation("python3", [], inv.cmd, _scope(inv, directory), inv.privileged,
+                                                      "python3"), "python3",
+                                     label=f"{inv.name} builds {target} with {module} (its in-tree build backend)")
+            if found is not None:
+                run.add(found)
+                return
+
+
+def python_build(run: "Run", inv: Invocation) -> list[Finding]:
+    """`pyproject-build DIR`, `python -m build DIR`, `uv build DIR`: the in-tree build backend is imported."""
+    args = [a for a in inv.args if not a.startswith("-")]
+    if inv.name == "uv":
+        return []
+    target = args[0] if args else "."
+    directory = _cwd(inv, target)
+    if directory:
+        judge_build_backend(run, inv, directory, target)
     return []
 
 
@@ -1550,6 +1602,6 @@ def cargo(run: "Run", inv: Invocation) -> list[Finding]:
 HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             **{n: make for n in ("make", "gmake")},
             "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
-            "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "go": go, "cargo": cargo,
+            "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "uv": pip, "pyproject-build": python_build, "go": go, "cargo": cargo,
             "cookiecutter": cookiecutter, "tox": tox, "bundle": bundle, "bundler": bundle,
             "pre-commit": pre_commit}

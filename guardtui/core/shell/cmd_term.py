@@ -11,6 +11,7 @@ capturing, reading a window's name and ending the project's own sessions stay qu
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import shlex
 from typing import TYPE_CHECKING
@@ -34,7 +35,12 @@ _TMUX_SHELL = frozenset({"new-session", "new-window", "split-window", "respawn-p
 _TMUX_VALUE_FLAGS = {"new-session": "cefnstxyFTX", "new-window": "cefntF", "split-window": "celtFpS",
                      "respawn-pane": "cet", "respawn-window": "cet", "run-shell": "cdt", "if-shell": "t",
                      "pipe-pane": "t", "display-popup": "bcdehsStTwxyX", "set-buffer": "bnt", "send-keys": "NtX",
-                     "paste-buffer": "bst", "load-buffer": "bt", "set-hook": "t"}
+                     "paste-buffer": "bst", "load-buffer": "bt", "set-hook": "t", "set": "t", "set-option": "t",
+                     "setw": "t", "set-window-option": "t"}
+# options whose value tmux runs with the shell later (lock-command when the session locks, default-command for
+# every new window, copy-command on every copy, editor), and the option that names tmux commands by an alias
+_TMUX_COMMAND_OPTIONS = frozenset({"lock-command", "default-command", "default-shell", "copy-command", "editor"})
+_TMUX_SET = frozenset({"set", "set-option", "setw", "set-window-option"})
 _TMUX_ALIASES = {"new": "new-session", "neww": "new-window", "splitw": "split-window", "respawnp": "respawn-pane",
                  "respawnw": "respawn-window", "run": "run-shell", "if": "if-shell", "pipep": "pipe-pane",
                  "popup": "display-popup", "setb": "set-buffer", "send": "send-keys", "pasteb": "paste-buffer",
@@ -250,6 +256,19 @@ def _tmux_command(run: "Run", inv: "Invocation", command: list[Word], verbs: set
         return [ask(f"tmux {name} fills a paste buffer: a later paste types it into a pane", "terminal-input",
                     BlastRadius.LOW, "term.tmux")]
     positionals = _positionals(command[1:], _TMUX_VALUE_FLAGS.get(full, ""))
+    if full in _TMUX_SET and len(positionals) >= 2 and not positionals[0].dynamic:
+        option = positionals[0].value
+        shell = option == "default-shell" and posixpath.basename(positionals[1].value) in run.tax.shells
+        if option in _TMUX_COMMAND_OPTIONS and not shell:  # run by tmux's shell later, outside any agent call
+            run.nested(positionals[1].value, inv, f"tmux {name} {option}")
+        elif option.startswith("command-alias") and "=" in positionals[1].value:
+            try:  # command-alias[0] name='tmux command': the alias runs that command when typed
+                parts = shlex.split(positionals[1].value.partition("=")[2])
+            except ValueError:
+                parts = []
+            aliased = [f for c in _commands(parts) for f in _tmux_command(run, inv, c, verbs, [], seen)]
+            if any(f.verdict is not Verdict.ALLOW for f in aliased):
+                return aliased
     if full == "source-file" and len(positionals) == 1 and not positionals[0].dynamic:
         judged = _tmux_file(run, inv, positionals[0], verbs, seen)
         if judged is not None:

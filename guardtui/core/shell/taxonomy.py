@@ -120,6 +120,9 @@ SCHEMA = {
                                         "activate_dirs": _LIST, "sections": _LIST, "program_options": _LIST,
                                         "program_env": _LIST, "plugin_manifest": Field(str), "runner": Field(str),
                                         "programs_for": Field(dict, values=_LIST),
+                                        "program_file_options": _LIST, "program_file_env": _LIST,
+                                        "command_keys": _LIST, "package_key": Field(str),
+                                        "extension_options": _LIST,
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
@@ -421,9 +424,28 @@ def match_shape(shape: Shape, name: str, args: list[str], value_options: frozens
         return None
     if any(has_flag(options, spec) for spec in shape.not_flags):
         return None
-    if shape.text is not None and not shape.text.search(" ".join([name] + args)):
+    if shape.text is not None and not shape.text.search(" ".join([name] + _directories_masked(args))):
         return None
     return ShapeMatch(shape, tuple(positionals))
+
+
+# options whose value is only the directory a tool works in (`make -C deploy lint`): a text-matched shape judges
+# what is asked (the targets, the flags), never the name of the directory it is asked in
+_DIRECTORY_OPTIONS = frozenset({"-C", "--directory", "--dir", "--cwd", "-chdir", "--chdir", "--working-directory",
+                                "--prefix", "--project-dir", "--cd"})
+
+
+def _directories_masked(args: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        option, eq, _ = arg.partition("=")
+        if i and args[i - 1] in _DIRECTORY_OPTIONS:
+            out.append("DIR")
+        elif eq and option in _DIRECTORY_OPTIONS:
+            out.append(option + "=DIR")
+        else:
+            out.append(arg)
+    return out
 
 
 def _word_class(word: str, own: dict, tax: Taxonomy) -> str | None:

@@ -153,6 +153,41 @@ def _executable_inputs(inv: "Invocation", words: list[str], spec: dict) -> list[
     return found
 
 
+def _extension_code(inv: "Invocation", words: list[str], spec: dict) -> list[str]:
+    """The code of the editor extensions an option points at (a development extension's directory, a directory of
+    extensions): each one's package.json `main` and `browser` entry, which the editor loads and activates."""
+    options = tuple(spec.get("extension_options", ()))
+    if not options:
+        return []
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w in options]
+    values += [w.partition("=")[2] for w in words if "=" in w and w.partition("=")[0] in options]
+    found: list[str] = []
+    for value in values:
+        if not value or DYN in value:
+            continue
+        directory = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+        if os.path.isfile(posixpath.join(directory, "package.json")):
+            extensions = [directory]
+        else:
+            try:
+                extensions = [posixpath.join(directory, n) for n in sorted(os.listdir(directory))[:32]]
+            except OSError:
+                continue
+        for extension in extensions:
+            try:
+                manifest = json.loads(read_text(posixpath.join(extension, "package.json")) or "null")
+            except ValueError:
+                continue
+            for key in ("main", "browser"):
+                entry = manifest.get(key) if isinstance(manifest, dict) else None
+                if isinstance(entry, str):
+                    path = posixpath.normpath(posixpath.join(extension, entry))
+                    path = path if os.path.isfile(path) else path + ".js"
+                    if os.path.isfile(path) and path not in found:
+                        found.append(path)
+    return found
+
+
 def _runnable(path: str) -> bool:
     """An executable file, or a script with a #! line (its mode is one chmod away)."""
     if not os.path.isfile(path):
@@ -280,6 +315,11 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
             scope = inv.scope.copy()
             scope.variables["HELM_PLUGIN_DIR"] = directory
             run.nested(m.group(2), inv, f"{inv.name} plugin {posixpath.basename(directory)}", scope)
+    for path in _extension_code(inv, words, spec)[:MAX_FILES]:  # code --extensionDevelopmentPath=DIR
+        judged = run.project_file(path, inv, "node", f"{posixpath.basename(path)} ({inv.name} loads the extension and "
+                                                     "runs its activate)")
+        if judged is not None:
+            run.add(judged)
     for path in _executable_inputs(inv, words, spec)[:MAX_FILES]:
         # ansible -i inventory/ (its executables are run for their hosts), --vault-password-file script
         judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
@@ -298,7 +338,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         return
     first = next((w for w in words if not w.startswith("-")), "")
     programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
-    for path in _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for"))):
+    named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
+    for path in named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for"))):
         judged = run.project_file(path, inv, spec.get("runner") or _RUNNER.get(spec.get("language", "js"), ""),
                                   f"{posixpath.basename(path)} ({inv.name} runs its configuration)")
         if judged is not None:
@@ -310,6 +351,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         text = read_text(config)
         if text is None:
             continue
+        for command in config_commands(spec, config, text)[:MAX_FILES]:  # nodemon.json's exec and events
+            run.nested(command, inv, f"{inv.name} › {posixpath.basename(config)}")
         sections = spec.get("sections")
         if sections:  # bunfig.toml: the top level always, [test] for `bun test`
             sub = next((w for w in words if not w.startswith("-")), "")
@@ -319,6 +362,40 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                       f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})")
             if judged is not None:
                 run.add(judged)
+
+
+def _named_program_files(inv: "Invocation", words: list[str], spec: dict) -> list[str]:
+    """The configuration program an option or a variable names instead of the usual one (pelican -s x.py)."""
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w in spec.get("program_file_options", ())]
+    values += [w.partition("=")[2] for w in words if w.partition("=")[0] in spec.get("program_file_options", ())
+               and "=" in w]
+    env = dict(inv.scope.variables)
+    env.update({name: w.value for name, w in inv.cmd.assignments})
+    values += [env[name] for name in spec.get("program_file_env", ()) if isinstance(env.get(name), str)]
+    return [posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(v, inv.scope.home)))
+            for v in values if v and DYN not in v][:4]
+
+
+def config_commands(spec: dict, config: str, text: str) -> list[str]:
+    """The shell commands a JSON configuration holds under `command_keys` (dotted; in package.json under
+    `package_key`): nodemon's exec and events."""
+    keys = spec.get("command_keys")
+    if not keys:
+        return []
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [text] if posixpath.basename(config) != "package.json" else []  # unreadable: the worst case
+    if posixpath.basename(config) == "package.json":
+        data = data.get(spec.get("package_key", "")) if isinstance(data, dict) else None
+    out = []
+    for key in keys:
+        value = data
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, str) and value.strip():
+            out.append(value)
+    return out
 
 
 def _program_configs(patterns, cwd: str, project: str | None, every: bool = False) -> list[str]:
