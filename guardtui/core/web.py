@@ -28,10 +28,14 @@ from .yamlfile import Field, check, load_yaml
 _ADDRESS = {"address": Field(str, required=True), "service": Field(str, required=True)}
 _HOST = {"host": Field(str, required=True), "service": Field(str, required=True)}
 _ISSUER = {"command": Field(str, required=True), "hosts": Field(list, required=True, items=str)}
+_HEADER = {"name": Field(str, required=True), "value": Field(str, required=True), "service": Field(str, required=True)}
+_VARIABLE = {"name": Field(str, required=True), "service": Field(str, required=True)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "metadata": Field(dict, required=True, fields={"addresses": Field(list, required=True, items=_ADDRESS),
-                                                   "hosts": Field(list, required=True, items=_HOST)}),
+                                                   "hosts": Field(list, required=True, items=_HOST),
+                                                   "headers": Field(list, items=_HEADER),
+                                                   "variables": Field(list, items=_VARIABLE)}),
     "token_issuers": Field(list, required=True, items=_ISSUER),
 }
 
@@ -42,6 +46,8 @@ class MetadataEndpoints:
     ipv6: dict[int, str]
     hosts: tuple[tuple[str, str], ...]  # (glob, service)
     issuers: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]  # command -> its service's host globs
+    headers: tuple[tuple[str, str, str], ...] = ()  # (name lower-cased, value glob lower-cased, service)
+    variables: dict[str, str] = None  # type: ignore[assignment]  # environment variable -> the endpoint it names
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,10 @@ def parse_web(text: str, file: str = "web.yaml") -> MetadataEndpoints:
         (ipv4 if address.version == 4 else ipv6)[int(address)] = raw["service"]
     hosts = tuple((raw["host"].lower(), raw["service"]) for raw in doc.data["metadata"]["hosts"])
     issuers = {raw["command"]: tuple(h.lower() for h in raw["hosts"]) for raw in doc.data["token_issuers"]}
-    return MetadataEndpoints(ipv4, ipv6, hosts, issuers)
+    headers = tuple((raw["name"].lower(), raw["value"].lower(), raw["service"])
+                    for raw in doc.data["metadata"].get("headers") or ())
+    variables = {raw["name"]: raw["service"] for raw in doc.data["metadata"].get("variables") or ()}
+    return MetadataEndpoints(ipv4, ipv6, hosts, issuers, headers, variables)
 
 
 @lru_cache(maxsize=1)
@@ -141,7 +150,10 @@ def metadata_service(host: str) -> str | None:
         if int(address) in endpoints.ipv6:
             return endpoints.ipv6[int(address)]
         embedded = _embedded_ipv4(address)
-        return endpoints.ipv4.get(embedded) if embedded is not None else None
+        if embedded is not None and embedded in endpoints.ipv4:
+            return endpoints.ipv4[embedded]
+        # fd00:c1::a9fe:a9fe (OCI): a cloud's IPv6 spelling ends in the IPv4 address of its service
+        return endpoints.ipv4.get(int(address) & 0xFFFFFFFF)
     number = _ipv4_number(host)
     if number is not None:
         return endpoints.ipv4.get(number)
@@ -235,6 +247,14 @@ def metadata_in_text(text: str) -> tuple[str, str] | None:
     service: `fetch('http://169.254.169.254/…')`, `socket.connect(("169.254.169.254", 80))`."""
     if not text:
         return None
+    header = metadata_header_in_text(text)
+    if header is not None:
+        return header
+    for m in re.finditer(r"\$\{?([A-Z_][A-Z0-9_]*)|(?:environ|env|getenv)\W{1,4}([A-Z_][A-Z0-9_]*)", text):
+        name = m.group(1) or m.group(2)
+        service = (metadata_endpoints().variables or {}).get(name)
+        if service and _REQUEST_WORDS.search(text):
+            return name, service
     for m in _URL_IN_TEXT.finditer(text):
         service = metadata_service(host_of(m.group(0)) or "")
         if service:
@@ -247,6 +267,55 @@ def metadata_in_text(text: str) -> tuple[str, str] | None:
         if host and ("." in host or ":" in host) and metadata_service(host):
             return literal, metadata_service(host)  # type: ignore[return-value]
     return None
+
+
+def metadata_header(line: str) -> str | None:
+    """The metadata service a request header (`Metadata-Flavor: Google`, `X-aws-ec2-metadata-token: …`)
+    is meant for, or None: only those services ask for these headers, whatever the host is called."""
+    name, sep, value = line.partition(":")
+    if not sep:
+        return None
+    name, value = name.strip().strip("'\"").lower(), value.strip().strip("'\"").lower()
+    for header, glob, service in metadata_endpoints().headers:
+        if name == header and fnmatch.fnmatchcase(" ".join(value.split()), glob):
+            return service
+    return None
+
+
+_HEADER_IN_CODE = re.compile(r"""(?i)(?<![\w-])["']?([A-Za-z][\w-]{2,60})["']?\s*(?::|=>|,|=)\s*["']([^"'\n]{1,80})["']""")
+_REQUEST_WORDS = re.compile(r"(?i)https?:|request|urlopen|fetch|axios|http\.|httpx|curl|wget|headers|socket")
+
+
+def metadata_header_in_text(text: str) -> tuple[str, str] | None:
+    """(the header, its service) for a metadata-only header a program sends (`headers={"Metadata-Flavor":
+    "Google"}`, `-H 'Metadata: true'` in a script), or None. The text must also make a request."""
+    if not text or ":" not in text and "," not in text and "=" not in text:
+        return None
+    names = {h[0] for h in metadata_endpoints().headers}
+    lowered = text.lower()
+    if not any(n in lowered for n in names) or not _REQUEST_WORDS.search(text):
+        return None
+    for m in _HEADER_IN_CODE.finditer(text):
+        if m.group(1).lower() in names:
+            service = metadata_header(f"{m.group(1)}: {m.group(2)}")
+            if service:
+                return f"{m.group(1)}: {m.group(2)}", service
+    for m in re.finditer(r"(?i)([A-Za-z][\w-]{2,60}):\s*([^'\"\n\\]{1,80})", text):  # curl -H 'Name: value' in a script
+        if m.group(1).lower() in names:
+            service = metadata_header(m.group(0))
+            if service:
+                return m.group(0).strip(), service
+    return None
+
+
+def metadata_variable(raw: str) -> tuple[str, str] | None:
+    """(the variable, its endpoint) when a word as written starts with a variable a platform sets to its
+    metadata or managed-identity endpoint (`"$IDENTITY_ENDPOINT?resource=…"`), or None."""
+    m = re.match(r"""["']?\$\{?([A-Za-z_]\w*)""", raw.strip()) if raw else None
+    if m is None:
+        return None
+    service = (metadata_endpoints().variables or {}).get(m.group(1))
+    return (m.group(1), service) if service else None
 
 
 def serves_its_own_tokens(command: str, host: str) -> bool:

@@ -42,6 +42,7 @@ _SERVER = {"title": Field(str, required=True), "aliases": Field(list, required=T
 _VERBS = {k: Field(list, required=True, items=str) for k in ("read", "change", "delete", "weak", "carriers",
                                                                 "read_nouns")}
 _ARGUMENTS = {k: Field(list, required=True, items=str) for k in ("sql", "shell", "url", "path", "verb", "kind")}
+_ARGUMENTS["headers"] = Field(list, items=str)  # request headers a fetcher sends (a metadata service's own)
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "verbs": Field(dict, required=True, fields=_VERBS),

@@ -19,7 +19,7 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
 from ..rules.base import EvalContext, is_within, resolve_path
 from ..secrets import secret_catalog
 from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
-from ..web import judge_url, metadata_in_text
+from ..web import judge_url, metadata_header, metadata_in_text
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
 
 _BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
@@ -46,6 +46,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
         if not parts:
             parts += _judge_inferred(call, ctx, catalog, found, args)
     parts += _pipeline_writes(found, args)
+    parts += _metadata_headers(catalog, found, args)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -278,6 +279,21 @@ def _urls(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Deci
             out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", f"mcp/url-{judged.kind}",
                                 BlastRadius.CRITICAL, "secrets"))
     return out
+
+
+def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """A request header only a cloud metadata service asks for (Metadata-Flavor: Google), whatever the URL."""
+    for key in catalog.arguments.get("headers", ()):
+        value = args.get(key)
+        lines = [f"{k}: {v}" for k, v in value.items() if isinstance(v, (str, int, bool))] if isinstance(value, dict) \
+            else list(_strings(value))
+        for line in lines:
+            service = metadata_header(line)
+            if service:
+                return [Decision(Verdict.DENY, f"{_label(found)} sends `{line[:60]}`, a header only {service} asks for: "
+                                               f"the request fetches this machine's cloud credentials", "mcp/url-metadata",
+                                 BlastRadius.CRITICAL, "secrets")]
+    return []
 
 
 def _page_code(label: str, value: Any) -> list[Decision]:
