@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .protect import protect_data
 from .secrets import secret_catalog
@@ -30,8 +30,15 @@ _HOST = {"host": Field(str, required=True), "service": Field(str, required=True)
 _ISSUER = {"command": Field(str, required=True), "hosts": Field(list, required=True, items=str)}
 _HEADER = {"name": Field(str, required=True), "value": Field(str, required=True), "service": Field(str, required=True)}
 _VARIABLE = {"name": Field(str, required=True), "service": Field(str, required=True)}
+_TRIGGER = {"path": Field(str, required=True), "what": Field(str, required=True), "param": Field(str)}
+_ACTING = {"triggers": Field(list, required=True, items=_TRIGGER),
+           "operation_params": Field(list, required=True, items=str), "acting": Field(list, required=True, items=str),
+           "destroying": Field(list, required=True, items=str), "delete_flag": Field(str, required=True),
+           "wholes": Field(list, required=True, items=str), "teardown": Field(str, required=True),
+           "production": Field(str, required=True)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
+    "acting_gets": Field(dict, fields=_ACTING),
     "metadata": Field(dict, required=True, fields={"addresses": Field(list, required=True, items=_ADDRESS),
                                                    "hosts": Field(list, required=True, items=_HOST),
                                                    "headers": Field(list, items=_HEADER),
@@ -48,6 +55,21 @@ class MetadataEndpoints:
     issuers: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]  # command -> its service's host globs
     headers: tuple[tuple[str, str, str], ...] = ()  # (name lower-cased, value glob lower-cased, service)
     variables: dict[str, str] = None  # type: ignore[assignment]  # environment variable -> the endpoint it names
+    acting: "ActingGets | None" = None
+
+
+@dataclass(frozen=True)
+class ActingGets:
+    """URLs whose GET acts (web.yaml acting_gets)."""
+
+    triggers: tuple[tuple[re.Pattern, str, str], ...]  # (path regex, what it does, a parameter it needs)
+    operation_params: frozenset[str]
+    acting: frozenset[str]
+    destroying: frozenset[str]
+    delete_flag: re.Pattern
+    wholes: frozenset[str]
+    teardown: re.Pattern
+    production: re.Pattern
 
 
 @dataclass(frozen=True)
@@ -74,7 +96,18 @@ def parse_web(text: str, file: str = "web.yaml") -> MetadataEndpoints:
     headers = tuple((raw["name"].lower(), raw["value"].lower(), raw["service"])
                     for raw in doc.data["metadata"].get("headers") or ())
     variables = {raw["name"]: raw["service"] for raw in doc.data["metadata"].get("variables") or ()}
-    return MetadataEndpoints(ipv4, ipv6, hosts, issuers, headers, variables)
+    acting = None
+    raw = doc.data.get("acting_gets")
+    if raw:
+        try:
+            acting = ActingGets(
+                tuple((re.compile(t["path"], re.I), t["what"], t.get("param", "")) for t in raw["triggers"]),
+                frozenset(p.lower() for p in raw["operation_params"]), frozenset(v.lower() for v in raw["acting"]),
+                frozenset(v.lower() for v in raw["destroying"]), re.compile(raw["delete_flag"]),
+                frozenset(w.lower() for w in raw["wholes"]), re.compile(raw["teardown"]), re.compile(raw["production"]))
+        except re.error as exc:
+            raise doc.error(("acting_gets",), f"a pattern does not compile: {exc}") from None
+    return MetadataEndpoints(ipv4, ipv6, hosts, issuers, headers, variables, acting)
 
 
 @lru_cache(maxsize=1)
@@ -235,6 +268,51 @@ def judge_url(url: str) -> UrlJudgement | None:
     if credential:
         return UrlJudgement("credential", f"the URL carries {credential}: requesting it sends the credential to "
                                           f"{host_of(url) or 'another host'}")
+    return None
+
+
+_TRUE = frozenset({"true", "1", "yes", "on", "y"})
+
+
+def acting_get(url: str) -> UrlJudgement | None:
+    """What fetching `url` does when its GET acts: UrlJudgement("destroys", …) for a whole datastore deleted
+    or an environment torn down (Solr's action=UNLOAD&deleteIndex=true, a Jenkins prod-teardown job),
+    UrlJudgement("acts", …) for another trigger or operation (a Jenkins build, cmd=restart); None for an
+    ordinary URL (its path's words are never read: only the query and known trigger endpoints)."""
+    acting = metadata_endpoints().acting
+    if acting is None or not isinstance(url, str) or "://" not in url:
+        return None
+    parsed = urlsplit(url.strip())
+    if parsed.scheme.lower() not in ("http", "https"):
+        return None
+    path = unquote(parsed.path or "/")
+    params = [(k.strip().lower(), v.strip()) for k, v in parse_qsl(parsed.query, keep_blank_values=True)][:256]
+    names = {k for k, _ in params}
+    segments = {s.lower() for s in path.split("/") if s}
+    shown = url.split("?")[0][:80]
+    trigger = next((what for rx, what, need in acting.triggers if rx.search(path) and (not need or need.lower() in names)),
+                   None)
+    operations = [v.lower() for k, v in params if k in acting.operation_params and v.lower() in acting.acting]
+    flags = [k for k, v in params if acting.delete_flag.match(k) and v.lower() in _TRUE]
+    destroying = [o for o in operations if o in acting.destroying]
+    if flags or destroying:
+        whole = next((f for f in flags if any(w in f for w in acting.wholes if len(w) > 3) or
+                      re.search(r"(?i)(dir|index|core|db|database|all)$", f)), None)
+        if whole is None and destroying:
+            whole = next((n for n in names | segments if n in acting.wholes), None)
+        if whole is not None:
+            what = ", ".join(sorted(set(destroying + flags)))[:80]
+            return UrlJudgement("destroys", f"fetching {shown} deletes ({what}): a GET of this URL takes a whole "
+                                            f"datastore ({whole}) with it")
+    if trigger is not None:
+        said = " ".join([path] + [f"{k}={v}" for k, v in params])
+        if acting.teardown.search(said) and acting.production.search(said):
+            return UrlJudgement("destroys", f"fetching {shown} {trigger} that tears down production (a GET of this "
+                                            f"URL triggers it)")
+        return UrlJudgement("acts", f"fetching {shown} {trigger} (a GET of this URL triggers it)")
+    if operations or flags:
+        what = ", ".join(sorted(set(operations + flags)))[:80]
+        return UrlJudgement("acts", f"fetching {shown} runs an operation ({what}): a GET of this URL acts")
     return None
 
 

@@ -111,3 +111,48 @@ def test_mcp_fetch_with_metadata_headers_denies(world):
     assert verdict(call) == "deny"
     assert verdict(world.tool("mcp__fetch__fetch", url="https://docs.python.org/3/",
                               headers={"Accept": "text/html"})) == "allow"
+
+
+# -- URLs whose GET acts ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("url", [
+    "https://ci.example.internal/job/prod-teardown/buildWithParameters?token=t0k&ENV=production&CONFIRM=yes",
+    "https://jenkins.corp/job/infra/job/destroy-live/build?token=abc",
+    "http://solr.internal:8983/solr/admin/cores?action=UNLOAD&core=products&deleteIndex=true&deleteDataDir=true",
+    "http://solr.internal:8983/solr/admin/collections?action=DELETE&name=products",
+    "https://search.internal/admin?cmd=drop&index=orders",
+    "https://api.internal/v1/store?op=purge&database=events",
+])
+def test_a_get_that_destroys_a_datastore_or_production_denies(world, url):
+    assert verdict(world.tool("WebFetch", url=url, prompt="did it work?")) == "deny", url
+    assert verdict(world.run(f"curl -s '{url}'")) == "deny", url
+    assert verdict(world.tool("mcp__fetch__fetch", url=url)) == "deny", url
+
+
+@pytest.mark.parametrize("url", [
+    "https://ci.example.internal/job/app/build?token=abc",
+    "https://ci.example.internal/job/app/buildWithParameters?BRANCH=main",
+    "https://ci.example.internal/buildByToken/build?job=app&token=abc",
+    "http://solr.internal:8983/solr/admin/cores?action=RELOAD&core=products",
+    "https://admin.internal/api?cmd=restart&service=web",
+    "https://app.internal/items?action=delete&id=42",
+    "https://teamcity.internal/httpAuth/action.html?add2Queue=App_Build",
+])
+def test_a_get_that_acts_asks(world, url):
+    assert verdict(world.tool("WebFetch", url=url, prompt="did it work?")) == "ask", url
+    assert verdict(world.run(f"curl -s '{url}'")) == "ask", url
+
+
+@pytest.mark.parametrize("url", [
+    "https://ci.example.internal/job/app/lastBuild/api/json",
+    "https://ci.example.internal/job/prod-teardown/",
+    "http://solr.internal:8983/solr/admin/cores?action=STATUS&core=products",
+    "https://blog.example.com/2024/05/how-to-delete-a-database-safely",
+    "https://docs.djangoproject.com/en/5.0/ref/models/querysets/#delete",
+    "https://www.postgresql.org/docs/current/sql-droptable.html",
+    "https://en.wikipedia.org/w/index.php?title=Drop_table&action=history",
+    "https://example.com/search?q=delete+index&deleted=false",
+    "https://jenkins.io/doc/book/using/remote-access-api/#build",
+])
+def test_ordinary_pages_stay_quiet(world, url):
+    assert verdict(world.tool("WebFetch", url=url, prompt="summarise")) == "allow", url
+    assert verdict(world.run(f"curl -s '{url}'")) == "allow", url

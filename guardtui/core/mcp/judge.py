@@ -19,7 +19,7 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
 from ..rules.base import EvalContext, is_within, resolve_path
 from ..secrets import secret_catalog
 from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
-from ..web import judge_url, metadata_header, metadata_in_text
+from ..web import acting_get, judge_url, metadata_header, metadata_in_text
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
 
 _BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
@@ -270,10 +270,16 @@ def _sql_files(call: ToolCall, ctx: EvalContext, label: str, sql: str) -> list[D
 def _urls(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Decision]:
     out = []
     for url in _strings(value):
-        judged = judge_url(url)
+        judged = judge_url(url) or acting_get(url)
         if judged is None:
             continue
-        if judged.kind == "file":
+        if judged.kind == "acts":
+            out.append(Decision(Verdict.ASK, f"{label}: {judged.reason}", "mcp/url-acting-get", BlastRadius.HIGH,
+                                "remote-action"))
+        elif judged.kind == "destroys":
+            out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", "mcp/url-acting-get", BlastRadius.CRITICAL,
+                                "remote-action"))
+        elif judged.kind == "file":
             out.append(_equivalent(call, ctx, label, "Read", {"file_path": judged.path}))
         else:
             out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", f"mcp/url-{judged.kind}",

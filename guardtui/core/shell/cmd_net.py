@@ -17,7 +17,7 @@ from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 from ..secrets import secret_catalog
-from ..web import host_of, metadata_header, metadata_service, metadata_variable, serves_its_own_tokens
+from ..web import acting_get, host_of, metadata_header, metadata_service, metadata_variable, serves_its_own_tokens
 from .invocation import Invocation
 from .netconfig import config_words, host_aliases, option_value
 
@@ -144,7 +144,19 @@ def fetcher(run: "Run", inv: "Invocation") -> list[Finding]:
     """Browsers and downloaders without an analyzer of their own (aria2c, lynx, w3m, …)."""
     inv = with_config(inv)
     reached = metadata_reached(inv)
-    return [reached] if reached is not None else run.taxonomy(inv)
+    return [reached] if reached is not None else [*_acting_urls(inv), *run.taxonomy(inv)]
+
+
+def _acting_urls(inv: "Invocation") -> list[Finding]:
+    """URLs whose GET acts (a CI trigger, ?action=UNLOAD&deleteIndex=true): web.acting_get."""
+    out = []
+    for w in inv.words:
+        judged = acting_get(w.value) if w.static and "://" in w.value else None
+        if judged is not None and judged.kind == "destroys":
+            out.append(deny(f"{inv.name}: {judged.reason}", "network", "net.acting-get"))
+        elif judged is not None:
+            out.append(ask(f"{inv.name}: {judged.reason}", "network", BlastRadius.HIGH, "net.acting-get"))
+    return out
 
 
 def curl(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -153,7 +165,7 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     if reached is not None:
         return [reached]
     tool = "wget" if inv.name == "wget" else "curl"
-    findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set()))
+    findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set())) + _acting_urls(inv)
     words = inv.words
     outputs = _OUTPUT_OPTIONS.get(tool, {})
     i = 0
