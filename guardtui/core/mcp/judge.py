@@ -47,6 +47,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
             parts += _judge_inferred(call, ctx, catalog, found, args)
     parts += _pipeline_writes(found, args)
     parts += _metadata_headers(catalog, found, args)
+    parts += _exposure(catalog, found, args)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -285,6 +286,28 @@ def _urls(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Deci
             out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", f"mcp/url-{judged.kind}",
                                 BlastRadius.CRITICAL, "secrets"))
     return out
+
+
+def _exposure(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """A private thing published (update_repository {private: false}) or control handed out
+    (add_collaborator {permission: admin}): data exposure.publish / grants."""
+    words = {w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", found.tool) if w}
+    verb = catalog.verb_class(found.tool)
+    if verb is not None and verb[0] == "change" and not words & {"create", "new", "fork"}:
+        for key, values in catalog.publish.items():
+            value = args.get(key)
+            if value is not None and str(value).lower() in values:
+                return [Decision(Verdict.DENY, f"{_label(found)} makes it public ({key}: {value}): every file and its "
+                                               f"whole history, committed secrets included", "mcp/publish",
+                                 BlastRadius.CRITICAL, "mcp-change")]
+    if words & catalog.grant_tools:
+        for key, values in catalog.grants.items():
+            value = args.get(key)
+            if value is not None and str(value).lower() in values:
+                return [Decision(Verdict.DENY, f"{_label(found)} gives an account {key} {value}: control of it, its "
+                                               f"secrets and its settings", "mcp/grant", BlastRadius.CRITICAL,
+                                 "mcp-change")]
+    return []
 
 
 def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
