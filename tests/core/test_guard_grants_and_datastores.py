@@ -73,3 +73,60 @@ def test_mcp_tools_that_publish_or_grant_control_deny(world, tool, tool_input):
 ])
 def test_mcp_narrow_changes_still_ask(world, tool, tool_input):
     assert verdict(world.tool(tool, **tool_input)) == "ask", tool
+
+
+# -- whole datastores wiped by another verb; local database work ------------------------------------------
+@pytest.mark.parametrize("command", [
+    "terraform -chdir=infra apply -replace=aws_db_instance.ledger -auto-approve",
+    "terraform apply -auto-approve -replace='module.data.aws_s3_bucket.exports'",
+    "tofu apply -replace google_sql_database_instance.main -auto-approve",
+    "terraform apply -replace=azurerm_postgresql_flexible_server.db -replace=aws_instance.web -auto-approve",
+    "rabbitmqctl -n rabbit@mq-prod-1 stop_app && rabbitmqctl -n rabbit@mq-prod-1 reset",
+    "rabbitmqctl force_reset",
+    "rabbitmqctl delete_vhost /ledger",
+    "consul kv delete -recurse",
+    "consul kv delete -recurse ''",
+    "etcdctl del '' --prefix",
+    "pg_restore --clean --if-exists --no-owner -d \"$LEDGER_PROD_URL\" backups/ledger.dump",
+    "pg_restore -c -d \"$PROD_DATABASE_URL\" backups/ledger.dump",
+    "pg_restore --clean -d postgres://admin@ledger-prod.internal/ledger backups/ledger.dump",
+])
+def test_whole_datastores_wiped_deny(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("terraform -chdir=infra plan -replace=aws_db_instance.ledger", "allow"),
+    ("terraform -chdir=infra apply -replace=aws_db_instance.ledger", "ask"),
+    ("terraform apply -replace=aws_instance.web -auto-approve", "ask"),
+    ("rabbitmqctl -n rabbit@mq-prod-1 list_queues name messages", "allow"),
+    ("rabbitmqctl purge_queue ledger.retry.dlq", "ask"),
+    ("consul kv delete -recurse app/feature-flags/", "ask"),
+    ("pg_restore --list backups/ledger.dump", "allow"),
+    ("pg_restore -l backups/ledger.dump", "allow"),
+    ("pg_restore --no-owner -d ledger_dev backups/ledger.dump", "allow"),
+    ("pg_restore -O -h localhost -U dev -d ledger_dev backups/ledger.dump", "allow"),
+    ("pg_restore -Fc -d postgresql://dev@127.0.0.1:5432/ledger_dev backups/ledger.dump", "allow"),
+    ("pg_restore --no-owner -h db.staging.internal -d ledger backups/ledger.dump", "ask"),
+    ("pg_restore --clean -d ledger_dev backups/ledger.dump", "ask"),
+])
+def test_scoped_and_local_database_work(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
+
+
+def test_migrations_to_a_database_on_this_machine_allow(world):
+    put(world, "conf/flyway-dev.conf", "flyway.url=jdbc:postgresql://localhost:5432/ledger_dev\nflyway.user=ledger\n")
+    put(world, "conf/flyway-prod.conf", "flyway.url=jdbc:postgresql://ledger-prod.rds.amazonaws.com:5432/ledger\n")
+    assert verdict(world.run("flyway -configFiles=conf/flyway-dev.conf migrate")) == "allow"
+    assert verdict(world.run("flyway -url=jdbc:postgresql://127.0.0.1/app -user=dev migrate")) == "allow"
+    assert verdict(world.run("flyway -configFiles=conf/flyway-prod.conf migrate")) == "ask"
+    assert verdict(world.run("flyway -configFiles=conf/flyway-dev.conf clean")) != "allow"
+    assert verdict(world.run("flyway migrate")) == "ask"  # no configuration found: the target is unknown
+    put(world, "liquibase.properties", "url: jdbc:postgresql://localhost:5432/app\nchangeLogFile: db/changelog.xml\n")
+    assert verdict(world.run("liquibase update")) == "allow"
+    put(world, ".env", "DATABASE_URL=postgres://dev:dev@127.0.0.1:5432/app_dev?sslmode=disable\n")
+    assert verdict(world.run("dbmate up")) == "allow"
+    assert verdict(world.run("dbmate --url postgres://u@db.prod.internal/app up")) == "ask"
+    assert verdict(world.run("goose postgres 'host=localhost user=dev dbname=app' up")) == "allow"
+    assert verdict(world.run("goose postgres 'host=db.example.com user=dev dbname=app' up")) == "ask"
+    assert verdict(world.run("goose sqlite3 ./app.db down")) != "allow"
