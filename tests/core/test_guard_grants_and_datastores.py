@@ -130,3 +130,17 @@ def test_migrations_to_a_database_on_this_machine_allow(world):
     assert verdict(world.run("goose postgres 'host=localhost user=dev dbname=app' up")) == "allow"
     assert verdict(world.run("goose postgres 'host=db.example.com user=dev dbname=app' up")) == "ask"
     assert verdict(world.run("goose sqlite3 ./app.db down")) != "allow"
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("ibmcloud is instances --output json | jq -r '.[].name'", "allow"),
+    ("ibmcloud is instance 0757_abc", "allow"),
+    ("ibmcloud resource service-instances", "allow"),
+    ("ibmcloud ks cluster ls", "allow"),
+    ("ibmcloud account show", "allow"),
+    ("ibmcloud is instance-create web us-south-1 bx2-2x8 --image ubuntu", "ask"),
+    ("ibmcloud is instance-delete 0757_abc -f", "ask"),
+    ("ibmcloud cos bucket-delete --bucket exports", "ask"),
+])
+def test_ibm_cloud_reads_are_routine(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
