@@ -111,3 +111,11 @@ def test_other_writes_to_a_synced_folder_stay_as_they_were(read_env, world):
     # the same secret written inside the project is a project file
     assert verdict(read_env.tool("Write", file_path=str(world.project / "notes.txt"),
                                  content="Sn0w!qk-7d2f9a41\n")) == "allow"
+
+
+def test_a_live_credential_in_a_project_file_asks_and_says_where_it_is(world):
+    put(world, ".env", ENV)
+    decision = world.tool("Read", file_path=str(world.project / ".env"))
+    assert verdict(decision) == "ask" and "outside the project" not in decision.reason
+    put(world, ".env.test", "DEBUG=true\nSECRET_KEY=changeme\n")
+    assert verdict(world.tool("Read", file_path=str(world.project / ".env.test"))) == "allow"
