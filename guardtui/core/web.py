@@ -282,7 +282,10 @@ def acting_get(url: str) -> UrlJudgement | None:
     acting = metadata_endpoints().acting
     if acting is None or not isinstance(url, str) or "://" not in url:
         return None
-    parsed = urlsplit(url.strip())
+    try:
+        parsed = urlsplit(url.strip())
+    except ValueError:  # "Invalid IPv6 URL": no request this judge can read
+        return None
     if parsed.scheme.lower() not in ("http", "https"):
         return None
     path = unquote(parsed.path or "/")

@@ -156,3 +156,9 @@ def test_a_get_that_acts_asks(world, url):
 def test_ordinary_pages_stay_quiet(world, url):
     assert verdict(world.tool("WebFetch", url=url, prompt="summarise")) == "allow", url
     assert verdict(world.run(f"curl -s '{url}'")) == "allow", url
+
+
+def test_a_malformed_url_is_no_acting_get():
+    from guardtui.core.web import acting_get
+    assert acting_get("http://[::1/solr/admin/cores?action=UNLOAD&deleteIndex=true") is None
+    assert acting_get("ftp://x/?action=delete") is None
