@@ -59,6 +59,8 @@ def test_without_the_read_or_without_the_value_nothing_changes(read_env, world):
                                  prompt="account id format")) == "allow"
     # the secret used on this machine, not sent: a local database client, a project file
     assert verdict(read_env.run("PGPASSWORD='Sn0w!qk-7d2f9a41' psql -h localhost -d app -c 'select 1'")) == "allow"
+    # handed to a secret store, where a credential is meant to go: as before
+    assert verdict(read_env.run("gh secret set SNOWFLAKE_PASSWORD --body 'Sn0w!qk-7d2f9a41'")) != "deny"
     assert verdict(read_env.tool("Edit", file_path=str(read_env.project / "src" / "app.py"),
                                  old_string="print('hi')", new_string="print('hello')")) == "allow"
 

@@ -30,6 +30,8 @@ _MIN_VALUE = 8  # shorter values are too common to follow
 # a command that sends its arguments over the network (a value on its command line goes with it)
 _SENDER = re.compile(r"(?:^|[\s;&|(`]|\$\()(?:\S*/)?(curl|wget|http|https|xh|curlie|gh|glab|nc|ncat|netcat|socat|"
                      r"telnet|mail|mailx|sendmail|swaks|msmtp|mutt|ntfy|apprise|slack|aws\s+sns|twilio)\b")
+# a secret store's own client handing it a value (gh secret set X --body …): where a credential is meant to go
+_SECRET_STORE = re.compile(r"\b(?:gh|glab)\s+(?:secret|variable)\s+set\b")
 _MCP_PATH_KEYS = ("path", "file_path", "filePath", "paths", "file", "filename", "absolute_path")
 
 
@@ -119,7 +121,7 @@ class SecretFlowRule:
             where, how = session.secret_in(" ".join(_strings(call.input.get("query")))), "to a search engine"
         elif call.tool.startswith("mcp__") and _mcp_sends(call.tool):
             where, how = session.secret_in("\n".join(_leaves(call.input))), "to the MCP server's service"
-        elif call.is_shell and _SENDER.search(call.command):
+        elif call.is_shell and _SENDER.search(call.command) and not _SECRET_STORE.search(call.command):
             where, how = session.secret_in(call.command), "over the network"
         if where is None:
             return None
