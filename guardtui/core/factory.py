@@ -18,6 +18,7 @@ from .rules import (DangerousShellRule, DefaultPolicyRule, GuardianRule, McpRule
 from .rules.base import EvalContext, Rule
 from .rules.filetools import FileToolRule
 from .rules.later import LaterRule
+from .rules.secretflow import SecretFlowRule
 from .yamlfile import DataError
 
 
@@ -45,7 +46,8 @@ def build_engine(locations: Locations, *, record: bool = True,
                  on_event: EventSink | None = None, plugin_rule: Rule | None = None,
                  path_env: str | None = None, policy: Policy | None = None) -> Engine:
     # the guard's own files first: a broken policy file (which asks for everything) never softens their deny
-    rules: list[Rule] = [FileToolRule(), ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
+    # first: every call's reads of secrets are remembered, whatever rule decides it
+    rules: list[Rule] = [SecretFlowRule(), FileToolRule(), ProtectRule(), GuardianRule(policy) if policy is not None else guardian_rule(locations),
                          LaterRule(), DangerousShellRule(), WorkingDirRule(), SensitiveFileRule()]
     rules += [SecretReadRule(), WebRule(), McpRule()]  # every tool, not only the shell: secrets, the web, MCP
     # the plugins slot is always there, so a hot reload (engine.replace_rule("plugins", …)) has a place

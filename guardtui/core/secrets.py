@@ -23,12 +23,14 @@ _FILE = {"path": Field(str), "name": Field(str), "reason": Field(str, required=T
 _TOKEN = {"name": Field(str, required=True), "pattern": Field(str, required=True)}
 _SETTINGS = {"names": Field(str, required=True), "public": Field(str, required=True),
              "placeholders": Field(str, required=True), "bare_key": Field(str, required=True),
-             "environment": Field(str)}
+             "environment": Field(str), "labelled": Field(str)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "files": Field(list, required=True, items=_FILE),
     "not_secret": Field(list, required=True, items=str),
     "areas": Field(list, required=True, items=str),
+    "synced_folders": Field(list, items=str),
+    "synced_configs": Field(list, items=str),
     "tokens": Field(list, required=True, items=_TOKEN),
     "settings": Field(dict, fields=_SETTINGS),  # without it, only the token shapes tell a credential
     # environment variables that hold a credential though their names do not say so (IDENTITY_HEADER):
@@ -64,6 +66,8 @@ class SecretCatalog:
     tokens: tuple[tuple[str, re.Pattern], ...]
     settings: dict[str, re.Pattern] = field(default_factory=dict)  # names, public, placeholders, bare_key
     environment_names: tuple[str, ...] = ()
+    synced_folders: tuple[str, ...] = ()  # folders a sync client mirrors off the machine (home-relative globs)
+    synced_configs: tuple[str, ...] = ()  # the clients' own lists of them (home-relative)
     _compiled: dict = field(default_factory=dict, repr=False)
 
     # -- files ----------------------------------------------------------------------
@@ -149,6 +153,27 @@ class SecretCatalog:
             return "a bare key"
         return None
 
+    def secret_values(self, text: str, limit: int = 64) -> list[tuple[str, str]]:
+        """(what, value) for each credential value a file's text holds: the values of settings whose name
+        says secret, bare keys as a setting's value, and token-shaped strings (what the session remembers
+        when the agent reads the file, to know them again in what it sends)."""
+        out: list[tuple[str, str]] = []
+        names, public = self.settings.get("names"), self.settings.get("public")
+        placeholders, bare = self.settings.get("placeholders"), self.settings.get("bare_key")
+        if names is not None and public is not None and placeholders is not None:
+            pairs = [(m.group(1), _unquoted(m.group(2))) for line in text.splitlines()[:4000]
+                     if not line.lstrip().startswith(("#", "//", ";")) and (m := _SETTING.match(line))]
+            pairs += [(m.group(2), m.group(4)) for m in _JSON_PAIR.finditer(text)]
+            for name, value in pairs:
+                if public.search(name) or not _looks_real(value, placeholders):
+                    continue
+                if names.search(name) or (bare is not None and bare.match(value) and re.search(r"\d", value)
+                                          and re.search(r"[A-Za-z]", value) and len(value) >= 32):
+                    out.append((name, value))
+        for name, rx in self.tokens:
+            out += [(name, m.group(0)) for m in rx.finditer(text[:MAX_CONTENT_BYTES])]
+        return out[:limit]
+
     def credential_in_message(self, text: str) -> str | None:
         """The credential a message, comment or request carries: a token shape, or a setting written
         inline (`…release job: STORE_PASSWORD=Tr4nsit!Release#2024, keystore at …`) whose name says
@@ -167,6 +192,13 @@ class SecretCatalog:
                     value = value[:-1]
             if names.search(name) and not public.search(name) and _looks_real(value, placeholders):
                 return f"a value for {name}"
+        labelled = self.settings.get("labelled")
+        for m in labelled.finditer(text) if labelled is not None else ():
+            value = m.group("value").rstrip(".,;:)]}")
+            if re.fullmatch(r"[a-z]{4}(?: [a-z]{4}){3}", value):
+                return "an app password"
+            if "://" not in value and not value.startswith(("/", "~", "$")) and _looks_real(value, placeholders):
+                return "a password written after its label"
         return None
 
     def in_area(self, path: str, home: str) -> bool:
@@ -281,7 +313,9 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
         except re.error as exc:
             raise doc.error(("settings", key), f"regex does not compile: {exc}") from None
     return SecretCatalog(tuple(files), tuple(doc.data["not_secret"]), tuple(doc.data["areas"]), tuple(tokens),
-                         settings, tuple(doc.data.get("environment_names") or ()))
+                         settings, environment_names=tuple(doc.data.get("environment_names") or ()),
+                         synced_folders=tuple(doc.data.get("synced_folders") or ()),
+                         synced_configs=tuple(doc.data.get("synced_configs") or ()))
 
 
 @lru_cache(maxsize=1)

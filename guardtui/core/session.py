@@ -16,6 +16,7 @@ DENIED_LIMIT = 256  # effects denied earlier, newest kept
 FACTS_LIMIT = 128  # what earlier calls left for later ones (destroy plans made, branches checked out)
 CWD_LIMIT = 32
 SESSIONS_LIMIT = 4096  # a long-running broker keeps the most recently used sessions, not every one it ever saw
+SECRETS_LIMIT = 256  # credential values the session has read (in memory only: never audited, never written)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class SessionState:
     facts: "OrderedDict[str, str]" = field(default_factory=OrderedDict)  # "destroy-plan:/abs" -> "1"
     root: str = ""  # the first working directory of the session
     cwds: deque = field(default_factory=lambda: deque(maxlen=CWD_LIMIT))  # working directories, as they changed
+    # credential values read earlier (value -> "NAME in FILE"): a later call carrying one off the machine denies
+    secret_values: "OrderedDict[str, str]" = field(default_factory=OrderedDict, repr=False)
     # the broker judges in its executor thread and settles on its loop: memory changes under this lock
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -75,7 +78,8 @@ class SessionState:
         with self._lock:
             return {"agent": self.agent, "session": self.session, "history": deque(self.history, HISTORY_LIMIT),
                     "scope": self.scope, "approvals": list(self.approvals), "denied": OrderedDict(self.denied),
-                    "facts": OrderedDict(self.facts), "root": self.root, "cwds": deque(self.cwds, CWD_LIMIT)}
+                    "facts": OrderedDict(self.facts), "root": self.root, "cwds": deque(self.cwds, CWD_LIMIT),
+                    "secret_values": OrderedDict(self.secret_values)}
 
     def ran(self, tool: str) -> None:
         self.history.append(tool)
@@ -111,6 +115,23 @@ class SessionState:
                 self.facts[key] = value
                 while len(self.facts) > FACTS_LIMIT:
                     self.facts.popitem(last=False)
+
+    def remember_secrets(self, values: Iterable[tuple[str, str]]) -> None:
+        """Credential values the agent has read (value, where it was): kept in memory, newest last."""
+        with self._lock:
+            for value, where in values:
+                self.secret_values.pop(value, None)
+                self.secret_values[value] = where
+                while len(self.secret_values) > SECRETS_LIMIT:
+                    self.secret_values.popitem(last=False)
+
+    def secret_in(self, text: str) -> str | None:
+        """Where a credential value `text` carries was read ("SNOWFLAKE_PASSWORD in /p/.env"), or None."""
+        if not text:
+            return None
+        with self._lock:
+            values = list(self.secret_values.items())
+        return next((where for value, where in values if value in text), None)
 
     def known_facts(self) -> dict[str, str]:
         with self._lock:

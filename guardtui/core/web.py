@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .protect import protect_data
 from .secrets import secret_catalog
@@ -28,10 +28,21 @@ from .yamlfile import Field, check, load_yaml
 _ADDRESS = {"address": Field(str, required=True), "service": Field(str, required=True)}
 _HOST = {"host": Field(str, required=True), "service": Field(str, required=True)}
 _ISSUER = {"command": Field(str, required=True), "hosts": Field(list, required=True, items=str)}
+_HEADER = {"name": Field(str, required=True), "value": Field(str, required=True), "service": Field(str, required=True)}
+_VARIABLE = {"name": Field(str, required=True), "service": Field(str, required=True)}
+_TRIGGER = {"path": Field(str, required=True), "what": Field(str, required=True), "param": Field(str)}
+_ACTING = {"triggers": Field(list, required=True, items=_TRIGGER),
+           "operation_params": Field(list, required=True, items=str), "acting": Field(list, required=True, items=str),
+           "destroying": Field(list, required=True, items=str), "delete_flag": Field(str, required=True),
+           "wholes": Field(list, required=True, items=str), "teardown": Field(str, required=True),
+           "production": Field(str, required=True)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
+    "acting_gets": Field(dict, fields=_ACTING),
     "metadata": Field(dict, required=True, fields={"addresses": Field(list, required=True, items=_ADDRESS),
-                                                   "hosts": Field(list, required=True, items=_HOST)}),
+                                                   "hosts": Field(list, required=True, items=_HOST),
+                                                   "headers": Field(list, items=_HEADER),
+                                                   "variables": Field(list, items=_VARIABLE)}),
     "token_issuers": Field(list, required=True, items=_ISSUER),
 }
 
@@ -42,6 +53,23 @@ class MetadataEndpoints:
     ipv6: dict[int, str]
     hosts: tuple[tuple[str, str], ...]  # (glob, service)
     issuers: dict[str, tuple[str, ...]] = None  # type: ignore[assignment]  # command -> its service's host globs
+    headers: tuple[tuple[str, str, str], ...] = ()  # (name lower-cased, value glob lower-cased, service)
+    variables: dict[str, str] = None  # type: ignore[assignment]  # environment variable -> the endpoint it names
+    acting: "ActingGets | None" = None
+
+
+@dataclass(frozen=True)
+class ActingGets:
+    """URLs whose GET acts (web.yaml acting_gets)."""
+
+    triggers: tuple[tuple[re.Pattern, str, str], ...]  # (path regex, what it does, a parameter it needs)
+    operation_params: frozenset[str]
+    acting: frozenset[str]
+    destroying: frozenset[str]
+    delete_flag: re.Pattern
+    wholes: frozenset[str]
+    teardown: re.Pattern
+    production: re.Pattern
 
 
 @dataclass(frozen=True)
@@ -65,7 +93,21 @@ def parse_web(text: str, file: str = "web.yaml") -> MetadataEndpoints:
         (ipv4 if address.version == 4 else ipv6)[int(address)] = raw["service"]
     hosts = tuple((raw["host"].lower(), raw["service"]) for raw in doc.data["metadata"]["hosts"])
     issuers = {raw["command"]: tuple(h.lower() for h in raw["hosts"]) for raw in doc.data["token_issuers"]}
-    return MetadataEndpoints(ipv4, ipv6, hosts, issuers)
+    headers = tuple((raw["name"].lower(), raw["value"].lower(), raw["service"])
+                    for raw in doc.data["metadata"].get("headers") or ())
+    variables = {raw["name"]: raw["service"] for raw in doc.data["metadata"].get("variables") or ()}
+    acting = None
+    raw = doc.data.get("acting_gets")
+    if raw:
+        try:
+            acting = ActingGets(
+                tuple((re.compile(t["path"], re.I), t["what"], t.get("param", "")) for t in raw["triggers"]),
+                frozenset(p.lower() for p in raw["operation_params"]), frozenset(v.lower() for v in raw["acting"]),
+                frozenset(v.lower() for v in raw["destroying"]), re.compile(raw["delete_flag"]),
+                frozenset(w.lower() for w in raw["wholes"]), re.compile(raw["teardown"]), re.compile(raw["production"]))
+        except re.error as exc:
+            raise doc.error(("acting_gets",), f"a pattern does not compile: {exc}") from None
+    return MetadataEndpoints(ipv4, ipv6, hosts, issuers, headers, variables, acting)
 
 
 @lru_cache(maxsize=1)
@@ -141,7 +183,10 @@ def metadata_service(host: str) -> str | None:
         if int(address) in endpoints.ipv6:
             return endpoints.ipv6[int(address)]
         embedded = _embedded_ipv4(address)
-        return endpoints.ipv4.get(embedded) if embedded is not None else None
+        if embedded is not None and embedded in endpoints.ipv4:
+            return endpoints.ipv4[embedded]
+        # fd00:c1::a9fe:a9fe (OCI): a cloud's IPv6 spelling ends in the IPv4 address of its service
+        return endpoints.ipv4.get(int(address) & 0xFFFFFFFF)
     number = _ipv4_number(host)
     if number is not None:
         return endpoints.ipv4.get(number)
@@ -226,6 +271,54 @@ def judge_url(url: str) -> UrlJudgement | None:
     return None
 
 
+_TRUE = frozenset({"true", "1", "yes", "on", "y"})
+
+
+def acting_get(url: str) -> UrlJudgement | None:
+    """What fetching `url` does when its GET acts: UrlJudgement("destroys", …) for a whole datastore deleted
+    or an environment torn down (Solr's action=UNLOAD&deleteIndex=true, a Jenkins prod-teardown job),
+    UrlJudgement("acts", …) for another trigger or operation (a Jenkins build, cmd=restart); None for an
+    ordinary URL (its path's words are never read: only the query and known trigger endpoints)."""
+    acting = metadata_endpoints().acting
+    if acting is None or not isinstance(url, str) or "://" not in url:
+        return None
+    try:
+        parsed = urlsplit(url.strip())
+    except ValueError:  # "Invalid IPv6 URL": no request this judge can read
+        return None
+    if parsed.scheme.lower() not in ("http", "https"):
+        return None
+    path = unquote(parsed.path or "/")
+    params = [(k.strip().lower(), v.strip()) for k, v in parse_qsl(parsed.query, keep_blank_values=True)][:256]
+    names = {k for k, _ in params}
+    segments = {s.lower() for s in path.split("/") if s}
+    shown = url.split("?")[0][:80]
+    trigger = next((what for rx, what, need in acting.triggers if rx.search(path) and (not need or need.lower() in names)),
+                   None)
+    operations = [v.lower() for k, v in params if k in acting.operation_params and v.lower() in acting.acting]
+    flags = [k for k, v in params if acting.delete_flag.match(k) and v.lower() in _TRUE]
+    destroying = [o for o in operations if o in acting.destroying]
+    if flags or destroying:
+        whole = next((f for f in flags if any(w in f for w in acting.wholes if len(w) > 3) or
+                      re.search(r"(?i)(dir|index|core|db|database|all)$", f)), None)
+        if whole is None and destroying:
+            whole = next((n for n in names | segments if n in acting.wholes), None)
+        if whole is not None:
+            what = ", ".join(sorted(set(destroying + flags)))[:80]
+            return UrlJudgement("destroys", f"fetching {shown} deletes ({what}): a GET of this URL takes a whole "
+                                            f"datastore ({whole}) with it")
+    if trigger is not None:
+        said = " ".join([path] + [f"{k}={v}" for k, v in params])
+        if acting.teardown.search(said) and acting.production.search(said):
+            return UrlJudgement("destroys", f"fetching {shown} {trigger} that tears down production (a GET of this "
+                                            f"URL triggers it)")
+        return UrlJudgement("acts", f"fetching {shown} {trigger} (a GET of this URL triggers it)")
+    if operations or flags:
+        what = ", ".join(sorted(set(operations + flags)))[:80]
+        return UrlJudgement("acts", f"fetching {shown} runs an operation ({what}): a GET of this URL acts")
+    return None
+
+
 _URL_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s'\"<>`)\]},;]+")
 _QUOTED = re.compile(r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`")
 
@@ -235,6 +328,14 @@ def metadata_in_text(text: str) -> tuple[str, str] | None:
     service: `fetch('http://169.254.169.254/…')`, `socket.connect(("169.254.169.254", 80))`."""
     if not text:
         return None
+    header = metadata_header_in_text(text)
+    if header is not None:
+        return header
+    for m in re.finditer(r"\$\{?([A-Z_][A-Z0-9_]*)|(?:environ|env|getenv)\W{1,4}([A-Z_][A-Z0-9_]*)", text):
+        name = m.group(1) or m.group(2)
+        service = (metadata_endpoints().variables or {}).get(name)
+        if service and _REQUEST_WORDS.search(text):
+            return name, service
     for m in _URL_IN_TEXT.finditer(text):
         service = metadata_service(host_of(m.group(0)) or "")
         if service:
@@ -247,6 +348,55 @@ def metadata_in_text(text: str) -> tuple[str, str] | None:
         if host and ("." in host or ":" in host) and metadata_service(host):
             return literal, metadata_service(host)  # type: ignore[return-value]
     return None
+
+
+def metadata_header(line: str) -> str | None:
+    """The metadata service a request header (`Metadata-Flavor: Google`, `X-aws-ec2-metadata-token: …`)
+    is meant for, or None: only those services ask for these headers, whatever the host is called."""
+    name, sep, value = line.partition(":")
+    if not sep:
+        return None
+    name, value = name.strip().strip("'\"").lower(), value.strip().strip("'\"").lower()
+    for header, glob, service in metadata_endpoints().headers:
+        if name == header and fnmatch.fnmatchcase(" ".join(value.split()), glob):
+            return service
+    return None
+
+
+_HEADER_IN_CODE = re.compile(r"""(?i)(?<![\w-])["']?([A-Za-z][\w-]{2,60})["']?\s*(?::|=>|,|=)\s*["']([^"'\n]{1,80})["']""")
+_REQUEST_WORDS = re.compile(r"(?i)https?:|request|urlopen|fetch|axios|http\.|httpx|curl|wget|headers|socket")
+
+
+def metadata_header_in_text(text: str) -> tuple[str, str] | None:
+    """(the header, its service) for a metadata-only header a program sends (`headers={"Metadata-Flavor":
+    "Google"}`, `-H 'Metadata: true'` in a script), or None. The text must also make a request."""
+    if not text or ":" not in text and "," not in text and "=" not in text:
+        return None
+    names = {h[0] for h in metadata_endpoints().headers}
+    lowered = text.lower()
+    if not any(n in lowered for n in names) or not _REQUEST_WORDS.search(text):
+        return None
+    for m in _HEADER_IN_CODE.finditer(text):
+        if m.group(1).lower() in names:
+            service = metadata_header(f"{m.group(1)}: {m.group(2)}")
+            if service:
+                return f"{m.group(1)}: {m.group(2)}", service
+    for m in re.finditer(r"(?i)([A-Za-z][\w-]{2,60}):\s*([^'\"\n\\]{1,80})", text):  # curl -H 'Name: value' in a script
+        if m.group(1).lower() in names:
+            service = metadata_header(m.group(0))
+            if service:
+                return m.group(0).strip(), service
+    return None
+
+
+def metadata_variable(raw: str) -> tuple[str, str] | None:
+    """(the variable, its endpoint) when a word as written starts with a variable a platform sets to its
+    metadata or managed-identity endpoint (`"$IDENTITY_ENDPOINT?resource=…"`), or None."""
+    m = re.match(r"""["']?\$\{?([A-Za-z_]\w*)""", raw.strip()) if raw else None
+    if m is None:
+        return None
+    service = (metadata_endpoints().variables or {}).get(m.group(1))
+    return (m.group(1), service) if service else None
 
 
 def serves_its_own_tokens(command: str, host: str) -> bool:

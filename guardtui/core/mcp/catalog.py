@@ -42,8 +42,12 @@ _SERVER = {"title": Field(str, required=True), "aliases": Field(list, required=T
 _VERBS = {k: Field(list, required=True, items=str) for k in ("read", "change", "delete", "weak", "carriers",
                                                                 "read_nouns")}
 _ARGUMENTS = {k: Field(list, required=True, items=str) for k in ("sql", "shell", "url", "path", "verb", "kind")}
+_ARGUMENTS["headers"] = Field(list, items=str)  # request headers a fetcher sends (a metadata service's own)
+_EXPOSURE = {"publish": Field(dict, required=True), "grant_tools": Field(list, required=True, items=str),
+             "grants": Field(dict, required=True)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
+    "exposure": Field(dict, fields=_EXPOSURE),
     "verbs": Field(dict, required=True, fields=_VERBS),
     "wide_scopes": Field(list, required=True, items=str),
     "arguments": Field(dict, required=True, fields=_ARGUMENTS),
@@ -95,6 +99,10 @@ class McpCatalog:
     verbs: dict[str, frozenset[str]]
     wide_scopes: frozenset[str]
     arguments: dict[str, tuple[str, ...]]
+    # argument -> values that publish (private: false) / grant control (permission: admin); tool-name words of grants
+    publish: dict[str, frozenset[str]] = field(default_factory=dict)
+    grants: dict[str, frozenset[str]] = field(default_factory=dict)
+    grant_tools: frozenset[str] = frozenset()
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -246,8 +254,20 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
     if not verbs["weak"] <= verbs["read"] | verbs["change"] | verbs["delete"]:
         raise DataError(file, doc.line(("verbs", "weak")), "verbs.weak", "weak verbs must also be read, change or "
                                                                          "delete verbs")
+    exposure = data.get("exposure") or {}
+
+    def values(raw: dict, where: str) -> dict[str, frozenset[str]]:
+        out = {}
+        for key, listed in (raw or {}).items():
+            if not isinstance(listed, list):
+                raise doc.error(("exposure", where, key), "must be a list of values")
+            out[str(key)] = frozenset(str(v).lower() for v in listed)
+        return out
+
     return McpCatalog(servers, verbs, frozenset(data["wide_scopes"]),
-                      {k: tuple(v) for k, v in data["arguments"].items()})
+                      {k: tuple(v) for k, v in data["arguments"].items()},
+                      values(exposure.get("publish"), "publish"), values(exposure.get("grants"), "grants"),
+                      frozenset(w.lower() for w in exposure.get("grant_tools") or ()))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

@@ -19,7 +19,7 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, more_restrictive
 from ..rules.base import EvalContext, is_within, resolve_path
 from ..secrets import secret_catalog
 from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
-from ..web import judge_url, metadata_in_text
+from ..web import acting_get, judge_url, metadata_header, metadata_in_text
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
 
 _BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
@@ -46,6 +46,8 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
         if not parts:
             parts += _judge_inferred(call, ctx, catalog, found, args)
     parts += _pipeline_writes(found, args)
+    parts += _metadata_headers(catalog, found, args)
+    parts += _exposure(catalog, found, args)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -269,15 +271,58 @@ def _sql_files(call: ToolCall, ctx: EvalContext, label: str, sql: str) -> list[D
 def _urls(call: ToolCall, ctx: EvalContext, label: str, value: Any) -> list[Decision]:
     out = []
     for url in _strings(value):
-        judged = judge_url(url)
+        judged = judge_url(url) or acting_get(url)
         if judged is None:
             continue
-        if judged.kind == "file":
+        if judged.kind == "acts":
+            out.append(Decision(Verdict.ASK, f"{label}: {judged.reason}", "mcp/url-acting-get", BlastRadius.HIGH,
+                                "remote-action"))
+        elif judged.kind == "destroys":
+            out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", "mcp/url-acting-get", BlastRadius.CRITICAL,
+                                "remote-action"))
+        elif judged.kind == "file":
             out.append(_equivalent(call, ctx, label, "Read", {"file_path": judged.path}))
         else:
             out.append(Decision(Verdict.DENY, f"{label}: {judged.reason}", f"mcp/url-{judged.kind}",
                                 BlastRadius.CRITICAL, "secrets"))
     return out
+
+
+def _exposure(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """A private thing published (update_repository {private: false}) or control handed out
+    (add_collaborator {permission: admin}): data exposure.publish / grants."""
+    words = {w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", found.tool) if w}
+    verb = catalog.verb_class(found.tool)
+    if verb is not None and verb[0] == "change" and not words & {"create", "new", "fork"}:
+        for key, values in catalog.publish.items():
+            value = args.get(key)
+            if value is not None and str(value).lower() in values:
+                return [Decision(Verdict.DENY, f"{_label(found)} makes it public ({key}: {value}): every file and its "
+                                               f"whole history, committed secrets included", "mcp/publish",
+                                 BlastRadius.CRITICAL, "mcp-change")]
+    if words & catalog.grant_tools:
+        for key, values in catalog.grants.items():
+            value = args.get(key)
+            if value is not None and str(value).lower() in values:
+                return [Decision(Verdict.DENY, f"{_label(found)} gives an account {key} {value}: control of it, its "
+                                               f"secrets and its settings", "mcp/grant", BlastRadius.CRITICAL,
+                                 "mcp-change")]
+    return []
+
+
+def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """A request header only a cloud metadata service asks for (Metadata-Flavor: Google), whatever the URL."""
+    for key in catalog.arguments.get("headers", ()):
+        value = args.get(key)
+        lines = [f"{k}: {v}" for k, v in value.items() if isinstance(v, (str, int, bool))] if isinstance(value, dict) \
+            else list(_strings(value))
+        for line in lines:
+            service = metadata_header(line)
+            if service:
+                return [Decision(Verdict.DENY, f"{_label(found)} sends `{line[:60]}`, a header only {service} asks for: "
+                                               f"the request fetches this machine's cloud credentials", "mcp/url-metadata",
+                                 BlastRadius.CRITICAL, "secrets")]
+    return []
 
 
 def _page_code(label: str, value: Any) -> list[Decision]:

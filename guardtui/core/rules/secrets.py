@@ -57,7 +57,9 @@ class SecretReadRule:
             if reason is None and call.tool == "Grep":
                 reason = _searched_area(path, ctx)
             if reason:
-                return Decision(Verdict.ASK, f"{call.tool} of {path}: {reason} (a secret outside the project)",
+                where = "a live credential in a project file: reading it puts it in the agent's context" \
+                    if call.cwd and is_within(path, call.cwd) else "a secret outside the project"
+                return Decision(Verdict.ASK, f"{call.tool} of {path}: {reason} ({where})",
                                 f"{self.id}/read", BlastRadius.MEDIUM, "sensitive-read", {"path": path})
         return None
 

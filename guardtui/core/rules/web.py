@@ -6,7 +6,7 @@ import re
 
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..secrets import secret_catalog
-from ..web import broker_port_of, judge_url
+from ..web import acting_get, broker_port_of, judge_url
 from .base import EvalContext
 
 URL_TOOLS = frozenset({"WebFetch"})
@@ -40,9 +40,15 @@ class WebRule:
             return Decision(Verdict.DENY, f"{call.tool} of {url[:80]} reaches guardtui's broker (port {port}): a request "
                             f"there could answer the agent's own waiting calls", f"{self.id}/broker", BlastRadius.CRITICAL,
                             "guard-self")
-        judged = judge_url(url)
+        judged = judge_url(url) or acting_get(url)
         if judged is None:
             return None
+        if judged.kind == "acts":  # Jenkins' /job/x/build, ?action=restart: the fetch does something
+            return Decision(Verdict.ASK, f"{call.tool}: {judged.reason}", f"{self.id}/acting-get", BlastRadius.HIGH,
+                            "remote-action", {"url": url})
+        if judged.kind == "destroys":
+            return Decision(Verdict.DENY, f"{call.tool}: {judged.reason}", f"{self.id}/acting-get",
+                            BlastRadius.CRITICAL, "remote-action", {"url": url})
         if judged.kind == "file":
             read = ctx.judge(ToolCall("Read", {"file_path": judged.path}, call.cwd, agent=call.agent,
                                       session=call.session, event=call.event, mode=call.mode))

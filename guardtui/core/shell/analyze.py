@@ -22,8 +22,8 @@ from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_net,
-               cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
+from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_migrate,
+               cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -955,7 +955,9 @@ class _Run:
             if listing:  # helm list -q | xargs helm uninstall
                 return [deny(f"{reason}: everything `{listing}` lists", best.shape.category,
                              f"taxonomy:{best.shape.id}")]
-            target = _production_target(args) or _production_environment(inv) \
+            # a variable's name says where it points when its value is known only at run time ("$LEDGER_PROD_URL")
+            target = _production_target(args + [w.raw for w in inv.words if w.dynamic]) or \
+                _production_environment(inv) \
                 if best.shape.category in ("database", "infra-as-code") and \
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
@@ -1497,6 +1499,11 @@ _HANDLERS = {
     "bun": lambda run, inv: cmd_exec.npm_exec(run, inv) or cmd_tasks.package_manager(run, inv) or
     cmd_code.judge(run, inv),
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
+    **{n: lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv)
+       for n in ("flyway", "liquibase", "dbmate")},
+    # goose is also an AI agent's name (block/goose): a migration to a local database, else as an agent
+    "goose": lambda run, inv: cmd_migrate.migrations(run, inv) or cmd_agents.judge(run, inv),
+    "pg_restore": lambda run, inv: cmd_migrate.restore(run, inv) or run.taxonomy(inv),
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},

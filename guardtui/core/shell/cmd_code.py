@@ -550,7 +550,7 @@ def _against_the_guard(run: "Run", inv: "Invocation", code: str, language: str, 
     """What code does to the guard itself, read from its whole text (a one-liner or a program file alike):
     keystrokes pushed into a terminal, guardtui's own code driven, a fake broker on its port, and
     protected paths the code names (recorded as effects for the protection rule)."""
-    findings = _terminal_input(inv, code, language) + _guardtui_code(inv, code)
+    findings = _terminal_input(inv, code, language, run.tax.typing_code) + _guardtui_code(inv, code)
     port = code_listens_on_broker_port(code)
     if port is not None:
         findings.append(deny(f"{inv.name} code listens on {port}, guardtui's broker port: {LISTEN_WHY}", "guard-self",
@@ -865,7 +865,12 @@ _TIOCSTI = re.compile(r"\bTIOCSTI\b|\b0x5412\b|\b21522\b")
 _KEYSTROKES = re.compile(r"\bkeystroke\b|\bkey code\b", re.I)  # AppleScript's System Events typing
 
 
-def _terminal_input(inv: "Invocation", code: str, language: str) -> list[Finding]:
+def _terminal_input(inv: "Invocation", code: str, language: str, typing: tuple = ()) -> list[Finding]:
+    typed = next((m for rx in typing if (m := rx.search(code))), None)
+    if typed is not None:  # taxonomy typing_code: AT-SPI, pynput, pyautogui, XTest, uinput…
+        return [deny(f"{inv.name} code synthesises keystrokes ({typed.group(0)[:40].strip()}) into the focused window: "
+                     "typed into guardtui's console, they would answer a waiting call as if you had", "terminal-input",
+                     "code.keystroke")]
     if _TIOCSTI.search(code) and re.search(r"ioctl", code):
         return [deny(f"{inv.name} pushes keystrokes into a terminal (TIOCSTI): typed into guardtui's console, they "
                      "would answer a waiting call as if you had", "terminal-input", "code.tiocsti")]
@@ -930,6 +935,11 @@ _WRITING_API = re.compile(
 _DB_OPEN = re.compile(r"\b(?:sqlite3\.connect|dbm\.open|shelve\.open|SQLite3::Database\.new|"
                       r"new\s+(?:sqlite3\.)?Database)\s*\(")
 _MAX_LITERALS = 200
+# holding a lock on a file blocks its owner as surely as changing it (the guard's audit database, stalled)
+_DB_LOCK = re.compile(r"(?i)^\s*(begin\s+(exclusive|immediate)|pragma\s+(\w+\.)?(locking_mode|journal_mode|"
+                      r"writable_schema|user_version)\s*=|vacuum\b|reindex\b)")
+_LOCKING_API = re.compile(r"\b(?:fcntl\s*\.\s*(?:flock|lockf|fcntl)|flock|lockf|portalocker|FileLock|"
+                          r"lockfile)\s*\(|\.lock\s*\(\s*\)|\bF_SETLKW?\b")
 
 
 def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: int) -> None:
@@ -954,8 +964,8 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
         return
     removing = bool(_REMOVING_API.search(code))
     # a database opened from code and a statement that changes it: the file it opens is written
-    database_write = bool(_DB_OPEN.search(code)) and any(classify_sql(lit) for lit in literals)
-    writing = removing or database_write or bool(_WRITING_API.search(code))
+    database_write = bool(_DB_OPEN.search(code)) and any(classify_sql(lit) or _DB_LOCK.match(lit) for lit in literals)
+    writing = removing or database_write or bool(_WRITING_API.search(code)) or bool(_LOCKING_API.search(code))
     bases = [inv.scope.cwd] if inv.scope.cwd else []
     if _HOME_IN_CODE.search(code):
         bases.append(inv.scope.home)

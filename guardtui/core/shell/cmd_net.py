@@ -17,10 +17,12 @@ from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 from ..secrets import secret_catalog
-from ..web import host_of, metadata_service, serves_its_own_tokens
+from ..web import acting_get, host_of, metadata_header, metadata_service, metadata_variable, serves_its_own_tokens
+from .invocation import Invocation
+from .netconfig import config_words, host_aliases, option_value
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .invocation import Invocation, Run
+    from .invocation import Run
 
 _SECRET_TEXT = re.compile(r"(\.aws/credentials|\.ssh/|/etc/shadow|\.netrc|\.kube/config|\.docker/config|"
                           r"\.git-credentials|\.npmrc|\.pypirc|gcloud|id_rsa|id_ed25519|\.gnupg|credentials|"
@@ -40,9 +42,81 @@ _OUTPUT_OPTIONS = {
 _FILE_UPLOADS = {"-T", "--upload-file", "--post-file", "--body-file"}
 
 
+def _environment(inv: "Invocation") -> dict[str, str]:
+    """The variables the command runs with that are known: its own prefix assignments over the script's."""
+    env = {k: v for k, v in inv.scope.variables.items() if DYN not in v}
+    env.update({name: w.value for name, w in inv.cmd.assignments if w.static})
+    return env
+
+
+def with_config(inv: "Invocation") -> "Invocation":
+    """The command with what its configuration files add (curl -K, ~/.curlrc, wget -e/--config, aria2c
+    --conf-path, httpie sessions, URL lists): judged as if written on the command line."""
+    if inv.scope.remote:
+        return inv
+    tool = {"wget": "wget", "aria2c": "aria2c", "http": "http", "https": "http", "httpie": "http",
+            "xh": "http"}.get(inv.name, "curl" if inv.name in ("curl", "curlie") else "")
+    if not tool:
+        return inv
+    extra = config_words(tool, inv.args, inv.scope.cwd, inv.scope.home, _environment(inv))
+    if not extra:
+        return inv
+    return Invocation(inv.name, inv.words + extra, inv.cmd, inv.scope, inv.privileged, inv.written_name)
+
+
+def _sent_headers(inv: "Invocation") -> list[str]:
+    """The request headers a client sends: -H/--header values (curl's -H @FILE read), httpie's Name:value."""
+    out: list[str] = []
+    args = inv.args
+    for i, w in enumerate(inv.words):
+        value, _ = option_value(args, i, ("--header",), "H" if inv.name in ("curl", "curlie") else "")
+        if value is None and inv.name in ("http", "https", "httpie", "xh", "curlie") and re.match(r"^[A-Za-z][\w-]*:(?!=|//)", w.value):
+            value = w.value
+        if value is None:
+            continue
+        if value.startswith("@") and len(value) > 1 and not inv.scope.remote:  # curl -H @headers.txt
+            path = value[1:] if value[1:].startswith("/") else posixpath.join(inv.scope.cwd or "/", value[1:])
+            out += (read_text(posixpath.normpath(path), 64 * 1024) or "").splitlines()[:256]
+        else:
+            out.append(value)
+    return out
+
+
+def _metadata_request(inv: "Invocation") -> Finding | None:
+    """What a request sends or where its host leads that only a metadata service is: a header only such a
+    service asks for (Metadata-Flavor: Google, X-aws-ec2-metadata-token, Metadata: true), a URL built on
+    the variable a platform sets to its identity endpoint ($IDENTITY_ENDPOINT), a host HOSTALIASES maps to one."""
+    for header in _sent_headers(inv):
+        service = metadata_header(header)
+        if service:
+            return deny(f"{inv.name} sends `{header.strip()[:60]}`, a header only {service} asks for: the request "
+                        f"fetches this machine's cloud credentials, whatever the host is called", "secrets",
+                        "net.metadata")
+    for w in inv.words:
+        named = metadata_variable(w.raw)
+        if named is not None and not w.value.startswith("-"):
+            return deny(f"{inv.name} reaches ${named[0]}, {named[1]}, which hands out this machine's cloud "
+                        f"credentials", "secrets", "net.metadata")
+    env = _environment(inv)
+    if env.get("HOSTALIASES") and not inv.scope.remote:
+        aliases = host_aliases(env["HOSTALIASES"], inv.scope.cwd, inv.scope.home)
+        for w in inv.words:
+            host = host_of(w.value) if w.static and not w.value.startswith("-") else None
+            target = aliases.get((host or "").lower())
+            service = metadata_service(target) if target else None
+            if service:
+                return deny(f"{inv.name} reaches {host}, which HOSTALIASES ({env['HOSTALIASES']}) maps to {target}: "
+                            f"{service}, which hands out this machine's cloud credentials", "secrets", "net.metadata")
+    return None
+
+
 def metadata_reached(inv: "Invocation") -> Finding | None:
     """A URL or host among the arguments that reaches a cloud metadata service (any spelling:
-    2852039166, [::ffff:a9fe:a9fe], metadata.google.internal, TCP:169.254.169.254:80)."""
+    2852039166, [::ffff:a9fe:a9fe], metadata.google.internal, TCP:169.254.169.254:80), or a request
+    only such a service takes (its headers, its platform variable, a host alias leading there)."""
+    by_request = _metadata_request(inv)
+    if by_request is not None:
+        return by_request
     words = [w.value for w in inv.words]
     for i, word in enumerate(words[:-1]):  # curl --resolve name:80:169.254.169.254, --connect-to ::169.254.169.254:80
         if word in ("--resolve", "--connect-to") or word.startswith(("--resolve=", "--connect-to=")):
@@ -68,16 +142,30 @@ def metadata_reached(inv: "Invocation") -> Finding | None:
 
 def fetcher(run: "Run", inv: "Invocation") -> list[Finding]:
     """Browsers and downloaders without an analyzer of their own (aria2c, lynx, w3m, …)."""
+    inv = with_config(inv)
     reached = metadata_reached(inv)
-    return [reached] if reached is not None else run.taxonomy(inv)
+    return [reached] if reached is not None else [*_acting_urls(inv), *run.taxonomy(inv)]
+
+
+def _acting_urls(inv: "Invocation") -> list[Finding]:
+    """URLs whose GET acts (a CI trigger, ?action=UNLOAD&deleteIndex=true): web.acting_get."""
+    out = []
+    for w in inv.words:
+        judged = acting_get(w.value) if w.static and "://" in w.value else None
+        if judged is not None and judged.kind == "destroys":
+            out.append(deny(f"{inv.name}: {judged.reason}", "network", "net.acting-get"))
+        elif judged is not None:
+            out.append(ask(f"{inv.name}: {judged.reason}", "network", BlastRadius.HIGH, "net.acting-get"))
+    return out
 
 
 def curl(run: "Run", inv: "Invocation") -> list[Finding]:
+    inv = with_config(inv)
     reached = metadata_reached(inv)
     if reached is not None:
         return [reached]
     tool = "wget" if inv.name == "wget" else "curl"
-    findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set()))
+    findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set())) + _acting_urls(inv)
     words = inv.words
     outputs = _OUTPUT_OPTIONS.get(tool, {})
     i = 0

@@ -62,6 +62,8 @@ _COMMAND = {
     "verbs": Field(dict, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "flag_verbs": Field(bool), "default": Field(str, choices=("read", "change", "delete")),
     "verb_position": Field(str, choices=("first", "last")),
+    # the verb ends a noun-verb word (IBM Cloud's `is instance-delete`, `cos bucket-create`)
+    "verb_suffix": Field(bool),
 }
 _PATHS = {k: Field(list, required=True, items=str) for k in
           ("critical_files", "core_system_dirs", "system_dirs", "temp_dirs", "disk_devices", "harmless_devices",
@@ -81,6 +83,8 @@ SCHEMA = {
     "terminal_input": Field(dict, required=True, values={"verbs": Field(list, required=True, items=str),
                                                          "value_options": _LIST, "ends": _LIST, "reads": _LIST,
                                                          "remaps": Field(bool)}),
+    # code that synthesises keystrokes into the focused window (regexes on a program's text)
+    "typing_code": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
     # editors that write the files they are given when one of `flags` is there (yq -i): `skip` operands first
@@ -219,6 +223,7 @@ class Taxonomy:
     senders: dict[str, list[str]] = field(default_factory=dict)
     compressors: frozenset[str] = frozenset()
     plugin_hosts: frozenset[str] = frozenset()
+    typing_code: tuple[re.Pattern, ...] = ()
     cleared_dirs: dict[str, dict] = field(default_factory=dict)
     source_deleters: dict[str, dict] = field(default_factory=dict)
     editor_renamers: frozenset[str] = frozenset()
@@ -326,6 +331,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         compressors=frozenset(data.get("compressors") or ()),
         plugin_hosts=frozenset(data.get("plugin_hosts") or ()),
         cleared_dirs=dict(data.get("cleared_dirs") or {}),
+        typing_code=tuple(re.compile(p) for p in data.get("typing_code") or ()),
         source_deleters=dict(data.get("source_deleters") or {}),
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
@@ -501,6 +507,8 @@ def verb_class(name: str, args: list[str], tax: Taxonomy) -> tuple[str, str] | N
     found: list[tuple[str, str]] = []
     for word in candidates:
         cls = _word_class(word, own, tax)
+        if cls is None and spec.get("verb_suffix") and "-" in word:
+            cls = _word_class(word.rsplit("-", 1)[1], own, tax)
         if cls is not None:
             found.append((cls, word))
     if found:

@@ -1,0 +1,176 @@
+"""Database migrations and restores aimed at a database on this machine: routine local work.
+
+`flyway -configFiles=conf/flyway-dev.conf migrate` whose configuration names jdbc:postgresql://localhost/…,
+`dbmate up` with DATABASE_URL on 127.0.0.1, `pg_restore --no-owner -d app_dev dump` (no host: the local
+socket) apply the project's own changes to the developer's own database: allowed. The target is read where
+the tool reads it (its options, its configuration files, the environment, the project's .env), on this
+machine at judging time. A remote, unknown or production target, a verb that is not an apply (clean, undo,
+down), or a restore with --clean: judged as before (the taxonomy).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from .findings import Finding, allow
+from .projectfiles import load_dotenv, read_text
+from .words import DYN
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Invocation, Run
+
+# the verbs that apply pending migrations (or only look): anything else is the taxonomy's
+_APPLY = {
+    "flyway": {"migrate", "info", "validate", "baseline", "repair"},
+    "liquibase": {"update", "update-count", "updateCount", "update-to-tag", "updateToTag", "status", "validate"},
+    "dbmate": {"up", "migrate", "create", "wait", "status"},
+    "goose": {"up", "up-by-one", "up-to", "status", "version"},
+}
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "localhost.localdomain"}
+_CONFIG_BYTES = 64 * 1024
+
+
+def _host(url: str) -> str | None:
+    """The host a database URL or conninfo names ("" for a local socket or file), None when unknown."""
+    if not url or DYN in url:
+        return None
+    url = url.strip().strip("'\"")
+    if re.match(r"(?i)^(jdbc:)?(sqlite3?|h2:mem|h2:file|hsqldb:mem|derby:memory):", url) or url.startswith("file:"):
+        return ""
+    m = re.match(r"(?i)^(?:jdbc:)?[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]*\]|[^/:?;,]*)", url)
+    if m:
+        host = m.group(1).lower()
+        query = re.search(r"(?i)[?&]host=([^&]+)", url)
+        return query.group(1).lower() if query else host
+    if "=" in url:  # conninfo: host=… dbname=…
+        m = re.search(r"(?:^|\s)host\s*=\s*'?([^'\s]+)", url)
+        return m.group(1).lower() if m else ""
+    return None
+
+
+def _is_local(host: str | None) -> bool:
+    return host is not None and (host == "" or host in _LOCAL_HOSTS or host.startswith("127.") or host.startswith("/"))
+
+
+def _option(args: list[str], *names: str) -> str | None:
+    for i, a in enumerate(args):
+        for name in names:
+            if a.startswith(name + "="):
+                return a[len(name) + 1:]
+            if a == name and i + 1 < len(args):
+                return args[i + 1]
+    return None
+
+
+def _setting(text: str | None, *keys: str) -> str | None:
+    for line in (text or "").splitlines():
+        m = re.match(r"^\s*([\w.-]+)\s*[=:]\s*['\"]?(.*?)['\"]?\s*$", line)
+        if m and m.group(1) in keys:
+            return m.group(2)
+    return None
+
+
+def _read(path: str, cwd: str) -> str | None:
+    return read_text(posixpath.normpath(posixpath.join(cwd, path)), _CONFIG_BYTES)
+
+
+def _environment(inv: "Invocation", cwd: str) -> dict[str, str]:
+    env = load_dotenv(posixpath.join(cwd, ".env"))
+    env.update({k: v for k, v in inv.scope.variables.items() if DYN not in v})
+    env.update({name: w.value for name, w in inv.cmd.assignments if w.static})
+    return env
+
+
+def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | None:
+    """The database URL the tool works on, as it finds it."""
+    env = _environment(inv, cwd)
+    if tool == "flyway":
+        url = _option(args, "-url")
+        if url:
+            return url
+        files = (_option(args, "-configFiles") or "").split(",")
+        for name in [f for f in files if f] or ["flyway.conf", "conf/flyway.conf", "flyway.toml"]:
+            url = _setting(_read(name, cwd), "flyway.url", "url")
+            if url:
+                return url
+        return env.get("FLYWAY_URL")
+    if tool == "liquibase":
+        url = _option(args, "--url")
+        if url:
+            return url
+        return _setting(_read(_option(args, "--defaults-file", "--defaultsFile") or "liquibase.properties", cwd),
+                        "url", "liquibase.command.url") or env.get("LIQUIBASE_COMMAND_URL")
+    if tool == "dbmate":
+        url = _option(args, "--url", "-u")
+        if url:
+            return url
+        return env.get(_option(args, "--env", "-e") or "DATABASE_URL")
+    if tool == "goose":
+        positionals = [a for a in args if not a.startswith("-")]
+        if len(positionals) >= 3:  # goose DRIVER DBSTRING COMMAND
+            return positionals[1]
+        return env.get("GOOSE_DBSTRING")
+    return None
+
+
+def migrations(run: "Run", inv: "Invocation") -> list[Finding] | None:
+    """A migration tool applying the project's migrations to a database on this machine: allowed. None: judge
+    it as before."""
+    tool = inv.name
+    args = inv.args
+    cwd = inv.scope.cwd
+    if cwd is None or inv.scope.remote or any(DYN in a for a in args):
+        return None
+    positionals = [a for a in args if not a.startswith("-")]
+    verb = positionals[-1] if positionals else ""
+    if verb not in _APPLY.get(tool, ()):
+        return None
+    url = _target(tool, args, inv, cwd)
+    if url is None or not _is_local(_host(url)):
+        return None
+    return [allow(f"{tool} {verb} applies the project's migrations to the database on this machine ({url[:60]})",
+                  "database", rule="db.local-migrate")]
+
+
+_VALUE_LETTERS = set("dfFhpUjnNtTILPSeE")  # pg_restore's short options that take a value
+
+
+def _cleans(arg: str) -> bool:
+    """--clean, -c, or -c in a cluster of flags (-Oc; not -Fc, whose c is the format)."""
+    if arg in ("--clean", "-c"):
+        return True
+    if not arg.startswith("-") or arg.startswith("--"):
+        return False
+    for letter in arg[1:]:
+        if letter in _VALUE_LETTERS:
+            return False
+        if letter == "c":
+            return True
+    return False
+
+
+def restore(run: "Run", inv: "Invocation") -> list[Finding] | None:
+    """pg_restore into a database on this machine without --clean (it adds, drops nothing), or with no
+    database at all (it prints the SQL): allowed. None: judge it as before."""
+    args = inv.args
+    if inv.scope.remote or any(_cleans(a) for a in args):
+        return None
+    database = _option(args, "-d", "--dbname")
+    if database is None and not any(a.startswith(("-d", "--dbname=")) for a in args):
+        if _option(args, "-f", "--file") is None:
+            return [allow("pg_restore without a database only prints the dump's SQL", "database",
+                          rule="db.restore-print")]
+        return None
+    if database is None or DYN in database:
+        return None
+    env = {k: v for k, v in inv.scope.variables.items() if DYN not in v}
+    env.update({name: w.value for name, w in inv.cmd.assignments if w.static})
+    host = _option(args, "-h", "--host")
+    if host is None:
+        named = _host(database)  # a URL or conninfo names its own host
+        host = named if named is not None else env.get("PGHOST", "")
+    if DYN in host or not _is_local(host.lower()):
+        return None
+    return [allow(f"pg_restore adds the dump to {database} on this machine (no --clean: nothing is dropped)",
+                  "database", rule="db.local-restore")]
