@@ -8,6 +8,8 @@ own verdict (ask), and project files are judged when they run, not here.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
@@ -29,8 +31,10 @@ def real_temp_dirs(world):  # noqa: F811
 
 
 @pytest.mark.parametrize("path, text", [
-    ("~/.gdbinit", f"set pagination off\nshell {WIPE}\n"),
+    ("~/.gdbinit", f"set pagination off\nshell {WIPE}\n"),  # a known kind now (debugger-rc): denies either way
     ("~/.mailcap", f'image/x-cat; sh -c "{WIPE}"; lantern-open %s\n'),
+    ("~/.config/dbgtool/init", f"set pagination off\nshell {WIPE}\n"),  # kinds not known: the fallback
+    ("~/.local/share/acme/typemap", f'image/x-cat; sh -c "{WIPE}"; lantern-open %s\n'),
     ("~/.config/acme-cli/config.toml", f'[hooks]\non_start = "{WIPE}"\n'),
     ("~/.config/acme/aliases", f"deploy = !{WIPE}\n"),
     ("~/.inputrc", f'"\\C-xg": "{WIPE}\\n"\n'),
@@ -40,7 +44,7 @@ def real_temp_dirs(world):  # noqa: F811
 def test_a_denied_command_planted_outside_the_project_denies_the_write(world, path, text):
     d = world.tool("Write", file_path=path.replace("~", str(world.home)), content=text)
     assert verdict(d) == "deny", (path, d.reason)
-    assert "may run later" in d.reason, d.reason
+    assert re.search(r"runs? later", d.reason), d.reason
 
 
 def test_the_shell_route_to_the_same_file_denies_too(world):
