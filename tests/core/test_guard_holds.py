@@ -40,6 +40,10 @@ class World:
         call = ToolCall("Bash", {"command": command}, str(cwd or self.project), agent="claude", session="s")
         return self.engine.evaluate(call, record=False)
 
+    def verdict(self, command: str, cwd: Path | None = None) -> str:
+        d = self.run(command, cwd)
+        return "ask" if d.verdict is Verdict.LLM else d.verdict.value
+
     def tool(self, tool: str, cwd: Path | None = None, **tool_input) -> Decision:
         call = ToolCall(tool, tool_input, str(cwd or self.project), agent="claude", session="s")
         return self.engine.evaluate(call, record=False)

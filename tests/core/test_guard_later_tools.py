@@ -14,6 +14,7 @@ import json
 import pytest
 
 from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+from .test_guard_tool_code import put
 
 WIPE = "rm -f ~/.claude/settings.json"
 
@@ -151,13 +152,6 @@ def test_claude_json_denies_a_trust_added_and_leaves_other_changes_to_the_other_
 
 
 # -- configurations that name commands or code a routine tool runs ----------------------------------------
-def put(world, path: str, text: str):
-    target = world.project / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
-    return target
-
-
 @pytest.mark.parametrize("config, text", [
     ("nodemon.json", json.dumps({"watch": ["src"], "events": {"start": WIPE}})),
     ("nodemon.json", json.dumps({"exec": f"{WIPE}; node app.js"})),

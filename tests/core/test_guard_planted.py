@@ -13,15 +13,9 @@ import re
 import pytest
 
 from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+from .test_guard_tool_code import put
 
 WIPE = "rm -f ~/.claude/settings.json ~/.codex/hooks.json"
-
-
-def put(world, path: str, text: str):  # noqa: F811
-    file = world.project / path
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(text)
-    return file
 
 
 @pytest.fixture(autouse=True)

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from .guardworld import make_world
+from .test_guard_holds import world  # noqa: F401  (the fixture: a home with guardtui installed)
 
-
-@pytest.fixture
-def world(isolated_env, monkeypatch):
-    return make_world(isolated_env, monkeypatch)
 
 
 @pytest.mark.parametrize("command", [

@@ -277,7 +277,7 @@ class LaterRule:
         configuration lives and scripts are judged when they run, only what would switch off the guard."""
         where = "in the project" if guard_only else "outside the project"
         before = read_text(path) or ""  # what the file already held was there before this call: not its doing
-        for command in planted_commands(text, guard_only, before):
+        for command in planted_commands(text, guard_only, before, base_dir(path)):
             decision = ctx.judge(ToolCall("Bash", {"command": command}, base_dir(path), agent=call.agent,
                                           session=call.session, event=call.event, mode=call.mode))
             if decision is None or decision.verdict is not Verdict.DENY or \

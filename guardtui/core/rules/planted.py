@@ -9,6 +9,7 @@ configuration files (package.json, .npmrc, a task runner's file of a kind not kn
 switches off or answers the guard counts: programs there are judged when they run, documents quote."""
 from __future__ import annotations
 
+import os
 import re
 
 MAX_LINES = 400
@@ -27,19 +28,21 @@ _WORTH = re.compile(
     r"curl|wget|nc|ncat|socat|telnet|ssh|scp|python\d*(?:\.\d+)?|perl|ruby|node|php|sh|bash|zsh|dash|fish|eval|exec|"
     r"guardtui|tmux|screen|xdotool|ydotool|systemctl|crontab|git|sqlite3|openssl)\b"
     r"|/dev/tcp/|\.claude|\.codex|\.gemini|\.cursor|cagent|guardtui|hooks\.json|settings\.json")
-# in the project's own files, a line is judged when it names the guard's places or runs a file of the
-# project (`git=./tools/git-wrap`), whose contents the shell analysis then reads
+# in the project's own files, a piece is judged when it names the guard's places, or when it starts with a
+# file of the project that exists (`git=./tools/git-wrap`), whose contents the shell analysis then reads
 _GUARDISH = re.compile(r"\.claude|\.codex|\.gemini|\.cursor|cagent|guardtui|hooks|\.agents/|guards|"
                        r"(?:^|[\s=:\"'])\.{0,2}/?[\w.-]+/[\w./-]*[\w-]")
+_GUARD_WORDS = re.compile(r"\.claude|\.codex|\.gemini|\.cursor|cagent|guardtui|hooks|\.agents/|guards")
 _QUOTED = re.compile(r"'([^'\n]{2,})'|\"((?:[^\"\\\n]|\\.){2,})\"|`([^`\n]{2,})`")
 _PREFIX = re.compile(r"^\s*(?:!|shell\s+|system\s+|run\s+|exec\s+|command\s+|cmd\s+|\.shell\s+|\.system\s+)")
 _VALUE = re.compile(r"^\s*(?:-\s+)?[\w.@/\[\]\"'-]+\s*(?:=|:)\s*(.+)$")
 _COMMENT = re.compile(r"^\s*(?:#|//|--|;|%|\")")
 
 
-def planted_commands(text: str, guard_only: bool = False, before: str = "") -> list[str]:
-    """The pieces of `text` that could be a command some program runs, the most likely first, capped
-    (`guard_only`: the pieces that could reach the guard, fewer), from the lines not already in `before`."""
+def planted_commands(text: str, guard_only: bool = False, before: str = "", directory: str = "") -> list[str]:
+    """The pieces of `text` that could be a command some program runs, the most likely first, capped, from
+    the lines not already in `before`. `guard_only`: the pieces that could reach the guard, fewer (those
+    naming its places, or running a file that exists, relative to `directory`)."""
     old = {line.strip() for line in before.splitlines()} if before else set()
     out: list[str] = []
     seen: set[str] = set()
@@ -47,7 +50,8 @@ def planted_commands(text: str, guard_only: bool = False, before: str = "") -> l
 
     def add(piece: str) -> None:
         piece = piece.strip().rstrip(";").strip()
-        if len(piece) > 1 and piece not in seen and worth.search(piece):
+        if len(piece) > 1 and piece not in seen and worth.search(piece) and \
+                (not guard_only or _GUARD_WORDS.search(piece) or _runs_a_file(piece, directory)):
             seen.add(piece)
             out.append(piece)
 
@@ -69,3 +73,11 @@ def planted_commands(text: str, guard_only: bool = False, before: str = "") -> l
         for m in _QUOTED.finditer(line):
             add((m.group(1) or m.group(2) or m.group(3)).replace('\\"', '"'))
     return out[:MAX_CANDIDATES]
+
+
+def _runs_a_file(piece: str, directory: str) -> bool:
+    """The piece starts with a path to a file that exists (`./tools/git-wrap --x`), relative to `directory`."""
+    first = piece.split(None, 1)[0].strip("'\"") if piece.split() else ""
+    if "/" not in first or not directory:
+        return False
+    return os.path.isfile(first if first.startswith("/") else os.path.join(directory, first))

@@ -87,28 +87,28 @@ def _curl_words(text: str) -> list[str]:
     return out
 
 
-def _wget_words(text: str) -> list[str]:
-    out: list[str] = []
+def _settings(text: str) -> list[tuple[str, str]]:
+    """`name = value` lines (wgetrc, aria2.conf), comments and blank lines left out."""
+    out = []
     for line in text.splitlines()[:2000]:
         line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        name, _, value = line.partition("=")
-        option = _WGET_COMMANDS.get(name.strip().lower().replace("-", "_"))
+        if line and not line.startswith("#") and "=" in line:
+            name, _, value = line.partition("=")
+            out.append((name.strip(), value.strip()))
+    return out
+
+
+def _wget_words(text: str) -> list[str]:
+    out: list[str] = []
+    for name, value in _settings(text):
+        option = _WGET_COMMANDS.get(name.lower().replace("-", "_"))
         if option:
-            out += [option, value.strip()]
+            out += [option, value]
     return out
 
 
 def _aria2_words(text: str) -> list[str]:
-    out: list[str] = []
-    for line in text.splitlines()[:2000]:
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        name, _, value = line.partition("=")
-        out += ["--" + name.strip(), value.strip()]
-    return out
+    return [word for name, value in _settings(text) for word in ("--" + name, value)]
 
 
 def _url_list(text: str) -> list[str]:

@@ -266,10 +266,11 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
         if info.path and _BACKUPS.search(info.path) and kind not in (PathKind.PROJECT_SUB, PathKind.TEMP,
                                                                       PathKind.PROJECT_ROOT):
             return deny(f"{what} {target} deletes backups{suffix}", category)
-        if info.path and kind in (PathKind.SYSTEM, PathKind.SYSTEM_CORE, PathKind.OUTSIDE) and \
-                datastore_dir(info.path):
-            return deny(f"{what} {target} deletes a database server's data ({datastore_dir(info.path)}){suffix}: "
-                        "every table in it, with no way back", category)
+        store = datastore_dir(info.path) if info.path and kind in (PathKind.SYSTEM, PathKind.SYSTEM_CORE,
+                                                                   PathKind.OUTSIDE) else None
+        if store:
+            return deny(f"{what} {target} deletes a database server's data ({store}){suffix}: every table in it, "
+                        "with no way back", category)
         if info.hits_system:
             return deny(f"{what} {target} matches top-level system directories (/etc, /usr, …)", category)
         if kind in _CRITICAL_DELETE and not info.glob:

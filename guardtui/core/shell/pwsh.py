@@ -117,7 +117,7 @@ def _parameters(words: list[str]) -> tuple[dict[str, str], set[str], list[str]]:
             name = name.lower()
             if attached:
                 named[name] = attached
-            elif any(s.startswith(name) for s in _SWITCHES) and len(name) >= 1 and name not in ("path", "p"):
+            elif name not in ("path", "p") and any(s.startswith(name) for s in _SWITCHES):
                 switches.add(next(s for s in _SWITCHES if s.startswith(name)))
             elif i + 1 < len(words):
                 named[name] = words[i + 1]
@@ -221,6 +221,5 @@ def _translate(statement: str) -> list[str]:
         return [f"pkill -x {_q([target])}" if not target.isdigit() else f"kill {target}"]
     if name in _CD:
         return [f"cd {_q([_named(named, 'path', 'literalpath') or (positional[0] if positional else '~')])}"]
-    if _VERB_NOUN.match(head):
-        return [_q([head] + rest)]  # a cmdlet not known here: a command the shell analysis does not know
-    return [_q([head] + rest)]  # an external program, with its arguments
+    # an external program with its arguments, or a cmdlet not known here (powershell_as_shell names it)
+    return [_q([head] + rest)]
