@@ -21,6 +21,7 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
 from .base import EvalContext, is_within, resolve_path
 from .planted import DOCUMENTS, GUARD_CATEGORIES, planted_commands
+from .program_dirs import programs_run
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
 from ..shell.toolcode import MAX_FILES, code_files, config_commands, configs_written, runner_for
@@ -236,7 +237,23 @@ class LaterRule:
                 found = self._judge_text(call, ctx, text, "shell", f"makes git run {directory}/{name}")
                 if found is not None:
                     return found
+        for path, what in programs_run(command, call.cwd, ctx.home):
+            found = self._judge_file_run(call, ctx, path, what)
+            if found is not None:
+                return found
         return None
+
+    def _judge_file_run(self, call: ToolCall, ctx: EvalContext, path: str, what: str) -> Decision | None:
+        """A program file the command runs without naming it (program_dirs.py): judged as the file it is."""
+        text = read_text(path)
+        if text is None:
+            return None
+        language = language_of(path, text)
+        if language in (None, "shell"):
+            return self._judge_text(call, ctx, text, "shell", what)
+        runner = RUNNERS.get(language)
+        return None if runner is None else self._denied_run(call, ctx, f"{runner} {shlex.quote(path)}",
+                                                           base_dir(path), f"{call.tool} {what}")
 
     def _repository_commands(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         """What a git command runs of the repository it works in: the hooks its subcommand fires (.git/hooks
