@@ -570,7 +570,10 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
     if language == "python":
         _data_it_loads(run, inv, text, scope)
         path = scope.variables.get("0", "") if scope is not None else ""
-        actions = python_actions(text, path or origin.file, inv.scope.cwd, inv.scope.home, MKTEMP_PREFIX.rsplit("/", 1)[0])
+        args = scope.elements("@") if scope is not None else None
+        argv = (path or origin.file, *(None if a is None or DYN in a else a for a in args)) if args is not None else None
+        actions = python_actions(text, path or origin.file, inv.scope.cwd, inv.scope.home,
+                                 MKTEMP_PREFIX.rsplit("/", 1)[0], argv)
         if actions is not None:
             recorded_from = len(run.result.effects)
             found = _python_file(run, inv, actions, origin)

@@ -505,13 +505,20 @@ def attributes(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 def patch(run: "Run", inv: "Invocation") -> list[Finding]:
-    """patch [-pN] [-i FILE | < FILE]: the files named in the patch are written (read from its text)."""
-    strip, source, operands = 0, None, []
+    """patch [-pN] [-d DIR] [-i FILE | < FILE] [ORIGINAL [PATCHFILE]]: ORIGINAL when given, else the files
+    named in the patch (read from its text, under DIR), are written."""
+    strip, source, operands, directory = 0, None, [], None
     words = inv.words
     i = 0
     while i < len(words):
         v = words[i].value
-        if v.startswith("-p") and v[2:].isdigit():
+        if v in ("-d", "--directory") and i + 1 < len(words):
+            directory, i = words[i + 1], i + 1
+        elif v.startswith("--directory="):
+            directory = Word.literal(v.partition("=")[2])
+        elif v.startswith("-d") and len(v) > 2:
+            directory = Word.literal(v[2:])
+        elif v.startswith("-p") and v[2:].isdigit():
             strip = int(v[2:])
         elif v in ("-p", "--strip") and i + 1 < len(words) and words[i + 1].value.isdigit():
             strip, i = int(words[i + 1].value), i + 1
@@ -523,12 +530,18 @@ def patch(run: "Run", inv: "Invocation") -> list[Finding]:
             operands.append(words[i])
         i += 1
     source = source or (operands[1] if len(operands) > 1 else None)
-    write_patched(run, inv, source, strip)
+    if operands:  # patch FILE < diff: FILE is what changes, whatever names the diff gives
+        info = run.path(operands[0], inv)
+        run.effect(info.path, operands[0].display(), "write", inv.cmd, info.remote)
+        return []
+    base = run.path(directory, inv).path if directory is not None and not directory.dynamic else None
+    write_patched(run, inv, source, strip, base)
     return []
 
 
-def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int) -> None:
-    """Record a write for each file the patch (a file, or the command's input) changes."""
+def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int, base: str | None = None) -> None:
+    """Record a write for each file the patch (a file, or the command's input) changes (under `base`, the
+    directory patch -d works in, when given)."""
     text = None
     if source is not None and not source.dynamic:
         text = read_patch(run.path(source, inv).path)
@@ -539,8 +552,10 @@ def write_patched(run: "Run", inv: "Invocation", source: Word | None, strip: int
         elif stream.kind == "file":
             target = next((r.target for r in reversed(inv.cmd.redirects) if r.op == "<" and r.target is not None), None)
             text = read_patch(run.path(target, inv).path) if target is not None else None
+    if text is None and base:  # patch -d DIR with a patch not known here: it changes files under DIR
+        run.effect(base, base, "write", inv.cmd, False)
     for name in patch_targets(text or "", strip):
-        info = run.path(Word.literal(name), inv)
+        info = run.path(Word.literal(posixpath.join(base, name) if base else name), inv)
         run.effect(info.path, name, "write", inv.cmd, info.remote)
 
 

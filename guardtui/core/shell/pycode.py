@@ -85,13 +85,16 @@ _PATH_FACTORIES = {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pat
 _SECRET_ENV = re.compile(r"(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL|AUTH)")
 
 
-def python_actions(source: str, path: str, cwd: str | None, home: str, temp: str = "/tmp") -> list[Action] | None:
-    """The actions of a Python program; None when it does not parse (not Python 3)."""
+def python_actions(source: str, path: str, cwd: str | None, home: str, temp: str = "/tmp",
+                   argv: tuple[str | None, ...] | None = None) -> list[Action] | None:
+    """The actions of a Python program; None when it does not parse (not Python 3). `argv`, when the command
+    line that runs it is known, is its sys.argv (None for a word known only at run time)."""
     try:
         tree = ast.parse(source, filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     walker = _Walker(source, path, cwd, home, temp)
+    walker.argv = argv
     try:
         walker.run(tree)
     except (RecursionError, _Budget):
@@ -143,6 +146,7 @@ class _Walker:
         self.walks: set = set()  # (function, arguments) already walked: the same call twice says nothing new
         self.flat = False  # the flat pass: calls judged one by one, local functions not followed
         self.lines: list[str] | None = None
+        self.argv: tuple[str | None, ...] | None = None  # sys.argv, when the command line is known
 
     # -- driving ------------------------------------------------------------------------
     def run(self, tree: ast.Module) -> None:
@@ -419,6 +423,10 @@ class _Walker:
                 if -len(container.items) <= index < len(container.items):
                     return container.items[index]
         if container.kind.endswith("sys.argv"):
+            index = _int_constant(node.slice)
+            if self.argv is not None and index is not None and -len(self.argv) <= index < len(self.argv):
+                word = self.argv[index]
+                return Value(word) if word is not None else UNKNOWN  # merge_settings.py a.json ~/.x/settings.json
             return UNKNOWN
         return UNKNOWN.with_sources(container.sources | key.sources)
 
@@ -969,6 +977,14 @@ def _union(values: Iterable[Value]) -> frozenset[str]:
     for v in values:
         out |= v.sources
     return out
+
+
+def _int_constant(node: ast.expr) -> int | None:
+    """The integer a subscript's index is when written as one (`1`, `-1`)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_constant(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
 
 def sources_of(args: list[Value], kwargs: dict[str, Value]) -> frozenset[str]:
