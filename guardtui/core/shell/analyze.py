@@ -1517,7 +1517,8 @@ _HANDLERS = {
     **{n: cmd_fs.mount for n in ("bindfs", "sshfs", "fuse-overlayfs", "unionfs", "unionfs-fuse", "mergerfs", "encfs",
                                  "gocryptfs", "squashfuse", "fuse-zip", "archivemount", "mount.fuse", "mount.fuse3")},
     **{n: cmd_net.mailer for n in ("mail", "mailx", "sendmail", "mutt", "msmtp", "swaks", "s-nail")},
-    **{n: cmd_net.cloud_copy for n in ("aws", "gsutil")}, "ngrok": cmd_net.ngrok,
+    **{n: cmd_net.cloud_copy for n in ("aws", "gsutil", "rclone", "azcopy", "s3cmd", "mc", "b2", "s5cmd")},
+    "gcloud": lambda run, inv: cmd_exec.gcloud_ssh(run, inv) or cmd_net.cloud_copy(run, inv), "ngrok": cmd_net.ngrok,
     **{n: cmd_proc.process_tool for n in cmd_proc.PROCESS_TOOLS},
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,

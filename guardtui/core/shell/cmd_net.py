@@ -492,18 +492,30 @@ def mailer(run: "Run", inv: "Invocation") -> list[Finding]:
     return [ask(f"{inv.name} sends mail", "network", BlastRadius.MEDIUM, "net.mail")]
 
 
+# object-storage copiers: the subcommands that copy, and how each writes a remote operand
+_STORAGE_COPY = {"aws": ("s3", {"cp", "mv", "sync"}), "gsutil": ("", {"cp", "mv", "rsync"}),
+                 "gcloud": ("storage", {"cp", "mv", "rsync"}), "rclone": ("", {"copy", "copyto", "sync", "move",
+                                                                               "moveto", "copyurl", "bisync"}),
+                 "azcopy": ("", {"copy", "cp", "sync"}), "s3cmd": ("", {"get", "put", "sync", "cp", "mv"}),
+                 "mc": ("", {"cp", "mv", "mirror"}), "b2": ("", {"sync", "download-file-by-name", "download-file"}),
+                 "s5cmd": ("", {"cp", "mv", "sync"})}
+_REMOTE_OPERAND = re.compile(r"^(?:(?:s3|gs|b2|az|https?)://|[A-Za-z][\w.-]*:(?!//)(?![\\/])|:[\w-]+[,:])")
+
+
 def cloud_copy(run: "Run", inv: "Invocation") -> list[Finding]:
-    """aws s3 cp/mv/sync, gsutil cp/mv/rsync: a secrets file (or a directory of them) copied to a bucket leaves
-    the machine; the taxonomy judges the rest."""
+    """aws s3 cp/mv/sync, gsutil, gcloud storage, rclone, azcopy, s3cmd, mc, b2: a secrets file (or a directory of
+    them) copied to a bucket leaves the machine, and a local destination is written like cp's (a bucket's object
+    copied over guardtui's policy is a write there); the taxonomy judges the rest."""
     args = [w for w in inv.words if not w.value.startswith("-")]
     values = [w.value for w in args]
-    if inv.name == "aws" and values[:1] == ["s3"] and values[1:2] and values[1] in ("cp", "mv", "sync"):
-        operands = args[2:]
-    elif inv.name == "gsutil" and values[:1] and values[0] in ("cp", "mv", "rsync"):
-        operands = args[1:]
-    else:
+    group, verbs = _STORAGE_COPY.get(inv.name, ("", set()))
+    skip = 1 if group else 0
+    if not verbs or (group and values[:1] != [group]) or len(values) <= skip or values[skip] not in verbs:
         return []
-    remote = [w for w in operands if re.match(r"^(?:s3|gs)://", w.value)]
+    operands = args[skip + 1:]
+    if inv.name == "b2" and values[skip].startswith("download-file") and len(operands) >= 2:
+        operands = [Word.literal("b2://" + operands[0].value), *operands[1:]]  # bucket file LOCAL
+    remote = [w for w in operands if _is_remote(inv.name, w.value)]
     if not remote:
         return []
     for w in operands:
@@ -514,7 +526,21 @@ def cloud_copy(run: "Run", inv: "Invocation") -> list[Finding]:
                           is_secret_area(info.path, inv.scope.home)):
             return [deny(f"{inv.name} copies {w.display()}, a secrets file, to {remote[0].display()}: it leaves the "
                          f"machine", "secrets", "net.exfiltration")]
+    destination = operands[-1] if len(operands) >= 2 else None
+    if destination is not None and destination not in remote and not destination.dynamic:
+        info = run.path(destination, inv)
+        if info.path and not info.remote:
+            run.effect(info.path, destination.display(), "write", inv.cmd, False,
+                       recursive=values[skip] in ("sync", "rsync", "mirror", "copy", "bisync"))
     return []
+
+
+def _is_remote(tool: str, value: str) -> bool:
+    if value.startswith(("/", "./", "../", "~")):
+        return False
+    if tool == "mc":  # mc names remotes ALIAS/BUCKET/…: a local path is given with ./ or /
+        return "/" in value and not value.startswith(".")
+    return bool(_REMOTE_OPERAND.match(value))
 
 
 def ngrok(run: "Run", inv: "Invocation") -> list[Finding]:
