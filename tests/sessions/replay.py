@@ -181,7 +181,9 @@ class World:
         for path, content in (session.get("files") or {}).items():
             target = Path(self.map(path))
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+            # the text as it is on that machine: its own paths name the world's home, as the calls' paths do
+            text = content if isinstance(content, str) else json.dumps(content)
+            target.write_text(self.map(text), encoding="utf-8")
             self._check_guard_config(target, session)
         for link, points_to in (session.get("links") or {}).items():
             target = Path(self.map(link))

@@ -20,6 +20,7 @@ from ..rules.base import EvalContext, is_within, resolve_path
 from ..secrets import secret_catalog
 from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
 from ..web import acting_get, judge_url, metadata_header, metadata_in_text
+from .bound import bound_paths
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
 
 _BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
@@ -52,6 +53,11 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     if remote:
         parts += _credentials(found, args)
     decision = _worst(parts)
+    if decision is None or decision.verdict is not Verdict.ALLOW:
+        bound = _bound_to_guard(call, ctx, found)
+        if bound is not None:
+            parts.append(bound)
+            decision = bound
     if decision is None:
         label = _label(found)
         decision = Decision(Verdict.LLM, f"{label} is an MCP tool guardtui does not know, and its name does not say "
@@ -71,6 +77,21 @@ class McpJudgement:
 
     decision: Decision
     firm: Decision | None
+
+
+def _bound_to_guard(call: ToolCall, ctx: EvalContext, found: Identified) -> Decision | None:
+    """A tool that changes something, of a server configured onto the guard's own files (bound.py)."""
+    protected = ctx.protected
+    if protected is None or not found.server_name:
+        return None
+    root = ctx.session.root or call.cwd
+    for path in bound_paths(found.server_name, root, ctx.home):
+        match = protected.match(path, call.cwd)
+        if match is not None:
+            return Decision(Verdict.DENY, f"{_label(found)} changes something through a server configured onto "
+                            f"{match.describe()}: an agent may not change the guard that watches it",
+                            "mcp/bound-to-guard", BlastRadius.CRITICAL, "guard-self")
+    return None
 
 
 # -- a described tool -----------------------------------------------------------------------
