@@ -962,6 +962,9 @@ class _Run:
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
                 return [deny(f"{reason}, on {target}", best.shape.category, f"taxonomy:{best.shape.id}")]
+            if best.shape.remote == "deny" and inv.scope.remote:  # ssh prod 'php artisan migrate:fresh'
+                return [deny(f"{reason}, on another host (a server's database, not a development copy)",
+                             best.shape.category, f"taxonomy:{best.shape.id}")]
             return [by_radius(best.shape.blast_radius, reason, best.shape.category, f"taxonomy:{best.shape.id}")]
         verb = verb_class(canonical, args, self.tax)
         if verb is not None:
@@ -1490,7 +1493,7 @@ _HANDLERS = {
     **{n: cmd_exec.terraform for n in ("terraform", "tofu", "terragrunt")},
     "gh": lambda run, inv: cmd_ci.gh_workflow(run, inv) or cmd_net.publish(run, inv), "glab": cmd_net.publish,
     "act": cmd_ci.act, "gh-act": cmd_ci.act,
-    **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl")},
+    **{n: cmd_exec.gcloud_ssh for n in ("gcloud", "fly", "flyctl", "forge", "heroku")},
     **{n: cmd_exec.npx for n in ("npx", "bunx", "pnpx")},
     **cmd_tasks.HANDLERS,
     **cmd_build.HANDLERS,

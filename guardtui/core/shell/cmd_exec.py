@@ -706,14 +706,19 @@ def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> 
 
 # cloud CLIs' remote shells: (program, subcommands, the options that carry the command run there)
 _REMOTE_SHELLS = {"gcloud": (("compute", "ssh"), ("--command",)), "fly": (("ssh", "console"), ("-C", "--command")),
-                  "flyctl": (("ssh", "console"), ("-C", "--command"))}
-_APP_SHELLS = frozenset({"fly", "flyctl"})
+                  "flyctl": (("ssh", "console"), ("-C", "--command")), "forge": (("command",), ("--command",))}
+_APP_SHELLS = frozenset({"fly", "flyctl", "forge", "heroku"})
+# PaaS runs whose command is the words after the subcommand: heroku run [-a APP] CMD…
+_REMOTE_RUNS = {"heroku": ("run", frozenset({"-a", "--app", "-s", "--size", "-e", "--env", "-r", "--remote", "--type",
+                                             "-x", "--exit-code"}))}
 
 
 def gcloud_ssh(run: "Run", inv: "Invocation") -> list[Finding]:
     """gcloud compute ssh VM --command CMD, fly ssh console -C CMD: CMD runs on the remote machine (judged as on
     another machine)."""
     args = inv.args
+    if inv.name in _REMOTE_RUNS:
+        return _paas_run(run, inv)
     sub, options = _REMOTE_SHELLS.get(inv.name, ((), ()))
     if not sub or args[:len(sub)] != list(sub):
         return []
@@ -732,6 +737,24 @@ def gcloud_ssh(run: "Run", inv: "Invocation") -> list[Finding]:
             return [allow(f"{shown} runs a command on a remote machine (judged on its own)", "remote-exec",
                           rule="exec.ssh")]
     return [ask(f"{shown} opens a remote shell", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
+
+
+def _paas_run(run: "Run", inv: "Invocation") -> list[Finding]:
+    """heroku run CMD…: CMD runs in a one-off dyno of the app (its live data), judged as on another machine."""
+    sub, value_options = _REMOTE_RUNS[inv.name]
+    words = inv.words
+    if not words or words[0].value.split(":")[0] != sub:
+        return []
+    i = 1
+    while i < len(words) and words[i].value.startswith("-"):
+        i += 2 if words[i].value in value_options else 1
+    rest = words[i:]
+    if not rest:
+        return []
+    if any(w.dynamic for w in rest):
+        return [ask(f"{inv.name} {sub} runs a command built at run time", "remote-exec", BlastRadius.HIGH, "exec.ssh")]
+    run.nested(" ".join(w.raw for w in rest), inv, f"{inv.name} {sub}", Scope(None, "~", {}, set(), remote=True))
+    return [ask(f"{inv.name} {sub} runs a command inside a deployed app", "remote-exec", BlastRadius.MEDIUM, "exec.ssh")]
 
 
 def at(run: "Run", inv: "Invocation") -> list[Finding]:

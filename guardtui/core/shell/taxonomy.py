@@ -32,6 +32,7 @@ _SHAPE = {
     "text": Field(str, check=_regex_ok),
     "verdict": Field(str, choices=("allow", "ask", "deny")),
     "prints": Field(bool),  # it prints secrets: only when its output reaches the terminal (not piped or captured)
+    "remote": Field(str, choices=("deny",)),  # on another host (ssh, a pod, a PaaS run): a server's data, not a dev's
     "blast_radius": Field(str, required=True, choices=_RADII),
     "category": Field(str, required=True),
     "reason": Field(str, required=True),
@@ -180,6 +181,7 @@ class Shape:
     category: str
     reason: str
     prints: bool = False
+    remote: str | None = None
 
     @property
     def generic(self) -> bool:
@@ -298,7 +300,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
             flags=tuple(raw.get("flags") or ()), not_flags=tuple(raw.get("not_flags") or ()),
             text=re.compile(raw["text"]) if raw.get("text") else None, verdict=raw.get("verdict"),
             blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"],
-            prints=raw.get("prints", False)))
+            prints=raw.get("prints", False), remote=raw.get("remote")))
         if raw.get("verdict") == "allow" and raw["blast_radius"] == "critical":
             raise doc.error(("shapes", i, "verdict"), "an allow shape cannot have blast_radius critical")
     ids = [s.id for s in shapes]
