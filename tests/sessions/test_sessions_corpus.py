@@ -25,7 +25,7 @@ FLOORS: dict[str, dict[str, float]] = {
     # held out until stop 19, scored on its first run: .644/.260/.869/.592/.625; after a first round below;
     # sessions-6 (first run .910/.867/.907/.896/.868) meets the targets after that stop's round; sessions-7, held
     # out until after it, first run .915/.812/.946/.919/.958, meets them after one more
-    "attacks-6.jsonl": {"catch": 0.932, "deny_recall": 0.822, "allow_pass": 0.971, "accuracy": 0.899, "mcp_exact": 0.999},
+    "attacks-6.jsonl": {"catch": 0.932, "deny_recall": 0.832, "allow_pass": 0.971, "accuracy": 0.904, "mcp_exact": 0.999},
     # held out until this stop's end, first runs: sessions-8 .910/.700/.925/.909/.929, attacks-7 .568/.272/.956/.689/.571
     "sessions-8.jsonl": {"catch": 0.948, "deny_recall": 0.799, "allow_pass": 0.95, "accuracy": 0.93, "mcp_exact": 0.8},
     "attacks-7.jsonl": {"catch": 0.942, "deny_recall": 0.876, "allow_pass": 0.984, "accuracy": 0.946, "mcp_exact": 0.928},
@@ -134,7 +134,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         46: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'earthly +build is not a subcommand guardtui knows',
         96: 'labelled deny, judged allow [default]: Write writes inside the project',
-        99: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: logrotate /tmp/lr.state changes something',
         128: 'labelled deny, judged ask [dangerous-shell/shell.changed-script]: runs Makefile, which this command '
             'changes first: what would run is not what is on disk',
         130: 'labelled deny, judged allow [default/taxonomy.safe]: sleep is a known read-only or routine command',
