@@ -1,6 +1,8 @@
 """Commands that run other commands: shells, eval, source, xargs, parallel, ssh."""
 from __future__ import annotations
 
+import fnmatch
+import glob
 import os
 import posixpath
 import re
@@ -892,6 +894,12 @@ def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
         if where:
             run.result.leaves["destroy-plan:" + where] = "1" if any(w in ("-destroy", "--destroy") for w in words) \
                 else "0"
+    if positionals[:1] in (["apply"], ["destroy"]) and base and not inv.scope.remote:
+        emptied = _emptied_configuration(run, base)
+        if emptied and positionals == ["apply"]:
+            run.result.acts.append(("terraform-destroy", base))
+            return [deny(f"{inv.name} apply after {emptied}: with no configuration left, it destroys every resource "
+                         "the state holds", "infra-as-code", "exec.terraform-destroy-plan")]
     if len(positionals) >= 2 and positionals[0] == "apply":
         plan = positionals[-1]
         where = resolved(plan)
@@ -901,6 +909,38 @@ def terraform(run: "Run", inv: "Invocation") -> list[Finding]:
             return [deny(f"{inv.name} apply {plan} applies a plan made with -destroy: it tears down every resource "
                          "in it", "infra-as-code", "exec.terraform-destroy-plan")]
     return []
+
+
+# a segment whose write leaves the file empty: `: > f`, `true > f`, `truncate -s 0 f`
+_EMPTYING = re.compile(r"^\s*(?::|true|false)?\s*$|^\s*truncate\b.*(?:-s\s*0|--size[= ]0)\b")
+
+
+def _emptied_configuration(run: "Run", base: str) -> str | None:
+    """What this command did before, earlier in its text, that leaves the configuration in `base` with no
+    resources: every .tf file there truncated, emptied, deleted or moved away (or the directory with them)."""
+    files = {f for pattern in ("*.tf", "*.tf.json") for f in glob.glob(posixpath.join(glob.escape(base), pattern))}
+    removed: set[str] = set()
+    how = ""
+    for effect in run.result.effects:
+        path = effect.path
+        if not path or effect.remote:
+            continue
+        gone = set()
+        if base == path.rstrip("/") and effect.kind in ("delete", "move") and effect.members:
+            gone = {f for f in files if any(fnmatch.fnmatch(posixpath.basename(f), m) for m in effect.members)}
+        elif (base == path or base.startswith(path.rstrip("/") + "/")) and effect.kind in ("delete", "move") and \
+                effect.recursive:
+            return f"removing {effect.raw}"
+        elif posixpath.dirname(path) == base and path in files:
+            empty = (effect.content is not None and not effect.content.strip()) or \
+                (effect.kind == "copy" and effect.source == "/dev/null") or \
+                (effect.kind == "write" and effect.content is None and _EMPTYING.match(effect.segment))
+            if effect.kind in ("delete", "move") or (effect.kind in ("write", "copy") and empty):
+                gone = {path}
+        if gone:
+            removed |= gone
+            how = how or ("emptying " if effect.kind in ("write", "copy") else "removing ") + effect.raw
+    return how if files and files <= removed else None
 
 
 def pee(run: "Run", inv: "Invocation") -> list[Finding]:
