@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_migrate,
-               cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
+               cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -801,6 +801,7 @@ class _Run:
             findings = handler(self, inv)
         if not findings:
             findings = self.taxonomy(inv)
+        findings = exposure.served(findings, exposure.judge(self, inv))  # jupyter --ip 0.0.0.0, code tunnel, sshd
         findings.extend(self.command_options(inv))
         findings.extend(self.output_options(inv))
         self.cleared_dirs(inv)

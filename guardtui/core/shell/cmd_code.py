@@ -20,6 +20,7 @@ from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, w
 from .datacode import code_in_data, loaders_in
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
+from .exposure import module_program
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file, read_text, shown
@@ -354,6 +355,10 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
     if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx", "build"):  # python -m build: pyproject-build
         name = {"ensurepip": "pip", "build": "pyproject-build"}.get(module, module)
         return run.judge_invocation(Invocation(name, rest, inv.cmd, inv.scope, inv.privileged, module))
+    program = module_program(module)
+    if program:  # python -m jupyterlab --ip 0.0.0.0: the server's own program (data/servers.yaml modules)
+        words = [Word.literal(w) for w in program[1:]] + rest
+        return run.judge_invocation(Invocation(program[0], words, inv.cmd, inv.scope, inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
         port = next((int(w.value) for w in rest if w.value.isdigit()), None)
         if port is not None and port in broker_ports():
