@@ -23,7 +23,8 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_migrate,
-               cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure, remote_access, selfcall, toolcode)
+               channels, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure, remote_access, selfcall,
+               toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -764,7 +765,8 @@ class _Run:
         if replaced:
             return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
-            return cmd_exec.judge(self, inv) + remote_access.judge(self, inv)  # ssh -A, ssh -R of an agent socket
+            # ssh -A, ssh -R of an agent socket; ssh -o SendEnv of the secrets' names
+            return cmd_exec.judge(self, inv) + remote_access.judge(self, inv) + channels.judge(self, inv)
         if _describes(name, inv.args) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         if name == "coreutils" and inv.words and inv.words[0].value.startswith("--coreutils-prog="):
@@ -802,6 +804,7 @@ class _Run:
         if not findings:
             findings = self.taxonomy(inv)
         findings = exposure.served(findings, exposure.judge(self, inv))  # jupyter --ip 0.0.0.0, code tunnel, sshd
+        findings = exposure.served(findings, channels.judge(self, inv))  # mosquitto_pub -f SECRET, logger -n, llm
         findings.extend(self.command_options(inv))
         findings.extend(self.output_options(inv))
         self.cleared_dirs(inv)
