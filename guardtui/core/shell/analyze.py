@@ -778,7 +778,13 @@ class _Run:
             # `docker agent run …`: docker-agent as a Docker CLI plugin, judged as docker-agent
             inv = Invocation("docker-agent", inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
             name = "docker-agent"
+        program = self.tax.subcommand_programs.get(name, {}).get(inv.words[0].value) if inv.words else None
+        if program:  # `clickhouse client -q …` is clickhouse-client
+            inv = Invocation(program, inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
+            name = program
         handler = _HANDLERS.get(name)
+        if handler is None and name in channels.browsers():
+            handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
         typing = self.tax.terminal_input.get(name)

@@ -27,7 +27,8 @@ _CHANNEL = {"commands": Field(list, required=True, items=str), "sends": _LIST, "
             "default": Field(str, required=True, choices=("loopback", "network")), "files": _LIST,
             "operand_files": Field(bool), "stdin": _LIST, "stdin_default": Field(bool), "messages": _LIST,
             "operand_messages": Field(bool), "quiet": Field(bool), "what": Field(str, required=True)}
-SCHEMA = {"version": Field(int, required=True, choices=(1,)), "channels": Field(list, required=True, items=_CHANNEL)}
+SCHEMA = {"version": Field(int, required=True, choices=(1,)), "channels": Field(list, required=True, items=_CHANNEL),
+          "browsers": _LIST}
 _LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d+){0,3}|::1|ip6-localhost|0\.0\.0\.0)$", re.I)
 
 
@@ -37,16 +38,26 @@ class Channel:
     spec: dict
 
 
-@lru_cache(maxsize=1)
 def channels() -> tuple[Channel, ...]:
+    return _data()[0]
+
+
+def browsers() -> frozenset[str]:
+    """Browsers that fetch the URLs they are given (cmd_net.browser judges them as fetchers)."""
+    return _data()[1]
+
+
+@lru_cache(maxsize=1)
+def _data() -> tuple[tuple[Channel, ...], frozenset[str]]:
     text = resources.files("guardtui.core.data").joinpath("channels.yaml").read_text(encoding="utf-8")
     return parse_channels(text, "guardtui/core/data/channels.yaml")
 
 
-def parse_channels(text: str, file: str = "channels.yaml") -> tuple[Channel, ...]:
+def parse_channels(text: str, file: str = "channels.yaml") -> tuple[tuple[Channel, ...], frozenset[str]]:
     doc = load_yaml(text, file, shipped=True)
     check(doc, SCHEMA)
-    return tuple(Channel(tuple(tuple(c.split()) for c in raw["commands"]), raw) for raw in doc.data["channels"])
+    return (tuple(Channel(tuple(tuple(c.split()) for c in raw["commands"]), raw) for raw in doc.data["channels"]),
+            frozenset(doc.data.get("browsers") or ()))
 
 
 def judge(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -197,4 +208,4 @@ def secret_names(patterns: str, variables: dict) -> str | None:
     return None
 
 
-__all__ = ["judge", "channels", "parse_channels", "ssh_environment", "secret_names"]
+__all__ = ["judge", "channels", "browsers", "parse_channels", "ssh_environment", "secret_names"]

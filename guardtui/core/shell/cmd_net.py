@@ -17,7 +17,8 @@ from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 from ..secrets import secret_catalog
-from ..web import acting_get, host_of, metadata_header, metadata_service, metadata_variable, serves_its_own_tokens
+from ..web import (acting_get, host_of, metadata_header, metadata_service, metadata_variable, nested_metadata,
+                   serves_its_own_tokens)
 from .invocation import Invocation
 from .netconfig import config_words, host_aliases, option_value
 
@@ -137,6 +138,10 @@ def metadata_reached(inv: "Invocation") -> Finding | None:
         if service:
             return deny(f"{inv.name} reaches {service} ({w.display()[:60]}), which hands out this machine's cloud "
                         f"credentials", "secrets", "net.metadata")
+        nested = nested_metadata(value) if "://" in value or "%" in value else None
+        if nested:  # /proxy?src=http%3A%2F%2F169.254.42.42%2F: the server behind fetches it for the caller
+            return deny(f"{inv.name} hands {w.display()[:60]} the URL {nested[0][:60]}, which reaches {nested[1]}: "
+                        "what fetches it brings back this machine's cloud credentials", "secrets", "net.metadata")
     return None
 
 
@@ -145,6 +150,41 @@ def fetcher(run: "Run", inv: "Invocation") -> list[Finding]:
     inv = with_config(inv)
     reached = metadata_reached(inv)
     return [reached] if reached is not None else [*_acting_urls(inv), *run.taxonomy(inv)]
+
+
+_HEADLESS = ("--headless", "--dump-dom", "--screenshot", "--print-to-pdf", "-headless", "--disable-gpu")
+_DEVTOOLS_LOCAL = re.compile(r"^(?:localhost|127(?:\.\d+){0,3}|::1|\[::1\])$", re.I)
+
+
+def browser(run: "Run", inv: "Invocation") -> list[Finding]:
+    """chromium --headless --dump-dom URL, wkhtmltopdf URL out.pdf: a fetcher (a metadata URL denies); headless, a
+    page rendered or printed (the files it writes judged); its DevTools port beyond loopback hands the browser,
+    with the person's sessions, to whoever connects."""
+    reached = metadata_reached(inv)
+    if reached is not None:
+        return [reached]
+    values = [w.value for w in inv.words]
+    address = next((v.partition("=")[2] for v in values if v.startswith("--remote-debugging-address=")), None)
+    if address is not None and any(v.startswith("--remote-debugging-port") for v in values) and \
+            not _DEVTOOLS_LOCAL.match(address):
+        return [deny(f"{inv.name} serves its DevTools protocol on {address or 'every interface'}: whoever connects "
+                     "drives the browser with the person's logged-in sessions and reads local files", "network",
+                     "net.exposed-server")]
+    found = _acting_urls(inv)
+    for w in inv.words:
+        option, eq, target = w.value.partition("=")
+        if option in ("--screenshot", "--print-to-pdf") and eq and target:
+            written = run.write(Word(target, target), inv, f"{inv.name} {option} writes")
+            if written is not None:
+                found.append(written)
+    if inv.name in ("wkhtmltopdf", "wkhtmltoimage", "cutycapt") or any(v.startswith(_HEADLESS) for v in values):
+        operands = [w for w in inv.words if not w.value.startswith("-")]
+        if inv.name.startswith("wkhtmlto") and len(operands) > 1:  # wkhtmltopdf URL… OUT
+            written = run.write(operands[-1], inv, f"{inv.name} writes")
+            if written is not None:
+                found.append(written)
+        return found + [allow(f"{inv.name} renders a page headless", "network", rule="net.headless-browser")]
+    return found + run.taxonomy(inv)
 
 
 def _acting_urls(inv: "Invocation") -> list[Finding]:
