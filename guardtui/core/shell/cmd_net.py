@@ -412,6 +412,9 @@ def scp(run: "Run", inv: "Invocation") -> list[Finding]:
             info = run.path(w, inv)
             if w not in remote and info.path and is_secret_area(info.path, inv.scope.home, run.tax):
                 return [deny(f"scp sends {w.display()} (keys or credentials) to another host", "secrets", "net.scp")]
+            held = holds_credentials(info.path) if w not in remote and info.path and not inv.scope.remote else None
+            if held:  # ~/keys/signing.pem holding a private key: wherever it is kept
+                return [deny(f"scp sends {w.display()}, which holds {held}, to another host", "secrets", "net.scp")]
     return [ask("scp copies files to or from another host", "network", BlastRadius.MEDIUM, "net.scp")]
 
 

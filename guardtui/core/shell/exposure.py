@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -91,6 +92,8 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     name = posixpath.basename(inv.name)
     if name == "sshd":
         return sshd(run, inv)
+    if name in ("gh", "glab"):
+        return key_grant(run, inv)
     operands = [w.value for w in inv.words if not w.value.startswith("-")]
     catalog = server_catalog()
     relay = catalog.find(name, operands, relays=True)
@@ -206,6 +209,67 @@ def served(findings: list[Finding], exposed: list[Finding]) -> list[Finding]:
 
 
 _UNKNOWN = ("shell.unknown", "shell.everyday-verb", "shell.script", "shell.not-installed")
+
+
+# -- keys that grant access to the person's account or repositories -------------------------------------
+_KEY_ENDPOINT = re.compile(r"(?:^|/)(?:user/keys|repos/[^/\s]+/[^/\s]+/keys|projects/[^/\s]+/deploy_keys|"
+                           r"user/keys/\d+/?$|api/v\d+/user/keys)/?$")
+
+
+def key_grant(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`gh ssh-key add K.pub`, `gh repo deploy-key add K.pub`, `gh api user/keys -f key=…`, glab's: a key that logs in
+    as the person (or pushes to the repository). The person's own key (its private half beside it in ~/.ssh) asks;
+    a key from anywhere else (a file in the project, a key written out, an outsider's) denies."""
+    name = posixpath.basename(inv.name)
+    if name not in ("gh", "glab"):
+        return []
+    takes_value = set((run.tax.commands.get(name) or {}).get("value_options", ()))
+    operands = [w for i, w in enumerate(inv.words) if not w.value.startswith("-") and
+                not (i and inv.words[i - 1].value in takes_value)]  # gh api -X POST /user/keys
+    values = [w.value for w in operands]
+    source: Word | None = None
+    what = ""
+    if values[:2] in (["ssh-key", "add"], ["deploy-key", "add"]) or values[:3] == ["repo", "deploy-key", "add"]:
+        taken = 3 if values[0] == "repo" else 2
+        source = operands[taken] if len(operands) > taken else None
+        what = f"{name} {' '.join(values[:taken])}"
+    elif values[:1] == ["api"] and len(values) > 1 and _KEY_ENDPOINT.search(values[1].split("?")[0]):
+        what = f"{name} api {values[1]}"
+        for i, w in enumerate(inv.words):
+            field = w.value if "=" in w.value and i and inv.words[i - 1].value in ("-f", "-F", "--field",
+                                                                               "--raw-field") else ""
+            key, _, value = field.partition("=")
+            if key == "key":
+                source = Word(value[1:], value[1:]) if value.startswith("@") else \
+                    Word(value, inv.words[i].raw.partition("=")[2])
+        if source is None:
+            return []  # a GET of the keys: gh api's own shapes judge it
+    else:
+        return []
+    own = _own_key(run, inv, source)
+    if own:
+        return [ask(f"{what} adds {own}, the person's own key: it logs in as them from wherever it is kept", "secrets",
+                    BlastRadius.HIGH, "net.key-grant")]
+    shown = source.display()[:60] if source is not None else "a key on its input"
+    return [deny(f"{what} adds a key the person does not hold ({shown}): whoever holds its private half gets into "
+                 "the account or repository (clone, push, workflows)", "network", "net.key-grant")]
+
+
+def _own_key(run: "Run", inv: "Invocation", source: Word | None) -> str | None:
+    """The person's public key file (in ~/.ssh, its private half beside it) that `source` names or cats, or None."""
+    if source is None:
+        return None
+    text = source.raw if (source.dynamic or "$(" in source.raw) else source.value
+    m = re.search(r"(?:~|\$HOME|\$\{HOME\})?/?[\w.@+/-]*\.pub\b", text)
+    if m is None:
+        return None
+    home = inv.scope.home.rstrip("/")
+    written = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/)", lambda _: home, m.group(0))
+    path = run.path(Word.literal(written), inv).path
+    if not path or not path.startswith(home + "/.ssh/"):
+        return None
+    private = path[:-4]
+    return m.group(0) if os.path.lexists(private) else None
 
 
 # -- sshd -----------------------------------------------------------------------------------------------
