@@ -39,6 +39,8 @@ SCHEMA = {
     # places in a home directory (globs) where tools keep their settings: a file there that no entry names
     # asks to read, outside the project, when it holds credentials (~/.config/restic/b2.env, ~/.bundle/config)
     "config_places": Field(list, items=str),
+    # commands that read a key or certificate file and print only its public part ("PROGRAM SUBCOMMAND")
+    "public_readers": Field(list, items=str),
 }
 MAX_CONTENT_BYTES = 256 * 1024  # what is read of a file to tell whether it holds credentials
 # {"client_secret": "…"}, PHP's and Ruby's 'password' => '…'
@@ -72,6 +74,7 @@ class SecretCatalog:
     synced_folders: tuple[str, ...] = ()  # folders a sync client mirrors off the machine (home-relative globs)
     synced_configs: tuple[str, ...] = ()  # the clients' own lists of them (home-relative)
     config_places: tuple[str, ...] = ()  # tools' settings in a home: reading one holding credentials asks
+    public_readers: tuple[tuple[str, ...], ...] = ()  # `openssl x509`: prints a certificate, never a key
     _compiled: dict = field(default_factory=dict, repr=False)
 
     # -- files ----------------------------------------------------------------------
@@ -191,6 +194,10 @@ class SecretCatalog:
                     out.append((name, value))
         for name, rx in self.tokens:
             out += [(name, m.group(0)) for m in rx.finditer(text[:MAX_CONTENT_BYTES])]
+        stripped = text.strip()
+        if bare is not None and "\n" not in stripped and bare.match(stripped) and re.search(r"\d", stripped) and \
+                re.search(r"[A-Za-z]", stripped):
+            out.append(("a bare key", stripped))  # a file that is one key (butler_creds, a master.key)
         return out[:limit]
 
     def credential_in_message(self, text: str) -> str | None:
@@ -337,7 +344,8 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
                          settings, environment_names=tuple(doc.data.get("environment_names") or ()),
                          synced_folders=tuple(doc.data.get("synced_folders") or ()),
                          synced_configs=tuple(doc.data.get("synced_configs") or ()),
-                         config_places=tuple(doc.data.get("config_places") or ()))
+                         config_places=tuple(doc.data.get("config_places") or ()),
+                         public_readers=tuple(tuple(c.split()) for c in doc.data.get("public_readers") or ()))
 
 
 @lru_cache(maxsize=1)
