@@ -39,6 +39,8 @@ SCHEMA = {
     # places in a home directory (globs) where tools keep their settings: a file there that no entry names
     # asks to read, outside the project, when it holds credentials (~/.config/restic/b2.env, ~/.bundle/config)
     "config_places": Field(list, items=str),
+    # a sync client's local API that shares folders and pairs devices (URL path regexes): a folder sent there
+    "sync_apis": Field(list, items=str),
     # commands that read a key or certificate file and print only its public part ("PROGRAM SUBCOMMAND")
     "public_readers": Field(list, items=str),
 }
@@ -74,6 +76,7 @@ class SecretCatalog:
     synced_folders: tuple[str, ...] = ()  # folders a sync client mirrors off the machine (home-relative globs)
     synced_configs: tuple[str, ...] = ()  # the clients' own lists of them (home-relative)
     config_places: tuple[str, ...] = ()  # tools' settings in a home: reading one holding credentials asks
+    sync_apis: tuple[str, ...] = ()  # /rest/config/folders: a folder shared there leaves for another device
     public_readers: tuple[tuple[str, ...], ...] = ()  # `openssl x509`: prints a certificate, never a key
     _compiled: dict = field(default_factory=dict, repr=False)
 
@@ -345,6 +348,7 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
                          synced_folders=tuple(doc.data.get("synced_folders") or ()),
                          synced_configs=tuple(doc.data.get("synced_configs") or ()),
                          config_places=tuple(doc.data.get("config_places") or ()),
+                         sync_apis=tuple(doc.data.get("sync_apis") or ()),
                          public_readers=tuple(tuple(c.split()) for c in doc.data.get("public_readers") or ()))
 
 

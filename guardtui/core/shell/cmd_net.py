@@ -205,6 +205,9 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     if reached is not None:
         return [reached]
     tool = "wget" if inv.name == "wget" else "curl"
+    shared = sync_share(run, inv)
+    if shared is not None:
+        return [shared]
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set())) + _acting_urls(inv)
     words = inv.words
     outputs = _OUTPUT_OPTIONS.get(tool, {})
@@ -252,6 +255,29 @@ _REQUEST_CATCHER = re.compile(r"(?i)(webhook\.site|requestbin|pipedream\.net|hoo
                               r"mockbin|reqbin|echo\.zuplo|hookdeck)")
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|ACCESS_?KEY)\w*",
                               re.I)
+
+
+_FOLDER_IN_BODY = re.compile(r"""["']?(?:path|folder|localPath)["']?\s*[:=]\s*["']?([~/$][^"',}\s&]*)""")
+
+
+def sync_share(run: "Run", inv: "Invocation") -> Finding | None:
+    """A request to a sync client's local API (Syncthing's /rest/config/folders, Nextcloud's shares) that shares a
+    folder: one that holds keys or the whole home sends them to the paired devices (deny); another asks."""
+    apis = secret_catalog().sync_apis
+    url = next((w.value for w in inv.words if "://" in w.value and any(re.search(p, w.value) for p in apis)), None)
+    if url is None:
+        return None
+    body = " ".join(w.value for w in inv.words)
+    home = inv.scope.home.rstrip("/")
+    for m in _FOLDER_IN_BODY.finditer(body):
+        folder = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)", lambda _: home, m.group(1)).rstrip("/")
+        if folder == home or is_secret_area(folder, home, run.tax) or is_secret(folder, home, run.tax):
+            return deny(f"{inv.name} asks the sync client ({url[:60]}) to share {m.group(1)}, which holds keys or "
+                        "credentials: they sync to the paired devices, off the machine", "secrets", "net.sync-share")
+    if re.search(r"(?i)(?:^| )(?:-X ?|--request[ =])(?:POST|PUT|PATCH)\b| (?:-d|--data\S*|-F|--json)[ =]", " " + body):
+        return ask(f"{inv.name} changes the sync client's configuration ({url[:60]}): folders or devices it shares "
+                   "with", "network", BlastRadius.HIGH, "net.sync-share")
+    return None
 
 
 def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> list[Finding]:
