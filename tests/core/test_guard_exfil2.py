@@ -36,6 +36,7 @@ def test_a_tools_settings_holding_credentials_ask_to_read(world, rel, text):
     (".bundle/config", '---\nBUNDLE_JOBS: "8"\nBUNDLE_PATH: "vendor/bundle"\n'),
     (".config/starship.toml", "add_newline = false\n[character]\nsuccess_symbol = \"[>](bold green)\"\n"),
     (".gitconfig", "[user]\n  name = Dev\n  email = dev@example.com\n"),
+    (".config/othertool/settings.yaml", "llm:\n  api_key_env: OTHERTOOL_LLM_KEY\n"),  # names a variable, holds none
 ])
 def test_settings_without_credentials_stay_quiet(world, rel, text):
     path = _put(world.home / rel, text)
