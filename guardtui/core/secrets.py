@@ -36,6 +36,13 @@ SCHEMA = {
     # environment variables that hold a credential though their names do not say so (IDENTITY_HEADER):
     # a filter on the environment (`env | grep -i identity`) that matches one prints a secret
     "environment_names": Field(list, items=str),
+    # places in a home directory (globs) where tools keep their settings: a file there that no entry names
+    # asks to read, outside the project, when it holds credentials (~/.config/restic/b2.env, ~/.bundle/config)
+    "config_places": Field(list, items=str),
+    # a sync client's local API that shares folders and pairs devices (URL path regexes): a folder sent there
+    "sync_apis": Field(list, items=str),
+    # commands that read a key or certificate file and print only its public part ("PROGRAM SUBCOMMAND")
+    "public_readers": Field(list, items=str),
 }
 MAX_CONTENT_BYTES = 256 * 1024  # what is read of a file to tell whether it holds credentials
 # {"client_secret": "…"}, PHP's and Ruby's 'password' => '…'
@@ -68,6 +75,9 @@ class SecretCatalog:
     environment_names: tuple[str, ...] = ()
     synced_folders: tuple[str, ...] = ()  # folders a sync client mirrors off the machine (home-relative globs)
     synced_configs: tuple[str, ...] = ()  # the clients' own lists of them (home-relative)
+    config_places: tuple[str, ...] = ()  # tools' settings in a home: reading one holding credentials asks
+    sync_apis: tuple[str, ...] = ()  # /rest/config/folders: a folder shared there leaves for another device
+    public_readers: tuple[tuple[str, ...], ...] = ()  # `openssl x509`: prints a certificate, never a key
     _compiled: dict = field(default_factory=dict, repr=False)
 
     # -- files ----------------------------------------------------------------------
@@ -109,12 +119,27 @@ class SecretCatalog:
         None when reading it is routine."""
         entry = self.match(path, home, reading=True)
         if entry is None:
-            return None
+            return self._config_holding_credentials(path, home, project)
         if entry.content or (entry.by_name and project and _within(path, project)):
             # the project's own .env and its test keys are its configuration, unless they hold the real thing
             held = self.credentials_in_file(path)
             return f"{entry.reason.split(' (')[0]} holding {held}" if held else None
         return entry.reason
+
+    def _config_holding_credentials(self, path: str, home: str, project: str | None) -> str | None:
+        """A tool's settings file in a home directory, outside the project, that holds credentials: any tool's
+        (butler_creds, restic's b2.env, rclone's, a CLI not listed by name) is told by what it holds."""
+        if not self.config_places or (project and _within(path, project)) or \
+                self.match(path, home) is not None:  # an entry whose reading does not ask (`reads: false`)
+            return None
+        m = self._compiled_for(home)
+        rel = _in_home(path, m.home_prefix)
+        if rel is None or m.unsecret.match(path) or not m.config_places.match(rel):
+            return None
+        held = self.credentials_in_file(path)
+        if held is None or held.startswith("what cannot be read") or held == "binary key material":
+            return None  # a directory, a socket, a cache, an image: not a settings file
+        return f"a tool's settings outside the project holding {held}"
 
     def credentials_in_file(self, path: str) -> str | None:
         """What credential the file holds ("a Stripe live key", "a value for STRIPE_SECRET_KEY", …), or
@@ -172,6 +197,10 @@ class SecretCatalog:
                     out.append((name, value))
         for name, rx in self.tokens:
             out += [(name, m.group(0)) for m in rx.finditer(text[:MAX_CONTENT_BYTES])]
+        stripped = text.strip()
+        if bare is not None and "\n" not in stripped and bare.match(stripped) and re.search(r"\d", stripped) and \
+                re.search(r"[A-Za-z]", stripped):
+            out.append(("a bare key", stripped))  # a file that is one key (butler_creds, a master.key)
         return out[:limit]
 
     def credential_in_message(self, text: str) -> str | None:
@@ -236,7 +265,8 @@ class SecretCatalog:
             prefix = re.compile("(?:" + "|".join(filter(None, [re.escape(home.rstrip("/")), _HOMES])) + ")/")
             found = self._compiled[home] = _Matchers(
                 prefix, tuple(home_rx), tuple(absolute), tuple(names), union(home_rx), union(absolute), union(names),
-                re.compile("(?:" + "|".join(_glob(p) for p in self.not_secret) + ")$", re.S))
+                re.compile("(?:" + "|".join(_glob(p) for p in self.not_secret) + ")$", re.S),
+                re.compile("(?:" + ("|".join(_glob(p) for p in self.config_places) or "(?!)") + ")$", re.S))
         return found
 
 
@@ -252,6 +282,7 @@ class _Matchers:
     any_absolute: re.Pattern
     any_name: re.Pattern
     unsecret: re.Pattern
+    config_places: re.Pattern
 
 
 def _in_home(path: str, prefix: re.Pattern) -> str | None:
@@ -315,7 +346,10 @@ def parse_secrets(text: str, file: str = "secrets.yaml") -> SecretCatalog:
     return SecretCatalog(tuple(files), tuple(doc.data["not_secret"]), tuple(doc.data["areas"]), tuple(tokens),
                          settings, environment_names=tuple(doc.data.get("environment_names") or ()),
                          synced_folders=tuple(doc.data.get("synced_folders") or ()),
-                         synced_configs=tuple(doc.data.get("synced_configs") or ()))
+                         synced_configs=tuple(doc.data.get("synced_configs") or ()),
+                         config_places=tuple(doc.data.get("config_places") or ()),
+                         sync_apis=tuple(doc.data.get("sync_apis") or ()),
+                         public_readers=tuple(tuple(c.split()) for c in doc.data.get("public_readers") or ()))
 
 
 @lru_cache(maxsize=1)

@@ -264,6 +264,11 @@ def judge_url(url: str) -> UrlJudgement | None:
     if service:
         return UrlJudgement("metadata", f"{url.split('?')[0][:80]} reaches {service}, which hands out this machine's "
                                         f"cloud credentials")
+    nested = nested_metadata(url)
+    if nested:
+        return UrlJudgement("metadata", f"{url.split('?')[0][:80]} is handed the URL {nested[0][:80]}, which reaches "
+                                        f"{nested[1]}: a proxy or fetcher behind it brings back the machine's cloud "
+                                        "credentials")
     credential = secret_catalog().credential_in(unquote(url))
     if credential:
         return UrlJudgement("credential", f"the URL carries {credential}: requesting it sends the credential to "
@@ -321,6 +326,29 @@ def acting_get(url: str) -> UrlJudgement | None:
 
 _URL_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s'\"<>`)\]},;]+")
 _QUOTED = re.compile(r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`")
+
+
+_NESTED_URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s&'\"<>|]+")
+
+
+def nested_metadata(url: str) -> tuple[str, str] | None:
+    """(inner URL, service) when a URL carries another URL, in its query or path, percent-encoded or not
+    (`/proxy?src=http%3A%2F%2F169.254.42.42%2Fconf`), that reaches a metadata service: whatever fetches it on the
+    far side (an app's proxy, an image resizer, a webhook tester) reads the metadata for the caller."""
+    if not isinstance(url, str) or len(url) > 8192:
+        return None
+    text = url
+    for _ in range(3):  # encoded once, twice or thrice
+        start = _SCHEME.match(text)
+        for m in _NESTED_URL.finditer(text, start.end() if start else 0):
+            service = metadata_service(host_of(m.group(0)) or "")
+            if service:
+                return m.group(0), service
+        decoded = unquote(text.replace("+", " "))
+        if decoded == text:
+            break
+        text = decoded
+    return None
 
 
 def metadata_in_text(text: str) -> tuple[str, str] | None:

@@ -104,7 +104,7 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
     if kind == "procfile":  # `name: command`, started by honcho/foreman/overmind
         return [m.group(1) for m in _PROCFILE.finditer(text) if not m.group(0).lstrip().startswith("#")]
     if kind == "ssh-config":  # Match exec, ProxyCommand, LocalCommand: run by every ssh (and git over ssh)
-        return [m.group("c").strip().strip('"') for m in _SSH_COMMANDS.finditer(text)]
+        return [m.group("c").strip().strip('"') for m in _SSH_COMMANDS.finditer(text)] + _ssh_environment(text)
     if kind == "slash-command":
         return [m.group(1) for m in _SLASH_COMMAND.finditer(text)]
     if kind == "tilt":
@@ -547,3 +547,21 @@ def agent_definition(text: str) -> tuple[str, list[str]]:
     if isinstance(hooks, dict) and "PermissionRequest" in hooks:
         return "a PermissionRequest hook (it answers the permission prompts itself)", commands
     return "", commands
+
+
+def _ssh_environment(text: str) -> list[str]:
+    """SetEnv / SendEnv lines as the ssh commands they change (`ssh -o 'SetEnv DB=…' HOST`): every later ssh to
+    the hosts of their block sends those variables (shell/channels.py judges what they carry)."""
+    out, host = [], "any-host"
+    for line in text.splitlines()[:2000]:
+        m = re.match(r"\s*(Host|Match|SetEnv|SendEnv)\b\s*=?\s*(.*?)\s*$", line, re.I)
+        if not m:
+            continue
+        key, value = m.group(1).lower(), m.group(2)
+        if key == "host":
+            host = next((h for h in value.split() if not h.startswith("!") and h != "*"), "any-host")
+        elif key == "match":
+            host = "any-host"
+        elif value:
+            out.append(f"ssh -o {shlex.quote(m.group(1) + ' ' + value)} {shlex.quote(host)}")
+    return out[:16]

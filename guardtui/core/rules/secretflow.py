@@ -58,8 +58,8 @@ class SecretFlowRule:
                      if "://" not in v]
         found: list[tuple[str, str]] = []
         for path in paths[:_MAX_READS]:
-            if catalog.match(path, ctx.home) is None:
-                continue
+            if catalog.match(path, ctx.home) is None and catalog.read_reason(path, ctx.home, call.cwd or None) is None:
+                continue  # neither a secret file nor a tool's settings holding credentials (config_places)
             try:
                 data = read_regular_file(path, MAX_CONTENT_BYTES)
             except (OSError, DataError):

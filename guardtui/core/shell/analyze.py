@@ -22,9 +22,9 @@ from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git,
-               cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access,
-               selfcall, toolcode)
+from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs,
+               cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure,
+               remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -765,7 +765,8 @@ class _Run:
         if replaced:
             return replaced
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
-            return cmd_exec.judge(self, inv) + remote_access.judge(self, inv)  # ssh -A, ssh -R of an agent socket
+            # ssh -A, ssh -R of an agent socket; ssh -o SendEnv of the secrets' names
+            return cmd_exec.judge(self, inv) + remote_access.judge(self, inv) + channels.judge(self, inv)
         if _describes(name, inv.args) and name not in ("find", "git"):
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         if name == "coreutils" and inv.words and inv.words[0].value.startswith("--coreutils-prog="):
@@ -777,7 +778,13 @@ class _Run:
             # `docker agent run …`: docker-agent as a Docker CLI plugin, judged as docker-agent
             inv = Invocation("docker-agent", inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
             name = "docker-agent"
+        program = self.tax.subcommand_programs.get(name, {}).get(inv.words[0].value) if inv.words else None
+        if program:  # `clickhouse client -q …` is clickhouse-client
+            inv = Invocation(program, inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
+            name = program
         handler = _HANDLERS.get(name)
+        if handler is None and name in channels.browsers():
+            handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
         typing = self.tax.terminal_input.get(name)
@@ -802,6 +809,8 @@ class _Run:
             findings = handler(self, inv)
         if not findings:
             findings = self.taxonomy(inv)
+        findings = exposure.served(findings, exposure.judge(self, inv))  # jupyter --ip 0.0.0.0, code tunnel, sshd
+        findings = exposure.served(findings, channels.judge(self, inv))  # mosquitto_pub -f SECRET, logger -n, llm
         findings.extend(self.command_options(inv))
         findings.extend(self.output_options(inv))
         self.cleared_dirs(inv)

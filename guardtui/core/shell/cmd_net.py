@@ -17,7 +17,8 @@ from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 from ..secrets import secret_catalog
-from ..web import acting_get, host_of, metadata_header, metadata_service, metadata_variable, serves_its_own_tokens
+from ..web import (acting_get, host_of, metadata_header, metadata_service, metadata_variable, nested_metadata,
+                   serves_its_own_tokens)
 from .invocation import Invocation
 from .netconfig import config_words, host_aliases, option_value
 
@@ -137,6 +138,10 @@ def metadata_reached(inv: "Invocation") -> Finding | None:
         if service:
             return deny(f"{inv.name} reaches {service} ({w.display()[:60]}), which hands out this machine's cloud "
                         f"credentials", "secrets", "net.metadata")
+        nested = nested_metadata(value) if "://" in value or "%" in value else None
+        if nested:  # /proxy?src=http%3A%2F%2F169.254.42.42%2F: the server behind fetches it for the caller
+            return deny(f"{inv.name} hands {w.display()[:60]} the URL {nested[0][:60]}, which reaches {nested[1]}: "
+                        "what fetches it brings back this machine's cloud credentials", "secrets", "net.metadata")
     return None
 
 
@@ -145,6 +150,41 @@ def fetcher(run: "Run", inv: "Invocation") -> list[Finding]:
     inv = with_config(inv)
     reached = metadata_reached(inv)
     return [reached] if reached is not None else [*_acting_urls(inv), *run.taxonomy(inv)]
+
+
+_HEADLESS = ("--headless", "--dump-dom", "--screenshot", "--print-to-pdf", "-headless", "--disable-gpu")
+_DEVTOOLS_LOCAL = re.compile(r"^(?:localhost|127(?:\.\d+){0,3}|::1|\[::1\])$", re.I)
+
+
+def browser(run: "Run", inv: "Invocation") -> list[Finding]:
+    """chromium --headless --dump-dom URL, wkhtmltopdf URL out.pdf: a fetcher (a metadata URL denies); headless, a
+    page rendered or printed (the files it writes judged); its DevTools port beyond loopback hands the browser,
+    with the person's sessions, to whoever connects."""
+    reached = metadata_reached(inv)
+    if reached is not None:
+        return [reached]
+    values = [w.value for w in inv.words]
+    address = next((v.partition("=")[2] for v in values if v.startswith("--remote-debugging-address=")), None)
+    if address is not None and any(v.startswith("--remote-debugging-port") for v in values) and \
+            not _DEVTOOLS_LOCAL.match(address):
+        return [deny(f"{inv.name} serves its DevTools protocol on {address or 'every interface'}: whoever connects "
+                     "drives the browser with the person's logged-in sessions and reads local files", "network",
+                     "net.exposed-server")]
+    found = _acting_urls(inv)
+    for w in inv.words:
+        option, eq, target = w.value.partition("=")
+        if option in ("--screenshot", "--print-to-pdf") and eq and target:
+            written = run.write(Word(target, target), inv, f"{inv.name} {option} writes")
+            if written is not None:
+                found.append(written)
+    if inv.name in ("wkhtmltopdf", "wkhtmltoimage", "cutycapt") or any(v.startswith(_HEADLESS) for v in values):
+        operands = [w for w in inv.words if not w.value.startswith("-")]
+        if inv.name.startswith("wkhtmlto") and len(operands) > 1:  # wkhtmltopdf URL… OUT
+            written = run.write(operands[-1], inv, f"{inv.name} writes")
+            if written is not None:
+                found.append(written)
+        return found + [allow(f"{inv.name} renders a page headless", "network", rule="net.headless-browser")]
+    return found + run.taxonomy(inv)
 
 
 def _acting_urls(inv: "Invocation") -> list[Finding]:
@@ -165,6 +205,9 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     if reached is not None:
         return [reached]
     tool = "wget" if inv.name == "wget" else "curl"
+    shared = sync_share(run, inv)
+    if shared is not None:
+        return [shared]
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set())) + _acting_urls(inv)
     words = inv.words
     outputs = _OUTPUT_OPTIONS.get(tool, {})
@@ -212,6 +255,29 @@ _REQUEST_CATCHER = re.compile(r"(?i)(webhook\.site|requestbin|pipedream\.net|hoo
                               r"mockbin|reqbin|echo\.zuplo|hookdeck)")
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|ACCESS_?KEY)\w*",
                               re.I)
+
+
+_FOLDER_IN_BODY = re.compile(r"""["']?(?:path|folder|localPath)["']?\s*[:=]\s*["']?([~/$][^"',}\s&]*)""")
+
+
+def sync_share(run: "Run", inv: "Invocation") -> Finding | None:
+    """A request to a sync client's local API (Syncthing's /rest/config/folders, Nextcloud's shares) that shares a
+    folder: one that holds keys or the whole home sends them to the paired devices (deny); another asks."""
+    apis = secret_catalog().sync_apis
+    url = next((w.value for w in inv.words if "://" in w.value and any(re.search(p, w.value) for p in apis)), None)
+    if url is None:
+        return None
+    body = " ".join(w.value for w in inv.words)
+    home = inv.scope.home.rstrip("/")
+    for m in _FOLDER_IN_BODY.finditer(body):
+        folder = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)", lambda _: home, m.group(1)).rstrip("/")
+        if folder == home or is_secret_area(folder, home, run.tax) or is_secret(folder, home, run.tax):
+            return deny(f"{inv.name} asks the sync client ({url[:60]}) to share {m.group(1)}, which holds keys or "
+                        "credentials: they sync to the paired devices, off the machine", "secrets", "net.sync-share")
+    if re.search(r"(?i)(?:^| )(?:-X ?|--request[ =])(?:POST|PUT|PATCH)\b| (?:-d|--data\S*|-F|--json)[ =]", " " + body):
+        return ask(f"{inv.name} changes the sync client's configuration ({url[:60]}): folders or devices it shares "
+                   "with", "network", BlastRadius.HIGH, "net.sync-share")
+    return None
 
 
 def exfiltration(run: "Run", inv: "Invocation", upload_options: set[str]) -> list[Finding]:
@@ -372,6 +438,9 @@ def scp(run: "Run", inv: "Invocation") -> list[Finding]:
             info = run.path(w, inv)
             if w not in remote and info.path and is_secret_area(info.path, inv.scope.home, run.tax):
                 return [deny(f"scp sends {w.display()} (keys or credentials) to another host", "secrets", "net.scp")]
+            held = holds_credentials(info.path) if w not in remote and info.path and not inv.scope.remote else None
+            if held:  # ~/keys/signing.pem holding a private key: wherever it is kept
+                return [deny(f"scp sends {w.display()}, which holds {held}, to another host", "secrets", "net.scp")]
     return [ask("scp copies files to or from another host", "network", BlastRadius.MEDIUM, "net.scp")]
 
 

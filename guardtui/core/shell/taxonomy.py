@@ -159,6 +159,8 @@ SCHEMA = {
                                          "clients": _LIST, "client_subcommands": _LIST, "tunnels": _LIST,
                                          "firewalls": _LIST}),
     "swappers": Field(list, items=str),
+    # multi-call programs whose subcommand is another program (`clickhouse client` is clickhouse-client)
+    "subcommand_programs": Field(dict, values=Field(dict, values=str)),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -231,6 +233,7 @@ class Taxonomy:
     editor_renamers: frozenset[str] = frozenset()
     swappers: frozenset[str] = frozenset()
     remote_access: dict = field(default_factory=dict)
+    subcommand_programs: dict[str, dict[str, str]] = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -337,7 +340,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         source_deleters=dict(data.get("source_deleters") or {}),
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
-        remote_access=dict(data.get("remote_access") or {}))
+        remote_access=dict(data.get("remote_access") or {}),
+        subcommand_programs=dict(data.get("subcommand_programs") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)

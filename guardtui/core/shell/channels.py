@@ -1,0 +1,211 @@
+"""Data carried to another machine by programs that are no file transfer tool (data/channels.yaml): message
+brokers (mosquitto_pub, kcat, NATS, AMQP), remote syslog (logger -n), third-party model CLIs (llm, sgpt); and
+ssh's environment (SendEnv of the secrets' names, SetEnv of a credential). A secret that leaves denies;
+anything else sent to another machine asks; a broker on this machine is local work."""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from ..model import BlastRadius
+from ..secrets import secret_catalog
+from ..yamlfile import Field, check, load_yaml
+from .findings import Finding, allow, ask, deny
+from .secrets import holds_credentials, is_secret, is_secret_area, secret_in_text
+from .words import DYN, Word
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .invocation import Invocation, Run
+
+_LIST = Field(list, items=str)
+_CHANNEL = {"commands": Field(list, required=True, items=str), "sends": _LIST, "hosts": _LIST,
+            "default": Field(str, required=True, choices=("loopback", "network")), "files": _LIST,
+            "operand_files": Field(bool), "stdin": _LIST, "stdin_default": Field(bool), "messages": _LIST,
+            "operand_messages": Field(bool), "quiet": Field(bool), "what": Field(str, required=True)}
+SCHEMA = {"version": Field(int, required=True, choices=(1,)), "channels": Field(list, required=True, items=_CHANNEL),
+          "browsers": _LIST}
+_LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d+){0,3}|::1|ip6-localhost|0\.0\.0\.0)$", re.I)
+
+
+@dataclass(frozen=True)
+class Channel:
+    commands: tuple[tuple[str, ...], ...]
+    spec: dict
+
+
+def channels() -> tuple[Channel, ...]:
+    return _data()[0]
+
+
+def browsers() -> frozenset[str]:
+    """Browsers that fetch the URLs they are given (cmd_net.browser judges them as fetchers)."""
+    return _data()[1]
+
+
+@lru_cache(maxsize=1)
+def _data() -> tuple[tuple[Channel, ...], frozenset[str]]:
+    text = resources.files("guardtui.core.data").joinpath("channels.yaml").read_text(encoding="utf-8")
+    return parse_channels(text, "guardtui/core/data/channels.yaml")
+
+
+def parse_channels(text: str, file: str = "channels.yaml") -> tuple[tuple[Channel, ...], frozenset[str]]:
+    doc = load_yaml(text, file, shipped=True)
+    check(doc, SCHEMA)
+    return (tuple(Channel(tuple(tuple(c.split()) for c in raw["commands"]), raw) for raw in doc.data["channels"]),
+            frozenset(doc.data.get("browsers") or ()))
+
+
+def judge(run: "Run", inv: "Invocation") -> list[Finding]:
+    name = posixpath.basename(inv.name)
+    if name == "ssh":
+        return ssh_environment(run, inv)
+    operands = [w.value for w in inv.words if not w.value.startswith("-")]
+    for channel in channels():
+        for command in channel.commands:
+            if command[0] == name and list(command[1:]) == operands[:len(command) - 1]:
+                return _judge(run, inv, channel.spec, " ".join(command), len(command) - 1)
+    return []
+
+
+def _judge(run: "Run", inv: "Invocation", spec: dict, label: str, taken: int) -> list[Finding]:
+    words = inv.words
+    values = [w.value for w in words]
+    if spec.get("sends") and not set(values) & set(spec["sends"]):
+        return []
+    host = _host(spec, words)
+    remote = host is None and spec["default"] == "network" or host is not None and not _LOOPBACK.match(host)
+    where = f"{spec['what']} at {host}" if host else spec["what"]
+    secret = _secret_sent(run, inv, spec, taken)
+    if secret and remote:
+        return [deny(f"{label} sends {secret} to {where}: a secret leaving the machine", "secrets",
+                     "net.send-secret")]
+    if secret:
+        return [ask(f"{label} sends {secret} to {where} on this machine", "secrets", BlastRadius.MEDIUM,
+                    "net.send-secret")]
+    if spec.get("quiet"):
+        return []
+    if remote:
+        return [ask(f"{label} sends data to {where}", "network", BlastRadius.MEDIUM, "net.send")]
+    return [allow(f"{label} talks to {where} on this machine", "network", rule="net.local-broker")]
+
+
+def _option_values(words: list[Word], options) -> list[Word]:
+    out = []
+    for i, w in enumerate(words):
+        option, eq, value = w.value.partition("=")
+        if option in options and eq and option.startswith("--"):
+            out.append(Word(value, value))
+        elif w.value in options and i + 1 < len(words):
+            out.append(words[i + 1])
+    return out
+
+
+def _host(spec: dict, words: list[Word]) -> str | None:
+    found = _option_values(words, set(spec.get("hosts", ())))
+    if not found:
+        return None
+    value = found[-1].value.split(",")[0]
+    if DYN in value:
+        return value.replace(DYN, "…")
+    value = re.sub(r"^[a-z][a-z0-9+.-]*://", "", value, flags=re.I)
+    value = value.rsplit("@", 1)[-1].split("/", 1)[0]
+    m = re.match(r"^\[([^\]]*)\]", value)
+    return m.group(1) if m else value.split(":", 1)[0] if value.count(":") <= 1 else value
+
+
+def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str | None:
+    """What secret the command sends: a file, its stdin, a message."""
+    words = inv.words
+    files = _option_values(words, set(spec.get("files", ())))
+    valued = set(spec.get("files", ())) | set(spec.get("hosts", ())) | set(spec.get("messages", ()))
+    operands: list[Word] = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w.value in valued or (w.value.startswith("-") and len(w.value) == 2 and spec.get("operand_files")):
+            skip = w.value not in spec.get("sends", ())  # kcat -t TOPIC: a short option takes a value
+            continue
+        if not w.value.startswith("-"):
+            operands.append(w)
+    operands = operands[taken:]
+    if spec.get("operand_files"):
+        files += operands
+    for w in files:
+        if w.dynamic:
+            continue
+        info = run.path(w, inv)
+        if info.path and (is_secret(info.path, inv.scope.home, run.tax) or is_secret_area(info.path, inv.scope.home)):
+            return f"{w.display()} (keys or credentials)"
+        held = holds_credentials(info.path) if info.path and not inv.scope.remote else None
+        if held:
+            return f"{w.display()}, which holds {held}"
+    sends_stdin = bool(set(w.value for w in words) & set(spec.get("stdin", ()))) or \
+        (spec.get("stdin_default") and not files and not _option_values(words, set(spec.get("messages", ()))))
+    if sends_stdin and run.stdin_source(inv.cmd).kind == "secret":
+        return "secrets on its input (keys, credentials or the environment)"
+    messages = _option_values(words, set(spec.get("messages", ())))
+    if spec.get("operand_messages"):
+        messages += operands
+    for w in messages:
+        if w.dynamic and secret_in_text(w.raw + " " + w.origin, inv.scope):
+            return f"secrets ({w.raw})"
+        credential = secret_catalog().credential_in_message(w.value)
+        if credential:
+            return credential
+    return None
+
+
+# -- ssh's environment ------------------------------------------------------------------------------------
+def ssh_environment(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`ssh -o SendEnv='AWS_*'`, `ssh -o SetEnv=DB_URL=postgres://u:pw@…`: the variables go to the far host's sshd
+    as the session starts."""
+    words = inv.words
+    host = next((w.value for i, w in enumerate(words) if not w.value.startswith("-") and
+                 not (i and re.fullmatch(r"-[a-zA-Z]*[BbcDEeFIiJLlmOopQRSWw]", words[i - 1].value))), "")
+    if _LOOPBACK.match(host.rsplit("@", 1)[-1]):
+        return []
+    attached = [w.value[2:] for w in words if w.value.startswith("-o") and len(w.value) > 2]  # -oSendEnv=X
+    for option in [w.value for w in _option_values(words, {"-o"})] + attached:
+        key, value = (re.split(r"\s*[=\s]\s*", option.strip(), maxsplit=1) + [""])[:2]
+        if key.lower() == "sendenv":
+            sent = secret_names(value, inv.scope.variables)
+            if sent:
+                return [deny(f"ssh -o SendEnv passes {sent} to {host or 'the host'}: secrets leave the machine",
+                             "secrets", "net.send-secret")]
+        if key.lower() == "setenv":
+            credential = secret_catalog().credential_in_message(value)
+            if credential:
+                return [deny(f"ssh -o SetEnv sends {credential} to {host or 'the host'}", "secrets",
+                             "net.send-secret")]
+    return []
+
+
+def secret_names(patterns: str, variables: dict) -> str | None:
+    """The variables a SendEnv list passes that hold secrets: a name the environment filter says is one, a known
+    credential variable, or a variable set here whose value is a credential."""
+    catalog = secret_catalog()
+    environment = catalog.settings.get("environment")
+    known = list(catalog.environment_names) + [n for n in variables if isinstance(n, str)]
+    for pattern in patterns.replace(",", " ").split():
+        if pattern.startswith("-"):
+            continue
+        literal = pattern.replace("*", "").replace("?", "")
+        if pattern.strip("*?") == "" or (environment is not None and literal and environment.search(literal)):
+            return pattern
+        for name in known:
+            if fnmatch.fnmatchcase(name, pattern):
+                value = variables.get(name)
+                if name in catalog.environment_names or (isinstance(value, str) and
+                                                         catalog.credential_in_message(f"{name}={value}")):
+                    return name
+    return None
+
+
+__all__ = ["judge", "channels", "browsers", "parse_channels", "ssh_environment", "secret_names"]
