@@ -48,7 +48,7 @@ _DESCRIBE_FLAGS = ("--help", "--version", "-help", "-version")  # java -version,
 _KEEPS_CONTENT = frozenset({"chmod", "chown", "chgrp", "touch", "mkdir", "setfacl", "xattr", "chattr", "mode",
                             "owner"})
 _OWN_PROCESS_STATE = frozenset({"taxonomy:alias-define", "shell.function-override"})
-_RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
+_RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh", "lua": "lua"}
 MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
@@ -267,7 +267,8 @@ class _Run:
         if self.files and self.files[-1] == key:
             self.files.pop()
 
-    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "") -> Finding | None:
+    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "",
+                     language: str | None = None) -> Finding | None:
         """Read the project file `inv` runs and judge what it contains; None when it cannot be read (too
         large, not a regular file, not text, not a language guardtui reads): then the caller judges the
         command as it would without the file."""
@@ -279,7 +280,7 @@ class _Run:
         text = self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
         if text is None:
             return None
-        language = self.runner_language(runner) if runner else None
+        language = language or (self.runner_language(runner) if runner else None)  # build.zig: read as zig code
         if language is None:
             language = language_of(path, text) or ("shell" if not runner and not text.startswith("#!") else None)
         if language is None:
