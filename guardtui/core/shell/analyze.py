@@ -65,7 +65,8 @@ _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"}
 # variables that make a program run a file first: a project file named there is judged as what it is
 # filters that print the lines of a file they are told to pick (grep token app.properties)
 _CREDENTIAL_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed", "ag"})
-_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT"})
+_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT", "LUA_INIT", "LUA_INIT_5_1",
+                       "LUA_INIT_5_2", "LUA_INIT_5_3", "LUA_INIT_5_4"})
 # variables naming a file the program writes (a trace, a key log)
 _OUTPUT_VARIABLE = re.compile(r"GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|LD_DEBUG_OUTPUT|MALLOC_TRACE|PYTHONPYCACHEPREFIX|"
                               r"HISTFILE")  # bash truncates HISTFILE to HISTFILESIZE lines
@@ -595,6 +596,11 @@ class _Run:
             return False
         if name in ("BASH_ENV", "ENV"):
             files, runner = [value.value.strip()], "bash"
+        elif name.startswith("LUA_INIT"):  # lua (and busted, luarocks …) runs @FILE, or the text as Lua, first
+            if not value.value.startswith("@"):
+                self.script(f"lua -e {shlex.quote(value.value)}", cmd.scope.copy(), f"${name}", cmd.depth + 1)
+                return True
+            files, runner = [value.value[1:].strip()], "lua"
         elif name in ("RUBYOPT", "PERL5OPT"):
             found = _library_preloads(name, value.value, cmd)
             if found is None:
