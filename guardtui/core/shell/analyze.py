@@ -49,7 +49,7 @@ _DESCRIBE_FLAGS = ("--help", "--version", "-help", "-version")  # java -version,
 _KEEPS_CONTENT = frozenset({"chmod", "chown", "chgrp", "touch", "mkdir", "setfacl", "xattr", "chattr", "mode",
                             "owner"})
 _OWN_PROCESS_STATE = frozenset({"taxonomy:alias-define", "shell.function-override"})
-_RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh"}
+_RUNNER_OF = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "shell": "sh", "lua": "lua"}
 MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this deep
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
@@ -66,7 +66,8 @@ _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"}
 # variables that make a program run a file first: a project file named there is judged as what it is
 # filters that print the lines of a file they are told to pick (grep token app.properties)
 _CREDENTIAL_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed", "ag"})
-_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT"})
+_PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT", "LUA_INIT", "LUA_INIT_5_1",
+                       "LUA_INIT_5_2", "LUA_INIT_5_3", "LUA_INIT_5_4"})
 # variables naming a file the program writes (a trace, a key log)
 _OUTPUT_VARIABLE = re.compile(r"GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|LD_DEBUG_OUTPUT|MALLOC_TRACE|PYTHONPYCACHEPREFIX|"
                               r"HISTFILE")  # bash truncates HISTFILE to HISTFILESIZE lines
@@ -268,7 +269,8 @@ class _Run:
         if self.files and self.files[-1] == key:
             self.files.pop()
 
-    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "") -> Finding | None:
+    def project_file(self, path: str, inv: Invocation, runner: str = "", label: str = "",
+                     language: str | None = None) -> Finding | None:
         """Read the project file `inv` runs and judge what it contains; None when it cannot be read (too
         large, not a regular file, not text, not a language guardtui reads): then the caller judges the
         command as it would without the file."""
@@ -280,7 +282,7 @@ class _Run:
         text = self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
         if text is None:
             return None
-        language = self.runner_language(runner) if runner else None
+        language = language or (self.runner_language(runner) if runner else None)  # build.zig: read as zig code
         if language is None:
             language = language_of(path, text) or ("shell" if not runner and not text.startswith("#!") else None)
         if language is None:
@@ -595,6 +597,11 @@ class _Run:
             return False
         if name in ("BASH_ENV", "ENV"):
             files, runner = [value.value.strip()], "bash"
+        elif name.startswith("LUA_INIT"):  # lua (and busted, luarocks …) runs @FILE, or the text as Lua, first
+            if not value.value.startswith("@"):
+                self.script(f"lua -e {shlex.quote(value.value)}", cmd.scope.copy(), f"${name}", cmd.depth + 1)
+                return True
+            files, runner = [value.value[1:].strip()], "lua"
         elif name in ("RUBYOPT", "PERL5OPT"):
             found = _library_preloads(name, value.value, cmd)
             if found is None:

@@ -413,7 +413,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     recorded_from = len(run.result.effects)  # the effects this code's own calls record (for _mentioned_paths)
     scope = inv.scope.copy()
     # `d = tempfile.mkdtemp()`, `home = os.path.expanduser("~")`: names whose values we can know
-    for m in re.finditer(r"(?m)(?:^|;)\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*=(?!=)\s*([^\n;]+)", code):
+    for m in re.finditer(r"(?m)(?:^|;)\s*(?:(?:const|let|var|my|local)\s+)?\$?([A-Za-z_]\w*)\s*=(?!=)\s*([^\n;]+)", code):
         value = evaluate_expression(m.group(2).strip(), scope)
         if value is not None:
             scope.variables["py:" + m.group(1)] = value
@@ -926,7 +926,9 @@ _REMOVING_API = re.compile(
     r"\b(?:rename|renames|renameSync|move|unlink|unlinkSync|remove|removedirs|rmdir|rmdirSync|rmtree|"
     r"rm_rf|rm_r|rm_f|rmSync|rm|chmod|chmodSync|lchmod|chown|chownSync|lchown|chflags|symlink|symlinkSync|link|"
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove|"
-    r"remove_file|remove_dir|remove_dir_all|set_permissions)\s*\(|"
+    r"remove_file|remove_dir|remove_dir_all|set_permissions|"
+    r"deleteFile|deleteFileAbsolute|deleteTree|deleteTreeAbsolute|deleteDir|deleteDirAbsolute|"  # Zig's std.fs
+    r"removeFile|removeDir|rmFile|rmDir)\s*\(|"
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
@@ -1043,7 +1045,8 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
 
 _HOME_IN_CODE = re.compile(r"\bhomedir\s*\(|\bPath\.home\s*\(|expanduser\s*\(|\bos\.homedir\b|\$HOME\b|"
                            r"\bENV\[\s*['\"]HOME|getenv\s*\(\s*['\"]HOME|environ(?:\.get)?\s*[\[(]\s*['\"]HOME|"
-                           r"\bDir\.home\b|System\.user_home|\bhome_dir\b|\bvar(?:_os)?\s*\(\s*\"HOME\"")
+                           r"\bDir\.home\b|System\.user_home|\bhome_dir\b|\bvar(?:_os)?\s*\(\s*\"HOME\"|"
+                           r"getEnvVarOwned\s*\([^)]*\"HOME\"|\bgetHomeDir\s*\(|getEnv\s*\(\s*['\"]HOME")
 _LITERAL = re.compile(r"""(['"`])((?:~/|\.)[\w.@+/-]{2,200})\1""")
 
 
@@ -1179,7 +1182,7 @@ _HOME_EXPRESSIONS = re.compile(
     r"os\.environ\[['\"]HOME['\"]\]|os\.environ\.get\(\s*['\"]HOME['\"]\s*\)|os\.getenv\(\s*['\"]HOME['\"]\s*\)|"
     r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
     r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\]|"
-    r"getenv\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
+    r"(?:getenv|getEnv)\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
 _ENV_READ = re.compile(r"os\.environ\[\s*['\"](\w+)['\"]\s*\]|os\.environ\.get\(\s*['\"](\w+)['\"][^)]*\)|"
                        r"os\.getenv\(\s*['\"](\w+)['\"][^)]*\)|process\.env\.(\w+)|process\.env\[['\"](\w+)['\"]\]|"
                        r"ENV\[['\"](\w+)['\"]\]|ENV\.fetch\(\s*['\"](\w+)['\"][^)]*\)|\$ENV\{\s*['\"]?(\w+)['\"]?\s*\}|"
@@ -1230,6 +1233,8 @@ def evaluate_expression(expr: str, scope=None) -> str | None:
             out.append(text)
         elif _HOME_EXPRESSIONS.match(piece):
             out.append("~")
+        elif re.fullmatch(r"getHomeDir\(\)|os\.getHomeDir\(\)", piece):  # Nim's: the home with its trailing slash
+            out.append("~/")
         elif (env := _ENV_READ.fullmatch(piece)) is not None:  # os.environ['XDG_RUNTIME_DIR']: a run-time part
             out.append("${" + next(g for g in env.groups() if g) + "}")
         elif _CWD_EXPRESSIONS.match(piece):
@@ -1300,8 +1305,18 @@ def _loop_values(code: str, rest: str) -> list[str] | None:
 
 def _split_concatenation(expr: str) -> list[str] | None:
     """a + 'b' + c  /  $x . "/y": the top-level operands, or None for anything else."""
-    parts, start = [], 0
+    parts, start, skip = [], 0, -1
     for i, ch, depth in _scan(expr):
+        if i <= skip:
+            continue
+        # `..` joins strings in Lua, ` & ` in Nim: `home .. "/x"`, `getHomeDir() & ".x"`
+        wide = depth == 0 and (expr[i:i + 2] == ".." and expr[i + 2:i + 3] != "." and expr[i - 1:i] != "." or
+                               ch == "&" and expr[i - 1:i] == " " and expr[i + 1:i + 2] == " ")
+        if wide:
+            parts.append(expr[start:i].strip())
+            skip = i + (1 if ch == "." else 0)
+            start = skip + 1
+            continue
         # `.` joins strings in PHP and Perl: `$a . "/x"`, or unspaced between a call or string and a string
         dot = ch == "." and ((expr[i - 1:i] in (" ", "") and expr[i + 1:i + 2] == " ") or
                              (expr[i - 1:i] in (")", "'", '"') and expr[i + 1:i + 2] in ("'", '"', "$")))

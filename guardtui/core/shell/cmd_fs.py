@@ -1406,12 +1406,21 @@ def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
 
 
 def ripgrep(run: "Run", inv: "Invocation") -> list[Finding]:
-    for a in inv.args:
+    """rg --pre PROGRAM runs PROGRAM FILE for every file it searches: judged as that command (a project script is
+    read and judged); a program known only at run time asks."""
+    args = list(inv.args)
+    for i, a in enumerate(args):
         if a == "--":
             break
-        if a in ("--pre", "--pre-glob") or a.startswith(("--pre=", "--pre-glob=")):
-            return [ask("rg --pre runs a program on every file it searches", "dynamic-exec", BlastRadius.MEDIUM,
-                        "fs.rg")]
+        if a == "--pre" or a.startswith("--pre="):
+            program = a.partition("=")[2] if "=" in a else (args[i + 1] if i + 1 < len(args) else "")
+            path = os.path.normpath(os.path.join(inv.scope.cwd or "/", program)) if program and DYN not in program \
+                else ""
+            if "/" not in program or not os.path.isfile(path):  # a program found on PATH, or not there: asks
+                return [ask("rg --pre runs a program on every file it searches", "dynamic-exec", BlastRadius.MEDIUM,
+                            "fs.rg")]
+            run.nested(f"{shlex.quote(program)} searched-file", inv, f"rg --pre {program}")
+            return [allow(f"rg --pre runs {program} on each file it searches (judged)", "read-only", rule="fs.rg")]
     return []
 
 

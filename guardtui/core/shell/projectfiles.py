@@ -29,7 +29,7 @@ SYSTEM_PROGRAM_DIRS = ("/usr/", "/nix/store/", "/opt/homebrew/", "/lib/", "/bin/
 MAX_PACKAGES = 200  # workspace packages looked at for one command
 _LANGUAGES = {".py": "python", ".pyw": "python", ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
               ".js": "js", ".mjs": "js", ".cjs": "js", ".ts": "js", ".mts": "js", ".cts": "js", ".jsx": "js",
-              ".tsx": "js", ".rb": "ruby", ".rake": "ruby", ".pl": "perl", ".pm": "perl", ".php": "php",
+              ".tsx": "js", ".rb": "ruby", ".rake": "ruby", ".pl": "perl", ".pm": "perl", ".php": "php", ".lua": "lua",
               ".ps1": "powershell", ".psm1": "powershell"}
 _SHEBANG_LANGUAGES = (("python", "python"), ("pypy", "python"), ("node", "js"), ("deno", "js"), ("bun", "js"),
                       ("tsx", "js"), ("ts-node", "js"), ("ruby", "ruby"), ("perl", "perl"), ("php", "php"),

@@ -116,6 +116,13 @@ SCHEMA = {
     # `plugin_manifest`: `TOOL plugin install DIR` runs the hooks and command DIR/manifest names (helm); `runner`:
     # the interpreter its program configurations are judged with (Rscript for .Rprofile); `programs_for`: the
     # program configurations only some subcommands run (mix format: .formatter.exs);
+    # `command_patterns`: regexes finding the shell commands a configuration or program file holds (group `c`: a
+    # string expression, group `a`: an argv of literals), inside `command_region` matches when given (rebar3's
+    # hooks); `option_suffixes`: what an option's file name may leave off (pandoc -d pdf: pdf.yaml); `walk`: the
+    # configs are found in every directory below (dune); `beside_arguments`: program configs beside the files handed
+    # (nim's config.nims); `code_language`: the language a program config is read as when no runner is known (zig);
+    # `shell_escape`: the flags that let the files handed run commands (pdflatex -shell-escape) and the patterns
+    # finding them;
     # `dotfiles`: a dotfile manager, the configurations naming the home files it puts in place (or `mirror`: its
     # directory mirrors the home)
     "config_code": Field(dict, values={"configs": _LIST, "options": _LIST, "keys": _LIST, "language": Field(str),
@@ -128,6 +135,11 @@ SCHEMA = {
                                         "program_file_options": _LIST, "program_file_env": _LIST,
                                         "command_keys": _LIST, "package_key": Field(str),
                                         "extension_options": _LIST,
+                                        "command_patterns": _LIST, "command_region": Field(str),
+                                        "option_suffixes": _LIST, "walk": Field(bool), "beside_arguments": Field(bool),
+                                        "code_language": Field(str),
+                                        "shell_escape": Field(dict, fields={"flags": _LIST, "patterns": _LIST,
+                                                                            "suffixes": _LIST}),
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys

@@ -22,10 +22,11 @@ import json
 import os
 import posixpath
 import re
+import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .findings import Finding, Verdict, with_rule
+from .findings import Finding, Verdict, ask, with_rule
 from .projectfiles import find_upward, python_module_file, read_text
 from .words import DYN, Word
 
@@ -60,12 +61,18 @@ def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | No
         value = words[i + 1] if word in options and i + 1 < len(words) else \
             word.partition("=")[2] if word.partition("=")[0] in options and "=" in word else ""
         if value and DYN not in value:
-            return [posixpath.normpath(posixpath.join(cwd, in_home(value, home)))]
+            path = posixpath.normpath(posixpath.join(cwd, in_home(value, home)))
+            for suffix in spec.get("option_suffixes", ()):  # pandoc -d pdf: ./pdf.yaml
+                if not os.path.isfile(path) and os.path.isfile(path + suffix):
+                    return [path + suffix]
+            return [path]
     found = []
     for name in spec.get("configs", ()):
         path = find_upward(cwd, (name,), stop)
         if path:
             found.append(path)
+    if spec.get("walk"):  # dune: a `dune` file in every directory of the tree it builds
+        found += [p for p in _walk_for(cwd, tuple(spec.get("configs", ()))) if p not in found]
     modules = tuple(spec.get("module_options", ()))  # mvn -pl core,api: each module's own pom.xml
     for i, word in enumerate(words):
         if word in modules and i + 1 < len(words) and DYN not in words[i + 1]:
@@ -339,11 +346,17 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     first = next((w for w in words if not w.startswith("-")), "")
     programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
     named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
-    for path in named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for"))):
+    directories = _argument_dirs(inv, words) if spec.get("beside_arguments") else []
+    for path in named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
+                                          first=directories):
+        label = f"{posixpath.basename(path)} ({inv.name} runs its configuration)"
+        if spec.get("command_patterns"):  # meson.build's run_command, config.nims' exec: the commands in it
+            judge_embedded(run, inv, spec, path, label)
         judged = run.project_file(path, inv, spec.get("runner") or _RUNNER.get(spec.get("language", "js"), ""),
-                                  f"{posixpath.basename(path)} ({inv.name} runs its configuration)")
+                                  label, language=spec.get("code_language"))
         if judged is not None:
             run.add(judged)
+    judge_shell_escapes(run, inv, words, spec.get("shell_escape"))
     off = spec.get("autoload_off")
     if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
         judge_entry_points(run, inv, spec["entry_points"])
@@ -353,6 +366,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
             continue
         for command in config_commands(spec, config, text)[:MAX_FILES]:  # nodemon.json's exec and events
             run.nested(command, inv, f"{inv.name} › {posixpath.basename(config)}")
+        if spec.get("command_patterns"):  # book.toml's preprocessor commands, rebar.config's hooks, dune's actions
+            judge_embedded(run, inv, spec, config, f"{inv.name} › {shown_name(config, inv)}", text)
         sections = spec.get("sections")
         if sections:  # bunfig.toml: the top level always, [test] for `bun test`
             sub = next((w for w in words if not w.startswith("-")), "")
@@ -362,6 +377,111 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                       f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})")
             if judged is not None:
                 run.add(judged)
+
+
+def shown_name(path: str, inv: "Invocation") -> str:
+    base = inv.scope.project or inv.scope.cwd or "/"
+    return posixpath.relpath(path, base) if path.startswith(base.rstrip("/") + "/") else path
+
+
+def embedded_commands(text: str, spec: dict) -> list[str]:
+    """The shell commands a configuration or build file holds where its tool runs them (taxonomy `command_patterns`:
+    a regex whose group `c` is a string expression (literals joined, the home spelled as code spells it) or whose
+    group `a` is a list of literals, the command's argv, group `s` shell text as it stands); only inside `command_region` matches when one is given."""
+    regions = [m.group(0) for m in re.finditer(spec["command_region"], text)] if spec.get("command_region") else [text]
+    out: list[str] = []
+    for region in regions[:16]:
+        for pattern in spec.get("command_patterns", ()):
+            for m in list(re.finditer(pattern, region))[:MAX_FILES]:
+                groups = m.groupdict()
+                if groups.get("a") is not None:
+                    items = [_literal(q) for q in _QUOTED.findall(groups["a"])]
+                    shell = len(items) == 3 and items[1] == "-c" and posixpath.basename(items[0]) in _SHELLS
+                    if items:
+                        out.append(items[2] if shell else " ".join(shlex.quote(i) for i in items))
+                elif groups.get("s") is not None:  # shell text as it stands (TeX's \\write18{…})
+                    out.append(groups["s"])
+                elif groups.get("c") is not None:
+                    out.append(string_expression(groups["c"]))
+    return [o for o in out if o.strip()][:MAX_FILES]
+
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+# the home directory as build languages spell it (Nim's getHomeDir() ends with a slash)
+_HOME_PIECES = ((re.compile(r"(?:os\.)?getHomeDir\(\)"), "$HOME/"),
+                (re.compile(r"(?:os\.)?(?:getenv|getEnv|os\.getenv)\(\s*[\"']HOME[\"']\s*\)|\$ENV\{\s*HOME\s*\}"), "$HOME"))
+
+
+def string_expression(expr: str) -> str:
+    """A string expression's text: quoted literals joined by `&` (Nim), `..` (Lua), `+`, `.` or `^`, the home
+    spelled as code spells it; any other piece is known only at run time (DYN)."""
+    expr = expr.strip()
+    pieces = re.split(r"""\s+(?:&|\.\.|\+|\.|\^)\s+|(?<=["'])\s*(?:&|\.\.|\+|\^)\s*(?=["'])""", expr)
+    out = []
+    for piece in pieces:
+        piece = piece.strip()
+        if _QUOTED.fullmatch(piece):
+            text = _literal(piece)
+            out.append(text.replace("%{env:HOME=", "${HOME:-").replace("$ENV{HOME}", "$HOME"))
+            continue
+        home = next((v for pattern, v in _HOME_PIECES if pattern.fullmatch(piece)), None)
+        out.append(home if home is not None else DYN)
+    return "".join(out)
+
+
+def _literal(quoted: str) -> str:
+    body = quoted[1:-1] if len(quoted) >= 2 and quoted[0] == quoted[-1] and quoted[0] in "'\"" else quoted
+    return re.sub(r"\\(.)", r"\1", body)
+
+
+def judge_embedded(run: "Run", inv: "Invocation", spec: dict, path: str, label: str, text: str | None = None) -> None:
+    text = read_text(path) if text is None else text
+    for command in embedded_commands(text or "", spec):
+        if DYN in command:
+            run.add(ask(f"{label}: runs a command only known when it runs", "dynamic-exec",
+                        rule="shell.config-command"))
+            continue
+        run.nested(command, inv, label)
+
+
+def judge_shell_escapes(run: "Run", inv: "Invocation", words: list[str], escape: dict | None) -> None:
+    """pdflatex -shell-escape x.tex: the document's \\write18{…} commands run; without the flag TeX refuses them."""
+    if not escape or not set(words) & set(escape.get("flags", ())):
+        return
+    for word in words:
+        if word.startswith("-") or DYN in word:
+            continue
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(word, inv.scope.home)))
+        for candidate in (path, *(path + s for s in escape.get("suffixes", ()))):
+            if os.path.isfile(candidate):
+                judge_embedded(run, inv, {"command_patterns": escape.get("patterns", ())}, candidate,
+                               f"{inv.name} -shell-escape › {shown_name(candidate, inv)}")
+                break
+
+
+def _argument_dirs(inv: "Invocation", words: list[str]) -> list[str]:
+    """The directories of the files a command is handed (nim c tests/x.nim: tests/ holds its config.nims)."""
+    out = []
+    for word in words:
+        if word.startswith("-") or DYN in word or "/" not in word:
+            continue
+        directory = posixpath.dirname(posixpath.normpath(posixpath.join(inv.scope.cwd or "/", word)))
+        if os.path.isdir(directory) and directory not in out:
+            out.append(directory)
+    return out[:4]
+
+
+def _walk_for(top: str | None, names: tuple[str, ...], limit: int = 64) -> list[str]:
+    found: list[str] = []
+    if not top:
+        return found
+    for seen, (directory, dirs, files) in enumerate(os.walk(top)):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d not in ("node_modules", "target"))
+        found += [posixpath.join(directory, n) for n in names if n in files]
+        if seen > 512 or len(found) >= limit:
+            break
+    return found[:limit]
 
 
 def _named_program_files(inv: "Invocation", words: list[str], spec: dict) -> list[str]:
@@ -398,11 +518,13 @@ def config_commands(spec: dict, config: str, text: str) -> list[str]:
     return out
 
 
-def _program_configs(patterns, cwd: str, project: str | None, every: bool = False) -> list[str]:
+def _program_configs(patterns, cwd: str, project: str | None, every: bool = False,
+                     first: list[str] | None = None) -> list[str]:
     """The configuration file that is a program (vitest.config.ts): the first name that matches, in cwd or the
-    project's root; one per pattern (vitest.config.* wins over vite.config.*, as vitest itself prefers)."""
+    project's root (or beside the files the command is handed, first); one per pattern (vitest.config.* wins over
+    vite.config.*, as vitest itself prefers)."""
     found: list[str] = []
-    for directory in dict.fromkeys(d for d in (cwd, project) if d):
+    for directory in dict.fromkeys(d for d in (*(first or ()), cwd, project) if d):
         try:
             names = sorted(os.listdir(directory))[:4096]
         except OSError:
