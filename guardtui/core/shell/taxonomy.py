@@ -31,6 +31,8 @@ _SHAPE = {
     "not_flags": Field(list, items=str),
     "text": Field(str, check=_regex_ok),
     "verdict": Field(str, choices=("allow", "ask", "deny")),
+    # it wipes the database the project is configured for: one not on this machine (.env DATABASE_URL) denies
+    "wipes_configured_database": Field(bool),
     "prints": Field(bool),  # it prints secrets: only when its output reaches the terminal (not piped or captured)
     "blast_radius": Field(str, required=True, choices=_RADII),
     "category": Field(str, required=True),
@@ -180,6 +182,7 @@ class Shape:
     category: str
     reason: str
     prints: bool = False
+    wipes_configured_database: bool = False
 
     @property
     def generic(self) -> bool:
@@ -298,7 +301,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
             flags=tuple(raw.get("flags") or ()), not_flags=tuple(raw.get("not_flags") or ()),
             text=re.compile(raw["text"]) if raw.get("text") else None, verdict=raw.get("verdict"),
             blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"],
-            prints=raw.get("prints", False)))
+            prints=raw.get("prints", False),
+            wipes_configured_database=raw.get("wipes_configured_database", False)))
         if raw.get("verdict") == "allow" and raw["blast_radius"] == "critical":
             raise doc.error(("shapes", i, "verdict"), "an allow shape cannot have blast_radius critical")
     ids = [s.id for s in shapes]
