@@ -929,6 +929,22 @@ class _Run:
                 finding = self.write(target, inv, f"{inv.name} {name} writes")
                 if finding is not None:
                     found.append(finding)
+        spec = self.tax.output_operands.get(inv.name)
+        if spec and (not spec.get("when") or any(w.value in spec["when"] for w in inv.words)):
+            operands: list[Word] = []
+            skip = False
+            for w in inv.words:
+                if skip:
+                    skip = False
+                elif w.value in spec.get("value_options", ()):
+                    skip = True
+                elif not w.value.startswith("-") or w.value == "-":
+                    operands.append(w)
+            at = spec["position"] - 1
+            if at < len(operands) and operands[at].value != "-":
+                finding = self.write(operands[at], inv, f"{inv.name} writes its output to")
+                if finding is not None:
+                    found.append(finding)
         return found
 
     def taxonomy(self, inv: Invocation) -> list[Finding]:

@@ -101,6 +101,10 @@ SCHEMA = {
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
     # a write of that file
     "output_options": Field(dict, values=_LIST),
+    # commands whose operand at `position` is a file they write (uniq IN OUT), only `when` one of those options is
+    # given (ptx -G), operands counted after `value_options` and their values
+    "output_operands": Field(dict, values={"position": Field(int, required=True), "when": _LIST,
+                                           "value_options": _LIST}),
     # programs whose own command language runs a shell: an option's command starting with one of the
     # prefixes runs the rest (gdb -ex 'shell rm …', dc -e '!rm …')
     "shell_escapes": Field(dict, values={"options": _LIST, "prefixes": _LIST}),
@@ -218,6 +222,7 @@ class Taxonomy:
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
+    output_operands: dict[str, dict] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
@@ -326,6 +331,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
+        output_operands=dict(data.get("output_operands") or {}),
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),
