@@ -33,7 +33,6 @@ from .test_guard_tool_code import put
     "temporal workflow cancel --namespace payments-prod --query \"WorkflowType='x'\" --yes",
     "nats stream rm ORDERS -f",
     "nats kv rm SESSIONS -f",
-    "nats stream purge ORDERS -f",
     "consul kv delete -recurse estuary/",
     "influx delete --bucket metrics --start 1970-01-01T00:00:00Z --stop 2030-01-01T00:00:00Z",
 ])
@@ -56,6 +55,7 @@ def test_whole_datastore_wipes_deny(world, command):
     ("nats stream info ORDERS", "allow"),
     ("nats kv del SESSIONS user.1", "ask"),
     ("nats stream purge ORDERS --subject orders.eu -f", "ask"),
+    ("nats stream purge ORDERS -f", "ask"),
     ("consul kv delete -recurse estuary/config/web", "ask"),
     ("consul kv get -recurse estuary/config/", "allow"),
 ])
