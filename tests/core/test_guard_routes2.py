@@ -38,6 +38,7 @@ def test_main_rewritten_by_another_route_denies(world, command):
     ("jj bookmark set main -r @-", "allow"),  # forwards: jj refuses backwards without -B
     ("jj git push -b main", "allow"),
     ("jj git fetch", "allow"),
+    ("jj -v 3 -i package.json version -o package.json", "allow"),  # tidwall's jj edits a project file
     ("jj bookmark set main -r v0.8 --allow-backwards", "ask"),  # local for now; the push is what denies
     ("git send-pack git@github.com:k/k.git feature:feature", "ask"),
     ("gh api -X PATCH repos/o/r/git/refs/heads/feature -f sha=abc -F force=true", "ask"),
@@ -57,6 +58,7 @@ def test_main_moved_back_in_an_earlier_call_is_remembered(world):
 
 @pytest.mark.parametrize("command", [
     "uniq /dev/null ~/.claude/settings.json",
+    "jj -v false -i ~/.claude/settings.json -o ~/.claude/settings.json hooks.PreToolUse",  # the other jj
     "uniq -c words.txt ~/.codex/hooks.json",
     "uniq -f 1 a.txt .claude/settings.local.json",
     "curl -sS --libcurl ~/.config/guardtui/policy.yaml -o /dev/null https://example.com/",

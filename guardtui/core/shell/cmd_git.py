@@ -1312,13 +1312,27 @@ _JJ_LOCAL = frozenset({"describe", "desc", "new", "commit", "ci", "edit", "squas
                        "workspace", "op", "operation", "tag", "bookmark", "b", "branch", "evolve", "unsquash",
                        "move", "checkout", "co", "merge", "chmod", "untrack", "util", "sign", "unsign", "metaedit",
                        "arrange", "show"})
+_JJ_GLOBALS = ("-R", "--repository", "--at-operation", "--at-op", "--color", "--config", "--config-toml",
+               "--config-file")
+
+
+def is_jujutsu(inv: "Invocation") -> bool:
+    """`jj` is Jujutsu when its first operand is one of Jujutsu's subcommands (or there is none); else it is
+    another jj (tidwall's JSON editor: `jj -v x -i f.json key`)."""
+    words = [w.value for w in inv.words]
+    while words and words[0].startswith("-"):
+        if words[0] not in _JJ_GLOBALS and not words[0].startswith("--"):
+            return words[0] in ("-h", "-V")
+        words = words[2:] if words[0] in _JJ_GLOBALS else words[1:]
+    return not words or words[0] in _JJ_READ | _JJ_LOCAL | {"git", "config"}
+
+
 def jj(run: "Run", inv: "Invocation") -> list[Finding]:
     """jj: reading and local rewrites are everyday work (jj op undo takes them back); `jj git push` of main after
     main was moved backwards (or deleted) in this command or earlier in the session rewrites the shared main."""
     words = [w.value for w in inv.words]
     while words and words[0].startswith("-"):  # global options before the subcommand
-        words = words[2:] if words[0] in ("-R", "--repository", "--at-operation", "--at-op", "--color",
-                                          "--config", "--config-toml", "--config-file") else words[1:]
+        words = words[2:] if words[0] in _JJ_GLOBALS else words[1:]
     if not words:
         return [allow("jj with no subcommand shows the log", "git", rule="jj.read")]
     if any(w.dynamic for w in inv.words):
