@@ -45,9 +45,14 @@ _ARGUMENTS = {k: Field(list, required=True, items=str) for k in ("sql", "shell",
 _ARGUMENTS["headers"] = Field(list, items=str)  # request headers a fetcher sends (a metadata service's own)
 _EXPOSURE = {"publish": Field(dict, required=True), "grant_tools": Field(list, required=True, items=str),
              "grants": Field(dict, required=True)}
+# a function run by name whose name alone is a wipe (seed:reset, wipeAll), on a deployment that is production
+_WIPES = {"operations": Field(list, required=True, items=str), "targets": Field(list, required=True, items=str),
+          "production": Field(str, required=True), "verbs": Field(list, required=True, items=str),
+          "wholes": Field(list, required=True, items=str)}
 SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "exposure": Field(dict, fields=_EXPOSURE),
+    "production_wipes": Field(dict, fields=_WIPES),
     "verbs": Field(dict, required=True, fields=_VERBS),
     "wide_scopes": Field(list, required=True, items=str),
     "arguments": Field(dict, required=True, fields=_ARGUMENTS),
@@ -103,6 +108,7 @@ class McpCatalog:
     publish: dict[str, frozenset[str]] = field(default_factory=dict)
     grants: dict[str, frozenset[str]] = field(default_factory=dict)
     grant_tools: frozenset[str] = frozenset()
+    production_wipes: dict = field(default_factory=dict)  # data production_wipes, as written
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -267,7 +273,8 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
     return McpCatalog(servers, verbs, frozenset(data["wide_scopes"]),
                       {k: tuple(v) for k, v in data["arguments"].items()},
                       values(exposure.get("publish"), "publish"), values(exposure.get("grants"), "grants"),
-                      frozenset(w.lower() for w in exposure.get("grant_tools") or ()))
+                      frozenset(w.lower() for w in exposure.get("grant_tools") or ()),
+                      dict(data.get("production_wipes") or {}))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

@@ -21,7 +21,7 @@ from ..secrets import secret_catalog
 from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
 from ..web import acting_get, judge_url, metadata_header, metadata_in_text
 from .bound import bound_paths
-from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog
+from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog, name_tokens
 
 _BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
 _FILE_TOOLS = {"Read": "file_path", "Write": "file_path", "Edit": "file_path", "LS": "path", "Grep": "path",
@@ -49,6 +49,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     parts += _pipeline_writes(found, args)
     parts += _metadata_headers(catalog, found, args)
     parts += _exposure(catalog, found, args)
+    parts += _production_wipe(catalog, found, args)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -329,6 +330,29 @@ def _exposure(catalog: McpCatalog, found: Identified, args: dict) -> list[Decisi
                                                f"secrets and its settings", "mcp/grant", BlastRadius.CRITICAL,
                                  "mcp-change")]
     return []
+
+
+def _production_wipe(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """A function run by name (Convex's run {functionName: seed:reset}) whose name is a wipe on its own (the verb
+    alone, or with an object that is everything: wipeAll, clearDatabase) on a production deployment: the whole
+    production datastore (data production_wipes). Elsewhere it asks."""
+    data = catalog.production_wipes
+    if not data:
+        return []
+    name = next((args[k] for k in data["operations"] if isinstance(args.get(k), str)), None)
+    if not name:
+        return []
+    last = re.split(r"[:/.]", name.strip())[-1]
+    words = name_tokens(last)
+    if not words or words[0] not in data["verbs"] or any(w not in data["wholes"] for w in words[1:]):
+        return []
+    target = next((f"{k}: {args[k]}" for k in data["targets"] if isinstance(args.get(k), str) and
+                   re.search(data["production"], args[k])), None)
+    if target is None:
+        return [Decision(Verdict.ASK, f"{_label(found)} runs {name}, which by its name wipes the data it is run on",
+                         "mcp/wipe", BlastRadius.HIGH, "mcp-delete")]
+    return [Decision(Verdict.DENY, f"{_label(found)} runs {name} on production ({target}): by its name it wipes the "
+                                   f"whole production datastore", "mcp/wipe", BlastRadius.CRITICAL, "mcp-delete")]
 
 
 def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:

@@ -946,6 +946,22 @@ class _Run:
                 finding = self.write(target, inv, f"{inv.name} {name} writes")
                 if finding is not None:
                     found.append(finding)
+        spec = self.tax.output_operands.get(inv.name)
+        if spec and (not spec.get("when") or any(w.value in spec["when"] for w in inv.words)):
+            operands: list[Word] = []
+            skip = False
+            for w in inv.words:
+                if skip:
+                    skip = False
+                elif w.value in spec.get("value_options", ()):
+                    skip = True
+                elif not w.value.startswith("-") or w.value == "-":
+                    operands.append(w)
+            at = spec["position"] - 1
+            if at < len(operands) and operands[at].value != "-":
+                finding = self.write(operands[at], inv, f"{inv.name} writes its output to")
+                if finding is not None:
+                    found.append(finding)
         return found
 
     def taxonomy(self, inv: Invocation) -> list[Finding]:
@@ -974,7 +990,7 @@ class _Run:
                              f"taxonomy:{best.shape.id}")]
             # a variable's name says where it points when its value is known only at run time ("$LEDGER_PROD_URL")
             target = _production_target(args + [w.raw for w in inv.words if w.dynamic]) or \
-                _production_environment(inv) \
+                _production_environment(inv, remote=best.shape.wipes_configured_database) \
                 if best.shape.category in ("database", "infra-as-code") and \
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
@@ -1386,10 +1402,11 @@ _DATABASE_VARIABLE = re.compile(r"(?:[A-Z_]*_)?(?:DATABASE_URL|DB_URL|DSN|DB_HOS
 _NOT_DEV = re.compile(r"(?i)(?:^|[^a-z])(prod|production|staging|stage|live)(?:[^a-z]|$)")
 
 
-def _production_environment(inv: Invocation) -> str | None:
+def _production_environment(inv: Invocation, remote: bool = False) -> str | None:
     """The environment a command is pointed at, when it is not a developer's own: a variable that selects it
     (RAILS_ENV=production, DJANGO_SETTINGS_MODULE=config.settings.staging) or a database URL whose host says
-    so, set on the command, earlier in it, or in the project's .env file."""
+    so (with `remote`, for a wipe of the configured database: any host not on this machine), set on the command,
+    earlier in it, or in the project's .env file."""
     env = load_dotenv(posixpath.join(inv.scope.cwd, ".env")) if inv.scope.cwd else {}
     env.update(inv.scope.variables)
     env.update({name: word.value for name, word in inv.cmd.assignments})
@@ -1402,7 +1419,14 @@ def _production_environment(inv: Invocation) -> str | None:
             host = re.sub(r"^[a-z+]+://(?:[^@/]*@)?", "", value).split("/")[0]
             if _NOT_DEV.search(host):
                 return f"the database at {host} ({name})"
+            if remote and not _ON_THIS_MACHINE.match(host.rsplit(":", 1)[0] if not host.endswith("]") else host):
+                return f"the database at {host} ({name}), not one on this machine"
     return None
+
+
+# database hosts that are this machine or a container beside it (a compose service's one-word name)
+_ON_THIS_MACHINE = re.compile(r"(?i)^(|localhost|127\.[0-9.]+|0\.0\.0\.0|\[::1\]|::1|[\w-]+|host\.docker\.internal|"
+                              r"[\w.-]+\.(localhost|local|test))$")
 
 
 def _production_target(args: list[str]) -> str | None:
@@ -1502,6 +1526,8 @@ _HANDLERS = {
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
     "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
     "git": cmd_git.git,
+    # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
+    "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),
     **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,

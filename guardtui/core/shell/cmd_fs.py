@@ -1369,13 +1369,16 @@ def rsync(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(ask("rsync --delete removes destination files that are not in the source", "fs-delete",
                                 radius, "fs.rsync"))
     if "--remove-source-files" in args:
+        inside = not remote and dest_info is not None and dest_info.kind is PathKind.PROJECT_SUB
         for w in operands[:-1]:
             if not _REMOTE.match(w.value):
                 info = run.path(w, inv)
+                inside = inside and info.kind is PathKind.PROJECT_SUB and not w.dynamic
                 run.effect(info.path, w.display(), "delete", inv.cmd, info.remote, recursive=True,
                            members=glob_members(w))
-        findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
-                            BlastRadius.MEDIUM, "fs.rsync"))
+        if not inside:  # a move within the project is a mv (the guard's files are the protection's to judge)
+            findings.append(ask("rsync --remove-source-files deletes the files it copied", "fs-delete",
+                                BlastRadius.MEDIUM, "fs.rsync"))
     if remote:
         sent = [w for w in operands[:-1] if not _REMOTE.match(w.value)]
         if any((info := run.path(w, inv)).path and is_secret_area(info.path, inv.scope.home, run.tax) for w in sent):

@@ -12,6 +12,7 @@ from ..model import BlastRadius, Verdict
 from ..protect import project_guard_paths
 from ..gitindex import branch_after, config_settings, current_branch, repository
 from .findings import Finding, allow, ask, deny, unknown, worst
+from .refs import JJ_VALUES, PROTECTED_BRANCHES, jj_bookmark_moves, jj_names, jj_options
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
 from .projectfiles import read_text, shown
@@ -22,7 +23,6 @@ from .words import DYN, Word
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Invocation, Run
 
-PROTECTED_BRANCHES = frozenset({"main", "master"})
 def environment_configs(inv: "Invocation") -> list[str]:
     """`key=value` settings git takes from its environment, as if given by -c: GIT_CONFIG_PARAMETERS,
     GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n/VALUE_n, and a config file named by GIT_CONFIG_GLOBAL/SYSTEM."""
@@ -1291,6 +1291,111 @@ _SUBCOMMANDS = {
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
     "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
     "sparse-checkout": sparse_checkout, "am": apply,
+    # push's plumbing takes push's refspecs and --force: judged as the push it is
+    "send-pack": lambda run, inv, rest: ([ask("git send-pack --stdin reads the refs it pushes from its input", "git",
+                                              BlastRadius.HIGH, "git.push")]
+                                         if any(w.value == "--stdin" for w in rest) else push(run, inv, rest)),
+    "http-push": push,
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]
+
+
+# --- Jujutsu (jj): a git-backed VCS. Its local rewrites are undoable (`jj op log`); its push is the shared act.
+# jj moves a bookmark backwards or sideways only with --allow-backwards (-B), and then `jj git push` of that
+# bookmark force-updates the remote one (with a lease, but without asking): main rewound for everyone.
+_JJ_READ = frozenset({"st", "status", "log", "show", "diff", "interdiff", "evolog", "obslog", "root", "help",
+                      "version", "files", "cat", "blame", "annotate", "--version", "-V", "--help", "-h"})
+_JJ_LOCAL = frozenset({"describe", "desc", "new", "commit", "ci", "edit", "squash", "split", "rebase", "abandon",
+                       "restore", "undo", "redo", "duplicate", "absorb", "next", "prev", "backout", "revert",
+                       "parallelize", "simplify-parents", "diffedit", "resolve", "fix", "sparse", "init", "file",
+                       "workspace", "op", "operation", "tag", "bookmark", "b", "branch", "evolve", "unsquash",
+                       "move", "checkout", "co", "merge", "chmod", "untrack", "util", "sign", "unsign", "metaedit",
+                       "arrange", "show"})
+_JJ_GLOBALS = ("-R", "--repository", "--at-operation", "--at-op", "--color", "--config", "--config-toml",
+               "--config-file")
+
+
+def is_jujutsu(inv: "Invocation") -> bool:
+    """`jj` is Jujutsu when its first operand is one of Jujutsu's subcommands (or there is none); else it is
+    another jj (tidwall's JSON editor: `jj -v x -i f.json key`)."""
+    words = [w.value for w in inv.words]
+    while words and words[0].startswith("-"):
+        if words[0] not in _JJ_GLOBALS and not words[0].startswith("--"):
+            return words[0] in ("-h", "-V")
+        words = words[2:] if words[0] in _JJ_GLOBALS else words[1:]
+    return not words or words[0] in _JJ_READ | _JJ_LOCAL | {"git", "config"}
+
+
+def jj(run: "Run", inv: "Invocation") -> list[Finding]:
+    """jj: reading and local rewrites are everyday work (jj op undo takes them back); `jj git push` of main after
+    main was moved backwards (or deleted) in this command or earlier in the session rewrites the shared main."""
+    words = [w.value for w in inv.words]
+    while words and words[0].startswith("-"):  # global options before the subcommand
+        words = words[2:] if words[0] in _JJ_GLOBALS else words[1:]
+    if not words:
+        return [allow("jj with no subcommand shows the log", "git", rule="jj.read")]
+    if any(w.dynamic for w in inv.words):
+        return [ask("the jj command is only known at run time", "git", BlastRadius.HIGH, "jj.dynamic")]
+    sub = words[0]
+    moves = jj_bookmark_moves(words, PROTECTED_BRANCHES)
+    if moves:
+        for name, what in moves.items():
+            run.result.leaves[f"jj-{what}:{name}"] = "1"
+        name, what = sorted(moves.items())[0]
+        verb = "moves {} backwards" if what == "rewound" else "deletes {}"
+        return [ask(f"jj bookmark {words[1]} {verb.format(name)}: the next jj git push rewrites the shared {name}", "git",
+                    BlastRadius.HIGH, "jj.bookmark-main")]
+    if sub == "git" and len(words) > 1 and words[1] == "push":
+        return [_jj_push(inv, words[2:])]
+    if sub == "git":
+        action = words[1] if len(words) > 1 else ""
+        if action in ("fetch", "import", "export", "init", "clone", "colocation", "root"):
+            return [allow(f"jj git {action} is everyday repository work", "git", rule="jj.routine")]
+        if action == "remote" and len(words) > 2 and words[2] in ("list", "l"):
+            return [allow("jj git remote list only reads", "git", rule="jj.read")]
+        return [ask(f"jj git {action} changes the repository's remotes", "git", BlastRadius.LOW, "jj.git")]
+    if sub == "config":
+        action = words[1] if len(words) > 1 else ""
+        if action in ("list", "l", "get", "path"):
+            return [allow(f"jj config {action} only reads", "git", rule="jj.read")]
+        return [ask(f"jj config {action} changes settings (some name programs jj runs)", "git", BlastRadius.MEDIUM,
+                    "jj.config")]
+    if "--ignore-immutable" in words:
+        return [ask(f"jj {sub} --ignore-immutable rewrites commits already on main or pushed", "git",
+                    BlastRadius.HIGH, "jj.rewrite-immutable")]
+    if sub in _JJ_READ:
+        return [allow(f"jj {sub} only reads the repository", "git", rule="jj.read")]
+    if sub in _JJ_LOCAL:
+        return [allow(f"jj {sub} changes only the local repository (jj undo takes it back)", "git",
+                      rule="jj.routine")]
+    return [unknown(f"jj {sub} is not a jj command guardtui knows", "git", rule="jj.unknown")]
+
+
+def _jj_push(inv: "Invocation", rest: list[str]) -> Finding:
+    options, _, flags = jj_options(rest, JJ_VALUES - {"-B", "-A", "-d", "-o", "-s", "-t", "-f", "-m", "-n"})
+    if "--dry-run" in flags:
+        return allow("jj git push --dry-run sends nothing", "git", rule="jj.push")
+    facts = inv.scope.facts
+    rewound = {b for b in PROTECTED_BRANCHES if facts.get("jj-rewound:" + b)}
+    deleted = {b for b in PROTECTED_BRANCHES if facts.get("jj-deleted:" + b)}
+    named = jj_names(options.get("-b", []) + options.get("--bookmark", []) + options.get("--branch", []) +
+                      [v.partition("=")[0] for v in options.get("--named", [])], PROTECTED_BRANCHES)
+    every = bool(flags & {"--all", "--tracked"}) or not (named or options.get("-c") or options.get("--change") or
+                                                         options.get("-r") or options.get("--revisions"))
+    pushed = (named | (PROTECTED_BRANCHES if every else set())) & PROTECTED_BRANCHES
+    if "--deleted" in flags:
+        pushed |= deleted
+    if flags & {"--force", "-f", "--force-with-lease", "--allow-backwards"} and pushed:
+        return deny(f"jj git push forcing {sorted(pushed)[0]} rewrites the shared history of it", "git",
+                    "jj.push-main")
+    if pushed & rewound:
+        name = sorted(pushed & rewound)[0]
+        return deny(f"jj git push of {name} after moving it backwards rewinds the remote {name}: every commit after "
+                    "it is dropped for everyone", "git", "jj.push-main")
+    if pushed & deleted:
+        name = sorted(pushed & deleted)[0]
+        return deny(f"jj git push deletes the remote {name} branch, the shared history everyone builds on", "git",
+                    "jj.push-main")
+    return allow("jj git push publishes bookmarks (jj refuses to move a remote bookmark it has not seen)", "git",
+                 rule="jj.push")

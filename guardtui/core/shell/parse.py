@@ -23,6 +23,7 @@ from ..gitindex import branch_after, repository
 from . import respell
 from .evaluate import Output, static_output
 from .reeval import evaluated_again
+from .refs import PROTECTED_BRANCHES, jj_bookmark_moves
 from .words import DYN, GlobMatch, Scope, Word, WordResolver, expand_braces
 
 MAX_DEPTH = 12  # nesting of $(…), bash -c, eval … before we give up (and ask)
@@ -801,6 +802,13 @@ class Walker:
                     scope.facts["destroy-plan:" + w.partition("=")[2]] = "1"
                 elif w in ("-out", "--out") and i + 1 < len(words):
                     scope.facts["destroy-plan:" + words[i + 1]] = "1"
+        elif name == "jj":  # `jj bookmark set main -B -r v1 && jj git push -b main`: the push sees main moved back
+            args = words[1:]
+            while args and args[0].startswith("-"):
+                args = args[2:] if args[0] in ("-R", "--repository", "--at-operation", "--at-op", "--color",
+                                               "--config", "--config-toml", "--config-file") else args[1:]
+            for bookmark, what in jj_bookmark_moves(args, PROTECTED_BRANCHES).items():
+                scope.facts[f"jj-{what}:{bookmark}"] = "1"
         elif name == "hash" and "-p" in words[1:-1] and len(words) >= 4 and not argv[-1].dynamic:
             # hash -p PATH NAME: NAME runs PATH from now on
             scope.facts["copy-of:" + words[-1]] = words[words.index("-p") + 1]

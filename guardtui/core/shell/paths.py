@@ -273,7 +273,8 @@ def delete_finding(info: PathInfo, recursive: bool, what: str, category: str = "
                         "with no way back", category)
         if info.hits_system:
             return deny(f"{what} {target} matches top-level system directories (/etc, /usr, …)", category)
-        if kind in _CRITICAL_DELETE and not info.glob:
+        if kind in _CRITICAL_DELETE and (not info.glob or kind is PathKind.SYSTEM_CORE):
+            # a glob inside a core system directory (/usr/lib/…/Qt6*) deletes system files as a name does
             return deny(f"{what} {target} deletes {describe(info)}{suffix}", category)
         if kind is PathKind.TEMP:
             return allow(f"{what} {target} only touches the temp directory", "fs-delete", radius=BlastRadius.LOW)

@@ -31,6 +31,8 @@ _SHAPE = {
     "not_flags": Field(list, items=str),
     "text": Field(str, check=_regex_ok),
     "verdict": Field(str, choices=("allow", "ask", "deny")),
+    # it wipes the database the project is configured for: one not on this machine (.env DATABASE_URL) denies
+    "wipes_configured_database": Field(bool),
     "prints": Field(bool),  # it prints secrets: only when its output reaches the terminal (not piped or captured)
     "remote": Field(str, choices=("deny",)),  # on another host (ssh, a pod, a PaaS run): a server's data, not a dev's
     "blast_radius": Field(str, required=True, choices=_RADII),
@@ -100,6 +102,10 @@ SCHEMA = {
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
     # a write of that file
     "output_options": Field(dict, values=_LIST),
+    # commands whose operand at `position` is a file they write (uniq IN OUT), only `when` one of those options is
+    # given (ptx -G), operands counted after `value_options` and their values
+    "output_operands": Field(dict, values={"position": Field(int, required=True), "when": _LIST,
+                                           "value_options": _LIST}),
     # programs whose own command language runs a shell: an option's command starting with one of the
     # prefixes runs the rest (gdb -ex 'shell rm …', dc -e '!rm …')
     "shell_escapes": Field(dict, values={"options": _LIST, "prefixes": _LIST}),
@@ -196,6 +202,7 @@ class Shape:
     reason: str
     prints: bool = False
     remote: str | None = None
+    wipes_configured_database: bool = False
 
     @property
     def generic(self) -> bool:
@@ -231,6 +238,7 @@ class Taxonomy:
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
+    output_operands: dict[str, dict] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
@@ -315,7 +323,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
             flags=tuple(raw.get("flags") or ()), not_flags=tuple(raw.get("not_flags") or ()),
             text=re.compile(raw["text"]) if raw.get("text") else None, verdict=raw.get("verdict"),
             blast_radius=BlastRadius(raw["blast_radius"]), category=raw["category"], reason=raw["reason"],
-            prints=raw.get("prints", False), remote=raw.get("remote")))
+            prints=raw.get("prints", False), remote=raw.get("remote"),
+            wipes_configured_database=raw.get("wipes_configured_database", False)))
         if raw.get("verdict") == "allow" and raw["blast_radius"] == "critical":
             raise doc.error(("shapes", i, "verdict"), "an allow shape cannot have blast_radius critical")
     ids = [s.id for s in shapes]
@@ -339,6 +348,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
+        output_operands=dict(data.get("output_operands") or {}),
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),
