@@ -289,7 +289,9 @@ def test_python_paths_hidden_in_encodings(machine):
     decision = machine.judge("python3 b64.py")
     assert decision.verdict.value in ("ask", "deny") and ".claude/settings.json" in decision.reason
     assert ".claude" in machine.judge("python3 rev.py").reason
-    assert machine.judge("python3 hidden.py Zm9v").rule.endswith("code.hidden-path")
+    # the argument known only at run time hides the path; a known one is decoded as Python would
+    assert machine.judge('python3 hidden.py "$TARGET"').rule.endswith("code.hidden-path")
+    assert machine.verdict("python3 hidden.py Zm9v") == "allow"  # b64 of "foo": a file in the project
     assert machine.verdict("python3 out.py report.txt") == "allow"
 
 
