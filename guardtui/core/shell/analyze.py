@@ -22,8 +22,8 @@ from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs, cmd_git, cmd_migrate,
-               cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
+from . import (cmd_agents, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers, cmd_exec, cmd_fs, cmd_git,
+               cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -1482,7 +1482,9 @@ _HANDLERS = {
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
     "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
     "git": cmd_git.git,
-    **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
+    **{n: lambda run, inv: cmd_containers.docker(run, inv) or cmd_compose.compose(run, inv)
+       for n in ("docker", "podman", "nerdctl")},
+    **{n: cmd_compose.compose for n in ("docker-compose", "podman-compose")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,

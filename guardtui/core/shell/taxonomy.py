@@ -163,6 +163,13 @@ SCHEMA = {
     "npm_programs": Field(dict, values=str),
     "in_place_editors": Field(dict, values={"flags": _LIST, "skip": Field(int), "value_options": _LIST,
                                             "file_options": _LIST, "subcommands": _LIST}),
+    # docker compose / podman compose (shell/cmd_compose.py): the files it reads, the subcommands that start the
+    # project's services, and the service settings that hand a container the host (a pattern on the value)
+    "compose": Field(dict, fields={
+        "files": _LIST, "overrides": _LIST, "starting": _LIST, "global_value_options": _LIST,
+        "host_settings": Field(list, items={"key": Field(str, required=True),
+                                            "pattern": Field(str, required=True, check=_regex_ok),
+                                            "reason": Field(str, required=True)})}),
     "shapes": Field(list, required=True, items=_SHAPE),
 }
 
@@ -229,6 +236,7 @@ class Taxonomy:
     editor_renamers: frozenset[str] = frozenset()
     swappers: frozenset[str] = frozenset()
     remote_access: dict = field(default_factory=dict)
+    compose: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -335,7 +343,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         source_deleters=dict(data.get("source_deleters") or {}),
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
-        remote_access=dict(data.get("remote_access") or {}))
+        remote_access=dict(data.get("remote_access") or {}), compose=dict(data.get("compose") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
