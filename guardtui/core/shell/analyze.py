@@ -1506,6 +1506,7 @@ _HANDLERS = {
     # goose is also an AI agent's name (block/goose): a migration to a local database, else as an agent
     "goose": lambda run, inv: cmd_migrate.migrations(run, inv) or cmd_agents.judge(run, inv),
     "pg_restore": lambda run, inv: cmd_migrate.restore(run, inv) or run.taxonomy(inv),
+    "hanami": lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv),
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},

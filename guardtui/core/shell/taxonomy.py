@@ -170,6 +170,10 @@ SCHEMA = {
         "host_settings": Field(list, items={"key": Field(str, required=True),
                                             "pattern": Field(str, required=True, check=_regex_ok),
                                             "reason": Field(str, required=True)})}),
+    # what each action of a lane file does (fastlane's Fastfile: shell/cmd_tasks.py): deny and ask name why; allow
+    # lists routine ones; allow_when: an action that is routine only when its arguments match (match readonly: true)
+    "lane_actions": Field(dict, values={"deny": Field(dict, values=str), "ask": Field(dict, values=str),
+                                        "allow": _LIST, "allow_when": Field(dict, values=str)}),
     "shapes": Field(list, required=True, items=_SHAPE),
 }
 
@@ -237,6 +241,7 @@ class Taxonomy:
     swappers: frozenset[str] = frozenset()
     remote_access: dict = field(default_factory=dict)
     compose: dict = field(default_factory=dict)
+    lane_actions: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -343,7 +348,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         source_deleters=dict(data.get("source_deleters") or {}),
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
-        remote_access=dict(data.get("remote_access") or {}), compose=dict(data.get("compose") or {}))
+        remote_access=dict(data.get("remote_access") or {}), compose=dict(data.get("compose") or {}),
+        lane_actions=dict(data.get("lane_actions") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
