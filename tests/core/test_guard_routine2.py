@@ -213,8 +213,8 @@ def test_fastlane_lanes_are_judged_by_their_actions(world, command, expected):
 
 # -- MCP: local builds, and a deployment's tables and secrets ---------------------------------------------
 @pytest.mark.parametrize("tool, args, expected", [
-    ("mcp__XcodeBuildMCP__build_sim", {"projectPath": "/p/App.xcodeproj", "scheme": "App", "simulatorName": "iPhone 16"},
-     "allow"),
+    ("mcp__XcodeBuildMCP__build_sim",
+     {"projectPath": "/p/App.xcodeproj", "scheme": "App", "simulatorName": "iPhone 16"}, "allow"),
     ("mcp__XcodeBuildMCP__build_run_sim", {"projectPath": "/p/App.xcodeproj", "scheme": "App"}, "allow"),
     ("mcp__xcodebuild__test_sim", {"projectPath": "/p/App.xcodeproj", "scheme": "App"}, "allow"),
     ("mcp__convex__tables", {"deploymentSelector": "dev"}, "allow"),
@@ -224,6 +224,21 @@ def test_fastlane_lanes_are_judged_by_their_actions(world, command, expected):
     ("mcp__convex__run", {"deploymentSelector": "dev", "functionName": "messages:purge", "args": "{}"}, "ask"),
 ])
 def test_mcp_local_builds_and_deployment_reads(world, tool, args, expected):
+    d = world.tool(tool, **args)
+    got = "ask" if d.verdict in (Verdict.ASK, Verdict.LLM) else d.verdict.value
+    assert got == expected, (tool, d.reason)
+
+
+@pytest.mark.parametrize("tool, args, expected", [
+    # Cursor names no server (MCP:tables): the tool's name and its arguments do
+    ("mcp__mcp__tables", {"deploymentSelector": "dev"}, "allow"),
+    ("mcp__mcp__data", {"deploymentSelector": "dev", "tableName": "messages"}, "allow"),
+    ("mcp__mcp__envList", {"deploymentSelector": "prod"}, "ask"),
+    ("mcp__deploy__run", {"target": "staging"}, "ask"),
+    ("mcp__warehouse__data", {"action": "overwrite", "rows": []}, "ask"),  # a generic name: not Convex's read
+    ("mcp__tools__clean", {"target": "all"}, "ask"),  # not XcodeBuildMCP's
+])
+def test_a_generic_tool_name_is_a_known_servers_only_with_its_arguments(world, tool, args, expected):
     d = world.tool(tool, **args)
     got = "ask" if d.verdict in (Verdict.ASK, Verdict.LLM) else d.verdict.value
     assert got == expected, (tool, d.reason)
