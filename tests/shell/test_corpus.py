@@ -19,6 +19,9 @@ KNOWN_MISSES = {
         "the label (a peer's safe list) allows reading one's own secret store",
     "doppler secrets get DATABASE_URL":
         "as vault kv get: it prints a secret; captured in $(…) or piped on, the command that takes it is judged",
+    "gh pr create --title 'fix'":
+        "a pull request opened in the person's name, visible to others, asks (as the MCP tools that open one do, and "
+        "as every session corpus labels it); the label is a peer's safe list",
 }
 
 

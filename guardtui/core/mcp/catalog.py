@@ -38,7 +38,10 @@ _TOOL = {
     "uploads": _LIST, "verb": Field(str), "unless": _LIST, "dry_run": _LIST, "repo_files": _LIST,
 }
 _SERVER = {"title": Field(str, required=True), "aliases": Field(list, required=True, items=str),
-           "remote": Field(bool), "tools": Field(dict, required=True, values=_TOOL)}
+           "remote": Field(bool), "tools": Field(dict, required=True, values=_TOOL),
+           # arguments every call of its tools carries: when its name is not one the server is known by, a tool's
+           # name alone says it is this server only with one of them there (Convex's `data`, `run`)
+           "signature": Field(list, items=str)}
 _VERBS = {k: Field(list, required=True, items=str) for k in ("read", "change", "delete", "weak", "carriers",
                                                                 "read_nouns")}
 _ARGUMENTS = {k: Field(list, required=True, items=str) for k in ("sql", "shell", "url", "path", "verb", "kind")}
@@ -84,6 +87,11 @@ class Server:
     aliases: tuple[str, ...]
     remote: bool
     tools: dict[str, ToolSpec]
+    signature: tuple[str, ...] = ()
+
+    def carried_by(self, args: dict) -> bool:
+        """A call of a tool of this name is this server's (when the server's name does not say so)."""
+        return not self.signature or any(k in args for k in self.signature)
 
 
 @dataclass(frozen=True)
@@ -255,7 +263,8 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                 raise doc.error(("servers", sid, "aliases"), f"alias {alias!r} is also {seen_aliases[alias]}'s")
             seen_aliases[alias] = sid
         tools = {name: _parse_tool(doc, sid, name, spec) for name, spec in raw["tools"].items()}
-        servers[sid] = Server(sid, raw["title"], aliases, raw.get("remote", True), tools)
+        servers[sid] = Server(sid, raw["title"], aliases, raw.get("remote", True), tools,
+                              tuple(raw.get("signature") or ()))
     verbs = {k: frozenset(v) for k, v in data["verbs"].items()}
     if not verbs["weak"] <= verbs["read"] | verbs["change"] | verbs["delete"]:
         raise DataError(file, doc.line(("verbs", "weak")), "verbs.weak", "weak verbs must also be read, change or "

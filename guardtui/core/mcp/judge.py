@@ -37,12 +37,14 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     catalog = catalog or mcp_catalog()
     found = catalog.identify(call.tool)
     args = dict(call.input)
+    if found.by == "tools" and found.server is not None and not found.server.carried_by(args):
+        found = Identified(found.server_name, found.tool, None, None, "none")  # a generic name, another server's
     parts: list[Decision] = []
     if found.spec is not None:
         parts += _judge_spec(call, ctx, catalog, found, found.server, found.spec, args)  # type: ignore[arg-type]
     else:  # an unknown server, or a tool its server's knowledge does not describe (a gateway's)
         for server, spec in catalog.candidates(found.tool):
-            if server is found.server or found.server is None:
+            if (server is found.server or found.server is None) and (found.by == "alias" or server.carried_by(args)):
                 parts += _judge_spec(call, ctx, catalog, found, server, spec, args)
         if not parts:
             parts += _judge_inferred(call, ctx, catalog, found, args)

@@ -22,9 +22,9 @@ from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs,
-               cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure,
-               remote_access, selfcall, toolcode)
+from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
+               cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks,
+               cmd_term, exposure, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -1528,7 +1528,9 @@ _HANDLERS = {
     "git": cmd_git.git,
     # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
     "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),
-    **{n: cmd_containers.docker for n in ("docker", "podman", "nerdctl")},
+    **{n: lambda run, inv: cmd_containers.docker(run, inv) or cmd_compose.compose(run, inv)
+       for n in ("docker", "podman", "nerdctl")},
+    **{n: cmd_compose.compose for n in ("docker-compose", "podman-compose")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,
@@ -1551,6 +1553,7 @@ _HANDLERS = {
     # goose is also an AI agent's name (block/goose): a migration to a local database, else as an agent
     "goose": lambda run, inv: cmd_migrate.migrations(run, inv) or cmd_agents.judge(run, inv),
     "pg_restore": lambda run, inv: cmd_migrate.restore(run, inv) or run.taxonomy(inv),
+    "hanami": lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv),
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},
     **{n: cmd_net.dns for n in ("dig", "nslookup", "host", "ping", "ping6", "traceroute", "whois")},
     **{n: cmd_exec.declaration for n in ("export", "declare", "typeset", "local", "readonly")},

@@ -26,6 +26,7 @@ _APPLY = {
     "liquibase": {"update", "update-count", "updateCount", "update-to-tag", "updateToTag", "status", "validate"},
     "dbmate": {"up", "migrate", "create", "wait", "status"},
     "goose": {"up", "up-by-one", "up-to", "status", "version"},
+    "hanami": {"migrate", "prepare", "create", "version"},  # `hanami db migrate`: the app's own database
 }
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "localhost.localdomain"}
 _CONFIG_BYTES = 64 * 1024
@@ -82,6 +83,11 @@ def _environment(inv: "Invocation", cwd: str) -> dict[str, str]:
     return env
 
 
+def _dotenv_only(inv: "Invocation", name: str) -> bool:
+    """The variable is set by no assignment of this command line nor earlier in the script (only .env has it)."""
+    return name not in inv.scope.variables and all(n != name for n, _ in inv.cmd.assignments)
+
+
 def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | None:
     """The database URL the tool works on, as it finds it."""
     env = _environment(inv, cwd)
@@ -106,6 +112,15 @@ def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | No
         if url:
             return url
         return env.get(_option(args, "--env", "-e") or "DATABASE_URL")
+    if tool == "hanami":  # DATABASE_URL from the environment, else the dotenv files Hanami loads for HANAMI_ENV
+        if "DATABASE_URL" in env and not _dotenv_only(inv, "DATABASE_URL"):
+            return env["DATABASE_URL"]
+        stage = env.get("HANAMI_ENV") or "development"
+        for name in ([f".env.{stage}.local"] + ([".env.local"] if stage != "test" else []) + [f".env.{stage}", ".env"]):
+            url = load_dotenv(posixpath.join(cwd, name)).get("DATABASE_URL")
+            if url:
+                return url
+        return None
     if tool == "goose":
         positionals = [a for a in args if not a.startswith("-")]
         if len(positionals) >= 3:  # goose DRIVER DBSTRING COMMAND
@@ -124,7 +139,7 @@ def migrations(run: "Run", inv: "Invocation") -> list[Finding] | None:
         return None
     positionals = [a for a in args if not a.startswith("-")]
     verb = positionals[-1] if positionals else ""
-    if verb not in _APPLY.get(tool, ()):
+    if verb not in _APPLY.get(tool, ()) or tool == "hanami" and positionals[:1] != ["db"]:
         return None
     url = _target(tool, args, inv, cwd)
     if url is None or not _is_local(_host(url)):

@@ -572,6 +572,12 @@ _REMOTE_OPERAND = re.compile(r"^(?:(?:s3|gs|b2|az|https?)://|[A-Za-z][\w.-]*:(?!
 
 
 def cloud_copy(run: "Run", inv: "Invocation") -> list[Finding]:
+    """A storage client's copy (below), then what a sender (rclone) says of the rest."""
+    found = _storage_copy(run, inv)
+    return found or (sender(run, inv) if inv.name in run.tax.senders else [])
+
+
+def _storage_copy(run: "Run", inv: "Invocation") -> list[Finding]:
     """aws s3 cp/mv/sync, gsutil, gcloud storage, rclone, azcopy, s3cmd, mc, b2: a secrets file (or a directory of
     them) copied to a bucket leaves the machine, and a local destination is written like cp's (a bucket's object
     copied over guardtui's policy is a write there); the taxonomy judges the rest."""
@@ -670,7 +676,17 @@ def sender(run: "Run", inv: "Invocation") -> list[Finding]:
     denied = next((f for f in carried if f.verdict is Verdict.DENY), None)
     if denied is not None:
         return [denied]
+    if inv.name == "rclone":  # the operands, not the values of its options (--max-age 8d)
+        values = set(run.tax.commands.get("rclone", {}).get("value_options", ()))
+        operands = [w for i, w in enumerate(inv.words) if not w.value.startswith("-") and
+                    not (i and inv.words[i - 1].value in values)]
     if inv.name == "rclone" and not any(":" in w.value for w in operands[-1:]):
+        if sub in ("copy", "copyto") and len(operands) == 3 and ":" in operands[1].value:
+            # rclone copy REMOTE:path data/raw: a download, judged as a write of where it lands
+            written = run.write(operands[-1], inv, f"rclone {sub} writes")
+            return [written] if written is not None else [
+                allow(f"rclone {sub} downloads {operands[-2].display()} into {operands[-1].display()}", "network",
+                      rule="net.download")]
         return []  # rclone between local paths: a copy (the file rules judge it)
     for w in operands[(1 if sub in subs and sub else 0):]:
         # oras push REF FILE:media/type: the file before its media type

@@ -18,7 +18,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
-from .findings import Finding, allow, ask
+from .findings import Finding, allow, ask, deny
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfile, find_upward,
                            language_of, load_dotenv, load_json, load_justfile, load_makefile, load_package, load_toml,
@@ -1605,3 +1605,95 @@ HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "uv": pip, "pyproject-build": python_build, "go": go, "cargo": cargo,
             "cookiecutter": cookiecutter, "tox": tox, "bundle": bundle, "bundler": bundle,
             "pre-commit": pre_commit}
+
+
+# -- fastlane ---------------------------------------------------------------------------------------
+_LANE = re.compile(r"^(\s*)(?:private_)?lane\s+:(\w+)\s+do\b")
+_ACTION = re.compile(r"^\s*([a-z_]\w*)\b\s*(\(|\s|$)")
+_RUBY_WORDS = frozenset({"if", "unless", "else", "elsif", "end", "do", "begin", "rescue", "ensure", "return", "when",
+                         "case", "while", "until", "for", "next", "break", "then", "yield", "require", "raise",
+                         "true", "false", "nil"})
+_FASTLANE_OWN = frozenset({"lanes", "list", "init", "env", "actions", "action", "search_plugins", "add_plugin",
+                           "install_plugins", "update_plugins", "update_fastlane", "new_action", "docs", "help",
+                           "enable_auto_complete", "run", "socket_server", "--version", "-v", "--help", "-h"})
+
+
+def fastlane(run: "Run", inv: Invocation) -> list[Finding]:
+    """`fastlane beta`, `bundle exec fastlane ios reset_certs`: the lane's actions in the Fastfile, as make judges a
+    target's recipe (taxonomy lane_actions): an action that breaks the team's signing denies, a publish asks, the
+    routine ones (tests, builds, version bumps) are quiet, `sh` commands are judged as shell; a lane another lane
+    calls is followed. An action guardtui does not know leaves the command to the taxonomy."""
+    positionals = [a for a in inv.args if not a.startswith("-") and ":" not in a]
+    if not positionals or positionals[0] in _FASTLANE_OWN or not inv.scope.cwd or inv.scope.remote:
+        return []
+    fastfile = find_upward(inv.scope.cwd, ("fastlane/Fastfile", "Fastfile", ".fastlane/Fastfile"))
+    text = read_text(fastfile) if fastfile else None
+    if text is None or any(DYN in p for p in positionals):
+        return []
+    changed = _changed(run, inv, fastfile)
+    if changed:
+        return changed
+    lanes = _fastfile_lanes(text)
+    lane = positionals[-1]
+    if lane not in lanes:
+        return []
+    spec = run.tax.lane_actions.get("fastlane", {})
+    shown = _shown(inv, fastfile)
+    found: list[Finding] = []
+    unknown: list[str] = []
+    todo, seen = [lane], set()
+    while todo and len(seen) < MAX_TASKS:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        line, body = lanes[name]
+        for offset, row in enumerate(body.split("\n"), 1):
+            m = _ACTION.match(row)
+            if m is None or m.group(1) in _RUBY_WORDS:
+                continue
+            action, where = m.group(1), f"{shown}:{line + offset}"
+            if action in lanes:
+                todo.append(action)
+            elif action == "sh":
+                script = re.search(r"""sh\s*\(?\s*(["'])(.*?)\1""", row)
+                if script:
+                    run.nested(script.group(2), inv, f"fastlane {name} › {where}",
+                               origin=Origin(shown, line + offset))
+            elif action in spec.get("deny", {}):
+                found.append(deny(f"fastlane {lane} runs {action} ({where}): {spec['deny'][action]}", "deploy",
+                                  "tasks.fastlane"))
+            elif action in spec.get("allow_when", {}) and re.search(spec["allow_when"][action], row):
+                continue
+            elif action in spec.get("ask", {}):
+                found.append(ask(f"fastlane {lane} runs {action} ({where}): {spec['ask'][action]}", "deploy",
+                                 BlastRadius.MEDIUM, "tasks.fastlane"))
+            elif action not in spec.get("allow", ()):
+                unknown.append(action)
+    if any(f.rule == "tasks.fastlane" and f.blast_radius is BlastRadius.CRITICAL for f in found):
+        return found
+    if unknown:  # what an action guardtui does not know does: the taxonomy's word on the lane
+        return found + run.taxonomy(inv)
+    return found or [allow(f"fastlane {lane} runs routine actions ({shown}: judged above)", "build-test",
+                           rule="tasks.fastlane")]
+
+
+def _fastfile_lanes(text: str) -> dict[str, tuple[int, str]]:
+    """lane name → (its line, its body): the lines up to the `end` at the lane's own indentation."""
+    out: dict[str, tuple[int, str]] = {}
+    lines = text.split("\n")
+    for index, row in enumerate(lines):
+        m = _LANE.match(row)
+        if m is None:
+            continue
+        indent = len(m.group(1))
+        body = []
+        for inner in lines[index + 1:index + 400]:
+            if inner.strip() == "end" and len(inner) - len(inner.lstrip()) <= indent:
+                break
+            body.append(inner)
+        out[m.group(2)] = (index + 1, "\n".join(body))
+    return out
+
+
+HANDLERS["fastlane"] = fastlane

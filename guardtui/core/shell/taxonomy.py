@@ -184,6 +184,17 @@ SCHEMA = {
     "npm_programs": Field(dict, values=str),
     "in_place_editors": Field(dict, values={"flags": _LIST, "skip": Field(int), "value_options": _LIST,
                                             "file_options": _LIST, "subcommands": _LIST}),
+    # docker compose / podman compose (shell/cmd_compose.py): the files it reads, the subcommands that start the
+    # project's services, and the service settings that hand a container the host (a pattern on the value)
+    "compose": Field(dict, fields={
+        "files": _LIST, "overrides": _LIST, "starting": _LIST, "global_value_options": _LIST,
+        "host_settings": Field(list, items={"key": Field(str, required=True),
+                                            "pattern": Field(str, required=True, check=_regex_ok),
+                                            "reason": Field(str, required=True)})}),
+    # what each action of a lane file does (fastlane's Fastfile: shell/cmd_tasks.py): deny and ask name why; allow
+    # lists routine ones; allow_when: an action that is routine only when its arguments match (match readonly: true)
+    "lane_actions": Field(dict, values={"deny": Field(dict, values=str), "ask": Field(dict, values=str),
+                                        "allow": _LIST, "allow_when": Field(dict, values=str)}),
     "shapes": Field(list, required=True, items=_SHAPE),
 }
 
@@ -254,6 +265,8 @@ class Taxonomy:
     swappers: frozenset[str] = frozenset()
     remote_access: dict = field(default_factory=dict)
     subcommand_programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    compose: dict = field(default_factory=dict)
+    lane_actions: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
     glob_shapes: list[Shape] = field(default_factory=list)  # command patterns with * (mkfs.*)
     generic_shapes: list[Shape] = field(default_factory=list)  # command "*"
@@ -363,7 +376,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
         remote_access=dict(data.get("remote_access") or {}),
-        subcommand_programs=dict(data.get("subcommand_programs") or {}))
+        subcommand_programs=dict(data.get("subcommand_programs") or {}), compose=dict(data.get("compose") or {}),
+        lane_actions=dict(data.get("lane_actions") or {}))
     for shape in shapes:
         if shape.generic:
             tax.generic_shapes.append(shape)
