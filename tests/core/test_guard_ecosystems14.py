@@ -74,3 +74,13 @@ def test_whole_resource_deletes_deny(world, command):
 def test_changes_to_shared_things_ask(world, command):
     d = world.run(command)
     assert verdict(d) == "ask", (command, d.reason)
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("ddev import-db --file=/tmp/prod.sql.gz", "allow"),  # the local ddev database
+    ("solana program close --buffers --url devnet", "ask"),  # leftover buffers, not the program
+    ("fastly profile token --name lumenfold", "ask"),  # prints the API token
+])
+def test_near_misses(world, command, expected):
+    d = world.run(command)
+    assert verdict(d) == expected, (command, d.reason)
