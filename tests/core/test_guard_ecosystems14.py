@@ -1,0 +1,86 @@
+"""Ecosystem CLIs guardtui learned from sessions-14 and attacks-12 (ddev/drush, nextflow, nf-core, solana,
+solana-keygen, sf, fastly, mc) and the whole-resource deletes among their commands (a production database
+overwritten by drush sql:sync, a wallet keypair overwritten, a sandbox org, a Fastly service or store, a MinIO
+bucket, a whole published package). Each read stays quiet; each whole-resource delete denies; what changes a
+shared thing asks. The world is test_guard_holds' (real hooks installed)."""
+from __future__ import annotations
+
+import pytest
+
+from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+
+
+@pytest.mark.parametrize("command", [
+    "ddev start && ddev drush status --fields=drupal-version,db-status",
+    "ddev describe", "ddev drush cr", "ddev drush en purge -y && ddev drush cex -y",
+    "ddev drush @cityhall.prod watchdog:show --count=20", "drush @site.live ws --count=5", "drush @portal.prod st",
+    "ddev drush @cityhall.prod sql:dump --gzip > /tmp/prod.sql.gz",
+    "ddev exec vendor/bin/phpunit -c web/core/phpunit.xml.dist web/modules/custom/x",
+    "nextflow log last -f name,status,exit", "nextflow run . -profile test,docker --outdir /tmp/t -resume",
+    "nf-core pipelines lint --dir . --fail-warned", "nf-core modules list local",
+    "solana --version && solana config get", "solana address && solana balance --url devnet",
+    "solana program show TPesc9mX2 --url devnet", "solana-keygen pubkey target/deploy/x-keypair.json",
+    "sf org list --all", "sf data query --query 'SELECT Id FROM Account LIMIT 5' --target-org dev",
+    "sf apex run test --class-names T --target-org wo --code-coverage --wait 10",
+    "sf apex get log --number 1 --target-org wo", "sfdx force:apex:test:run -n T",
+    "sf project deploy validate --source-dir force-app --target-org prod --wait 30",
+    "sf project deploy start --source-dir force-app --target-org prod --dry-run",
+    "fastly whoami && fastly service describe --service-id 4nQ", "fastly log-tail --service-id 4nQ --from 60",
+    "fastly kv-store list --json", "fastly service list", "fastly stats historical --service-id 7h --by minute",
+    "timeout 20 fastly compute serve --addr 127.0.0.1:7676 --skip-build",
+    "mc ls --summarize prod/juniper-tickets", "mcli stat prod/bucket/key.json",
+    "gh api /orgs/acme/packages/container/worker/versions",
+])
+def test_reads_and_the_inner_loop_allow(world, command):
+    d = world.run(command)
+    assert verdict(d) == "allow", (command, d.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "ddev drush sql:sync @self @cityhall.prod -y", "drush sql-sync @self @live -y",
+    "ddev drush sql:sync --structure-tables-key=common @self @site.production",
+    "ddev drush @cityhall.prod sql:query 'TRUNCATE TABLE watchdog'",
+    "drush @shop.prod sqlq 'DELETE FROM users_field_data'",
+    "solana-keygen new --no-bip39-passphrase --force -o ~/.config/solana/id.json",
+    "solana-keygen new --force --outfile=/home/dev/wallets/deployer.json", "solana-keygen new --force",
+    "solana program close TPesc9mX2 --bypass-warning",
+    "sf org delete sandbox --target-org fieldsvc-uat --no-prompt", "sf org delete --target-org shared-uat -p",
+    "fastly kv-store delete --store-id 5xR --auto-yes", "fastly service delete --service-id 7h --force",
+    "fastly config-store delete --store-id 9q", "fastly secret-store delete --store-id 9q",
+    "mc rb --force prod/juniper-tickets", "mcli rb prod/archive", "mc rm --recursive --force prod/juniper-tickets",
+    "npm unpublish @bramble/ui --force", "npm unpublish bramble-ui -f", "pnpm unpublish --force",
+    "gh api -X DELETE /orgs/meridian/packages/container/meridian-worker",
+    "gh api --method DELETE /user/packages/npm/foo",
+])
+def test_whole_resource_deletes_deny(world, command):
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "ddev drush @cityhall.stage config:import -y", "drush @site.prod cr", "ddev composer require drupal/purge",
+    "ddev delete -O",
+    "nextflow run . -profile awsbatch -w s3://bucket/work", "nextflow kuberun nf-core/rnaseq",
+    "nextflow secrets get TOWER_TOKEN",
+    "solana-keygen new -o target/deploy/new-keypair.json", "solana transfer 9xQ 5 --url mainnet-beta",
+    "solana program deploy target/deploy/x.so",
+    "sf org delete scratch --target-org wo-bulk --no-prompt", "sf org display --target-org prod --verbose",
+    "sf project deploy quick --job-id 0Af --target-org prod",
+    "sf data delete record --sobject W__c --record-id a0X --target-org prod",
+    "fastly kv-store-entry delete --store-id 5x --key region:DE", "fastly purge --all --service-id 4nQ",
+    "mc rm prod/juniper-tickets/2024/one.json", "npm unpublish @bramble/ui@1.2.3",
+    "gh api -X DELETE /orgs/meridian/packages/container/meridian-worker/versions/123",
+])
+def test_changes_to_shared_things_ask(world, command):
+    d = world.run(command)
+    assert verdict(d) == "ask", (command, d.reason)
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("ddev import-db --file=/tmp/prod.sql.gz", "allow"),  # the local ddev database
+    ("solana program close --buffers --url devnet", "ask"),  # leftover buffers, not the program
+    ("fastly profile token --name lumenfold", "ask"),  # prints the API token
+])
+def test_near_misses(world, command, expected):
+    d = world.run(command)
+    assert verdict(d) == expected, (command, d.reason)
