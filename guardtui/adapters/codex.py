@@ -29,25 +29,32 @@ def patch_files(patch: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in _PATCH_LINE.finditer(patch)]
 
 
-def patch_bodies(patch: str) -> list[dict[str, str]]:
+def patch_bodies(patch: str) -> list[dict[str, Any]]:
     """What each operation of the envelope writes, in order with patch_files: an added file's text
     (`content`), an update's removed and added lines (`old_string`, `new_string`; context on both
-    sides), nothing for a delete or a move line. The rules judge what is written, as for Write/Edit."""
-    bodies: list[dict[str, str]] = []
-    current: dict[str, list[str]] | None = None
-    kind = ""
+    sides) or, for an update in several hunks, one such pair per hunk (`edits`, as MultiEdit's: each hunk
+    applies where its own context is), nothing for a delete or a move line. The rules judge what is
+    written, as for Write/Edit/MultiEdit."""
+    bodies: list[list[dict[str, list[str]]]] = []
+    kinds: list[str] = []
+    hunks: list[dict[str, list[str]]] | None = None
     for line in patch.splitlines():
         m = _PATCH_LINE.match(line)
         if m:
-            kind = m.group(1)
-            current = {"added": [], "removed": []}
-            bodies.append(current)  # type: ignore[arg-type]
+            kinds.append(m.group(1))
+            hunks = [{"added": [], "removed": []}]
+            bodies.append(hunks)
             continue
-        if current is None or line.startswith("*** ") or line.startswith("@@"):
+        if hunks is None or line.startswith("*** "):
             continue
-        if kind == "Add File":
+        current = hunks[-1]
+        if line.startswith("@@"):
+            if current["added"] or current["removed"]:
+                hunks.append({"added": [], "removed": []})
+            continue
+        if kinds[-1] == "Add File":
             current["added"].append(line[1:] if line.startswith("+") else line)
-        elif kind in ("Update File", "Move to"):
+        elif kinds[-1] in ("Update File", "Move to"):
             if line.startswith("+"):
                 current["added"].append(line[1:])
             elif line.startswith("-"):
@@ -55,13 +62,18 @@ def patch_bodies(patch: str) -> list[dict[str, str]]:
             else:
                 current["added"].append(line[1:] if line.startswith(" ") else line)
                 current["removed"].append(line[1:] if line.startswith(" ") else line)
-    out = []
-    for body, (op, _path) in zip(bodies, patch_files(patch)):
-        text = "\n".join(body["added"]) + ("\n" if body["added"] else "")  # type: ignore[index]
+    out: list[dict[str, Any]] = []
+    for hunks, op in zip(bodies, kinds):
         if op == "Add File":
-            out.append({"content": text})
-        elif op in ("Update File", "Move to") and (body["added"] or body["removed"]):  # type: ignore[index]
-            out.append({"old_string": "\n".join(body["removed"]), "new_string": text.rstrip("\n")})  # type: ignore[index]
+            added = [line for h in hunks for line in h["added"]]
+            out.append({"content": "\n".join(added) + ("\n" if added else "")})
+            continue
+        changed = [h for h in hunks if h["added"] != h["removed"]]
+        edits = [{"old_string": "\n".join(h["removed"]), "new_string": "\n".join(h["added"])} for h in changed]
+        if op in ("Update File", "Move to") and len(edits) == 1:
+            out.append(edits[0])
+        elif op in ("Update File", "Move to") and edits:
+            out.append({"edits": edits})
         else:
             out.append({})
     return out
@@ -90,7 +102,7 @@ def _patch_call(tool_input: dict, cwd: str) -> tuple[str, dict]:
             for (op, path), body in zip(files, bodies)]}
     operation, path = files[0]
     path = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
-    tool = "Write" if operation == "Add File" and len(files) == 1 else "Edit"
+    tool = "Write" if operation == "Add File" and len(files) == 1 else "MultiEdit" if "edits" in bodies[0] else "Edit"
     body = bodies[0] if len(files) == 1 else {}  # an update and its move: judged as an Edit of the path
     return tool, {**tool_input, "file_path": path, **body}
 

@@ -147,6 +147,21 @@ def test_codex_patches_carry_what_they_write_so_the_rules_judge_the_text():
     assert ops[0]["new_string"] == "x = 2" and ops[1]["content"] == "export CODEX_HOME=/tmp/clean\n"
     assert "content" not in ops[2] and "new_string" not in ops[2]
 
+
+def test_codex_updates_in_several_hunks_are_one_edit_per_hunk():
+    """Each hunk applies where its own context is: joined into one old string, two hunks match nowhere in the
+    file, and the text the update writes (a Makefile target added under another) would go unseen."""
+    patch = ("*** Begin Patch\n*** Update File: Makefile\n@@\n-.PHONY: build\n+.PHONY: build release\n@@\n"
+             " build:\n \tcargo build\n+\n+release:\n+\t./deploy.sh prod\n*** End Patch\n")
+    upd = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {"command": patch}})
+    assert upd.tool == "MultiEdit" and upd.input["file_path"] == "/w/proj/Makefile"
+    assert [(e["old_string"], e["new_string"]) for e in upd.input["edits"]] == [
+        (".PHONY: build", ".PHONY: build release"),
+        ("build:\n\tcargo build", "build:\n\tcargo build\n\nrelease:\n\t./deploy.sh prod")]
+    many = codex.parse({"tool_name": "apply_patch", "cwd": "/w/proj", "tool_input": {
+        "command": patch.replace("*** End Patch", "*** Delete File: old.mk\n*** End Patch")}})
+    assert len(many.input["operations"][0]["edits"]) == 2
+
 # -- Gemini CLI ------------------------------------------------------------------------------
 def test_gemini_captured_before_tool():
     call = gemini.parse(captured("gemini-captured.jsonl")[1])

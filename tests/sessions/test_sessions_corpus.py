@@ -81,7 +81,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'sends the output of a command ("X-Shopify-Access-Token: ${token}") to a re',
         177: 'labelled allow, judged ask [mcp/as:default/shell.unknown]: fastly fastly_execute amounts to '
             '`service-version`: unrecognised command — not classified as safe: service-ver',
-        191: 'labelled ask, judged allow [default/taxonomy.safe]: make is a known read-only or routine command',
         215: 'labelled ask, judged allow [default/taxonomy.safe]: grep is a known read-only or routine command',
         218: 'labelled deny, judged allow [default/git.push]: git push publishes commits (no force)',
         224: 'labelled ask, judged allow [default/shell.project-script]: runs tools/release.sh (its contents are '

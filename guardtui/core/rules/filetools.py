@@ -4,6 +4,7 @@ every rule, the worst first. First in the rule order: the equivalent's judgement
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 
 from ..catalog import tool_classes
 from ..mcp.judge import expand
@@ -50,10 +51,12 @@ def _patch_calls(operations: list) -> list[tuple[str, dict]]:
             continue
         kind, path = op.get("op"), op["path"]
         body = {k: op[k] for k in ("content", "old_string", "new_string") if isinstance(op.get(k), str)}
+        if isinstance(op.get("edits"), (list, tuple)):  # an update in several hunks
+            body["edits"] = [dict(e) for e in op["edits"] if isinstance(e, Mapping)]
         if kind == "Add File":
             out.append(("Write", {"file_path": path, **body}))
         elif kind == "Update File":
-            out.append(("Edit", {"file_path": path, **body}))
+            out.append(("MultiEdit" if "edits" in body else "Edit", {"file_path": path, **body}))
         elif kind == "Delete File":
             out.append(("Bash", {"command": f"rm -f -- {shlex.quote(path)}"}))
         elif kind == "Move to" and previous is not None:
