@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
+from ..web import host_of, metadata_service
 from .deletes import whole_listing
 from .findings import Finding, ask, deny
 from .projectfiles import read_text
@@ -32,6 +33,8 @@ _DOCKER_RUN_VALUES = {
     "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--tmpfs", "-u", "--user", "--ulimit",
     "--userns", "--uts", "-v", "--volume", "--volumes-from", "-w", "--workdir", "--mac-address", "--memory-swap",
     "--init-path", "--isolation", "--kernel-memory", "--detach-keys", "--storage-opt", "--sysctl"}
+_GLOBAL_VALUES = {"--context", "-c", "-H", "--host", "--config", "-l", "--log-level", "--tlscacert", "--tlscert",
+                  "--tlskey"}  # docker --context NAME run …: the global options before the verb that take a value
 _DOCKER_EXEC_VALUES = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
 
 
@@ -55,7 +58,7 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
         if carried is not None:
             return [deny(f"{inv.name} {verb} puts a secret into an image's name or contents ({carried.raw[:50]}), "
                          "which a registry publishes", "secrets", "container.secret-in-image")]
-    positionals = [w for w in args if not w.value.startswith("-")]
+    positionals = _positionals(args)
     copy = positionals[1:] if positionals and positionals[0].value == "cp" else \
         positionals[2:] if len(positionals) > 1 and [p.value for p in positionals[:2]] == ["container", "cp"] else None
     if copy is not None and len(copy) == 2:
@@ -98,13 +101,36 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
     mounts = [(t.removesuffix(":ro"), h) for t, h in mounts]
     if len(rest) < 2:  # no command after the image/container
         return []
+    for w in rest[1:]:  # curlimages/curl http://instance-data/…: the container asks the cloud host's metadata service
+        host = host_of(w.value.split(DYN, 1)[0]) if "://" in w.value else None
+        service = metadata_service(host) if host else None
+        if service:
+            return [deny(f"{inv.name} {action} has the container reach {service} ({w.display()[:60]}), which hands out "
+                         "the cloud machine's credentials", "secrets", "net.metadata")]
     command = [_map(w, mounts) for w in rest[1:]]
+    program = re.sub(r"[:@].*$", "", rest[0].value.rsplit("/", 1)[-1])
+    if command[0].value.startswith("-") and re.fullmatch(r"[a-z][\w.-]*", program) and action != "exec":
+        command = [Word(program, program)] + command  # curlimages/curl -s URL: the image's entrypoint is its name
     mapped = any(m is not w for m, w in zip(command, rest[1:]))
     scope = inv.scope.copy() if mapped else Scope(workdir, "/root", {}, set(), remote=True)
     child = SimpleCommand(command, " ".join(w.display() for w in rest[1:]), inv.cmd.span, scope,
                           _label(inv, f"{inv.name} {action}"), depth=inv.cmd.depth + 1)
     run.judge(child, inv.cmd.depth + 1)
     return []
+
+
+def _positionals(args: list[Word]) -> list[Word]:
+    """The words that are no option, past the global options' values (`docker --context NAME run …`)."""
+    out: list[Word] = []
+    skip = False
+    for w in args:
+        if skip:
+            skip = False
+        elif w.value.startswith("-"):
+            skip = not out and w.value in _GLOBAL_VALUES
+        else:
+            out.append(w)
+    return out
 
 
 _DAEMON_HOST = re.compile(r"(?:tcp|ssh|https?)://(?:[^@/\s]*@)?(\[[^\]]+\]|[^:/\s,]+)")
