@@ -144,6 +144,8 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
     if spec.get("operand_files"):
         files += operands
     for w in files:
+        if w.value == "-" and run.stdin_source(inv.cmd).kind == "secret":  # --body-file -: its input
+            return "secrets on its input (keys, credentials or the environment)"
         if w.dynamic:
             continue
         info = run.path(w, inv)
