@@ -164,3 +164,22 @@ def test_secrets_posted_to_a_forge_deny(forge, command):
                                      'gh issue create --title "crash" --body "stack trace attached"'])
 def test_ordinary_issue_posts_are_not_denied(forge, command):
     assert forge.verdict(command) == "ask", command
+
+
+# -- secrets baked into pushed images -------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "TAG=1.9.0 docker buildx bake --push release --set '*.args.GITHUB_TOKEN='\"$(gh auth token)\"",
+    "docker buildx build --push -t ghcr.io/acme/app:1 --build-arg NPM_TOKEN=\"$NPM_TOKEN\" .",
+    "docker build --build-arg GH=$(gh auth token) --output type=registry -t ghcr.io/acme/app .",
+    "docker buildx build --build-arg=ENV=\"$(cat .env)\" --push -t ghcr.io/acme/app .",
+])
+def test_secret_build_args_in_pushed_images_deny(secrets_here, command):
+    assert secrets_here.verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "docker buildx build --push -t ghcr.io/acme/app:1 --build-arg VERSION=1.2.3 .",
+    "docker buildx bake --push release --set '*.args.VERSION=1.9.0'",
+])
+def test_plain_build_args_are_not_denied(secrets_here, command):
+    assert secrets_here.verdict(command) != "deny", command
