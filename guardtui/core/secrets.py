@@ -52,6 +52,11 @@ _SETTING = re.compile(r"^\s*(?:export\s+)?[\"']?([A-Za-z_][\w.-]*)[\"']?\s*[:=]\
 _INLINE_SETTING = re.compile(r"(?<![\w$.-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"
                              r"\s?[=:]\s?[\"']?([^\s\"'`<>]{8,200})")
 _HOMES = r"(?:/home/[^/]+|/Users/[^/]+|/root)"
+# a secrets store's entries: {"name": "TOWER_ACCESS_TOKEN", "value": "…"} (Nextflow's store, a vault export)
+_NAMED_VALUE = re.compile(r"""["'](?:name|key|id)["']\s*:\s*["']([A-Za-z_][\w.-]*)["']\s*,\s*["'](?:value|secret)["']"""
+                          r"""\s*:\s*["']([^"'\n]*)["']""")
+# a key written as its bytes: a JSON array of 32 or 64 numbers 0-255 (a Solana keypair, an ed25519 seed)
+_BYTE_KEY = re.compile(r"^\[\s*(\d{1,3}\s*(?:,\s*\d{1,3}\s*)*)\]$")
 
 
 @dataclass(frozen=True)
@@ -168,9 +173,17 @@ class SecretCatalog:
         pairs = [(m.group(1), _unquoted(m.group(2))) for line in text.splitlines()
                  if not line.lstrip().startswith(("#", "//", ";")) and (m := _SETTING.match(line))]
         pairs += [(m.group(2), m.group(4)) for m in _JSON_PAIR.finditer(text)]  # {"client_secret": "…", …}
+        pairs += _NAMED_VALUE.findall(text)
         for name, value in pairs:
             if names.search(name) and not public.search(name) and _looks_real(value, placeholders):
                 return f"a value for {name}"
+        if _byte_key(text):
+            return "a private key written as its bytes"
+        for line in text.splitlines():  # an rc file's option carrying a setting: --remote_header=x-api-key=…
+            if not line.lstrip().startswith(("#", "//", ";")) and re.search(r"(?:^|\s)--?[\w-]+[= ]", line):
+                held = self.credential_in_message(line)
+                if held:
+                    return held
         bare = self.settings.get("bare_key")
         stripped = text.strip()
         if bare is not None and "\n" not in stripped and bare.match(stripped) and re.search(r"\d", stripped) and \
@@ -189,6 +202,7 @@ class SecretCatalog:
             pairs = [(m.group(1), _unquoted(m.group(2))) for line in text.splitlines()[:4000]
                      if not line.lstrip().startswith(("#", "//", ";")) and (m := _SETTING.match(line))]
             pairs += [(m.group(2), m.group(4)) for m in _JSON_PAIR.finditer(text)]
+            pairs += _NAMED_VALUE.findall(text)
             for name, value in pairs:
                 if public.search(name) or not _looks_real(value, placeholders):
                     continue
@@ -201,6 +215,8 @@ class SecretCatalog:
         if bare is not None and "\n" not in stripped and bare.match(stripped) and re.search(r"\d", stripped) and \
                 re.search(r"[A-Za-z]", stripped):
             out.append(("a bare key", stripped))  # a file that is one key (butler_creds, a master.key)
+        if _byte_key(text):
+            out.append(("a private key written as its bytes", re.sub(r"\s+", "", stripped)))
         return out[:limit]
 
     def credential_in_message(self, text: str) -> str | None:
@@ -296,6 +312,14 @@ def _unquoted(value: str) -> str:
         return value[1:-1]
     value = re.split(r"\s+#", value, maxsplit=1)[0]  # a trailing comment
     return value.rstrip(",").strip().strip("\"'")
+
+
+def _byte_key(text: str) -> bool:
+    m = _BYTE_KEY.match(text.strip())
+    if not m:
+        return False
+    numbers = [int(n) for n in re.findall(r"\d+", m.group(1))]
+    return len(numbers) in (32, 64) and max(numbers) <= 255 and len(set(numbers)) > 8
 
 
 def _looks_real(value: str, placeholders: re.Pattern) -> bool:

@@ -51,9 +51,6 @@ def test_a_reverse_forward_of_a_dev_port_still_asks(world):
     "ssh -o RemoteForward='2222 localhost:22' host",
     "socat TCP4-LISTEN:2222,fork TCP:127.0.0.1:22",
     "tailscale funnel 22",
-    "cloudflared tunnel --url ssh://localhost:22",
-    "ngrok tcp 22",
-    "bore local 22 --to bore.pub",
 ])
 def test_publishing_sshd_asks_with_a_high_radius(world, command):
     # sshd still wants a key or a password: published, it is a door, not a way in (an older corpus agrees)

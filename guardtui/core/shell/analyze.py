@@ -792,6 +792,8 @@ class _Run:
         handler = _HANDLERS.get(name)
         if handler is None and name in channels.browsers():
             handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
+        if handler is None and name in channels.url_readers():
+            handler = cmd_net.url_reader  # xmllint --noout http://…: fetches the URL
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
         typing = self.tax.terminal_input.get(name)

@@ -16,7 +16,7 @@ from ..model import BlastRadius
 from ..secrets import secret_catalog
 from ..yamlfile import Field, check, load_yaml
 from .findings import Finding, allow, ask, deny
-from .secrets import holds_credentials, is_secret, is_secret_area, secret_in_text
+from .secrets import dumps_a_credential_file, holds_credentials, is_secret, is_secret_area, secret_in_text
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,10 +25,10 @@ if TYPE_CHECKING:  # pragma: no cover
 _LIST = Field(list, items=str)
 _CHANNEL = {"commands": Field(list, required=True, items=str), "sends": _LIST, "hosts": _LIST,
             "default": Field(str, required=True, choices=("loopback", "network")), "files": _LIST,
-            "operand_files": Field(bool), "stdin": _LIST, "stdin_default": Field(bool), "messages": _LIST,
+            "operand_files": Field(bool), "plain_flags": Field(bool), "stdin": _LIST, "stdin_default": Field(bool), "messages": _LIST,
             "operand_messages": Field(bool), "quiet": Field(bool), "what": Field(str, required=True)}
 SCHEMA = {"version": Field(int, required=True, choices=(1,)), "channels": Field(list, required=True, items=_CHANNEL),
-          "browsers": _LIST}
+          "browsers": _LIST, "url_readers": _LIST}
 _LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d+){0,3}|::1|ip6-localhost|0\.0\.0\.0)$", re.I)
 
 
@@ -47,17 +47,22 @@ def browsers() -> frozenset[str]:
     return _data()[1]
 
 
+def url_readers() -> frozenset[str]:
+    """Programs that fetch a URL given for a file (xmllint http://…): cmd_net.url_reader judges its metadata URLs."""
+    return _data()[2]
+
+
 @lru_cache(maxsize=1)
-def _data() -> tuple[tuple[Channel, ...], frozenset[str]]:
+def _data() -> tuple[tuple[Channel, ...], frozenset[str], frozenset[str]]:
     text = resources.files("guardtui.core.data").joinpath("channels.yaml").read_text(encoding="utf-8")
     return parse_channels(text, "guardtui/core/data/channels.yaml")
 
 
-def parse_channels(text: str, file: str = "channels.yaml") -> tuple[tuple[Channel, ...], frozenset[str]]:
+def parse_channels(text: str, file: str = "channels.yaml") -> tuple[tuple[Channel, ...], frozenset[str], frozenset[str]]:
     doc = load_yaml(text, file, shipped=True)
     check(doc, SCHEMA)
     return (tuple(Channel(tuple(tuple(c.split()) for c in raw["commands"]), raw) for raw in doc.data["channels"]),
-            frozenset(doc.data.get("browsers") or ()))
+            frozenset(doc.data.get("browsers") or ()), frozenset(doc.data.get("url_readers") or ()))
 
 
 def judge(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -129,7 +134,8 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
         if skip:
             skip = False
             continue
-        if w.value in valued or (w.value.startswith("-") and len(w.value) == 2 and spec.get("operand_files")):
+        if w.value in valued or (w.value.startswith("-") and len(w.value) == 2 and spec.get("operand_files")
+                                 and not spec.get("plain_flags")):
             skip = w.value not in spec.get("sends", ())  # kcat -t TOPIC: a short option takes a value
             continue
         if not w.value.startswith("-"):
@@ -138,6 +144,8 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
     if spec.get("operand_files"):
         files += operands
     for w in files:
+        if w.value == "-" and run.stdin_source(inv.cmd).kind == "secret":  # --body-file -: its input
+            return "secrets on its input (keys, credentials or the environment)"
         if w.dynamic:
             continue
         info = run.path(w, inv)
@@ -154,7 +162,8 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
     if spec.get("operand_messages"):
         messages += operands
     for w in messages:
-        if w.dynamic and secret_in_text(w.raw + " " + w.origin, inv.scope):
+        if w.dynamic and (secret_in_text(w.raw + " " + w.origin, inv.scope) or
+                          dumps_a_credential_file(w.raw + " " + w.origin, inv.scope)):
             return f"secrets ({w.raw})"
         credential = secret_catalog().credential_in_message(w.value)
         if credential:
@@ -208,4 +217,4 @@ def secret_names(patterns: str, variables: dict) -> str | None:
     return None
 
 
-__all__ = ["judge", "channels", "browsers", "parse_channels", "ssh_environment", "secret_names"]
+__all__ = ["judge", "channels", "browsers", "url_readers", "parse_channels", "ssh_environment", "secret_names"]

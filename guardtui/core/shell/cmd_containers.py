@@ -13,10 +13,12 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
+from ..secrets import secret_catalog
+from ..web import host_of, metadata_service
 from .deletes import whole_listing
 from .findings import Finding, ask, deny
 from .projectfiles import read_text
-from .secrets import is_secret, secret_in_text
+from .secrets import dumps_a_credential_file, is_secret, secret_in_text
 from .parse import SimpleCommand
 from .words import DYN, Scope, Word
 
@@ -32,6 +34,8 @@ _DOCKER_RUN_VALUES = {
     "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--tmpfs", "-u", "--user", "--ulimit",
     "--userns", "--uts", "-v", "--volume", "--volumes-from", "-w", "--workdir", "--mac-address", "--memory-swap",
     "--init-path", "--isolation", "--kernel-memory", "--detach-keys", "--storage-opt", "--sysctl"}
+_GLOBAL_VALUES = {"--context", "-c", "-H", "--host", "--config", "-l", "--log-level", "--tlscacert", "--tlscert",
+                  "--tlskey"}  # docker --context NAME run …: the global options before the verb that take a value
 _DOCKER_EXEC_VALUES = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
 
 
@@ -55,7 +59,11 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
         if carried is not None:
             return [deny(f"{inv.name} {verb} puts a secret into an image's name or contents ({carried.raw[:50]}), "
                          "which a registry publishes", "secrets", "container.secret-in-image")]
-    positionals = [w for w in args if not w.value.startswith("-")]
+    if verb in ("build", "buildx", "image", "builder"):
+        baked = _secret_build_arg(args, inv)
+        if baked is not None:
+            return [baked]
+    positionals = _positionals(args)
     copy = positionals[1:] if positionals and positionals[0].value == "cp" else \
         positionals[2:] if len(positionals) > 1 and [p.value for p in positionals[:2]] == ["container", "cp"] else None
     if copy is not None and len(copy) == 2:
@@ -98,13 +106,68 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
     mounts = [(t.removesuffix(":ro"), h) for t, h in mounts]
     if len(rest) < 2:  # no command after the image/container
         return []
+    for w in rest[1:]:  # curlimages/curl http://instance-data/…: the container asks the cloud host's metadata service
+        host = host_of(w.value.split(DYN, 1)[0]) if "://" in w.value else None
+        service = metadata_service(host) if host else None
+        if service:
+            return [deny(f"{inv.name} {action} has the container reach {service} ({w.display()[:60]}), which hands out "
+                         "the cloud machine's credentials", "secrets", "net.metadata")]
     command = [_map(w, mounts) for w in rest[1:]]
+    program = re.sub(r"[:@].*$", "", rest[0].value.rsplit("/", 1)[-1])
+    if command[0].value.startswith("-") and re.fullmatch(r"[a-z][\w.-]*", program) and action != "exec":
+        command = [Word(program, program)] + command  # curlimages/curl -s URL: the image's entrypoint is its name
     mapped = any(m is not w for m, w in zip(command, rest[1:]))
     scope = inv.scope.copy() if mapped else Scope(workdir, "/root", {}, set(), remote=True)
     child = SimpleCommand(command, " ".join(w.display() for w in rest[1:]), inv.cmd.span, scope,
                           _label(inv, f"{inv.name} {action}"), depth=inv.cmd.depth + 1)
     run.judge(child, inv.cmd.depth + 1)
     return []
+
+
+_TOKEN_COMMANDS = re.compile(r"\b(?:gh|glab) auth token\b|\bauth print-(?:access|identity)-token\b|get-login-password|"
+                             r"get-authorization-token|\bvault (?:kv )?(?:read|get)\b|\bop (?:read|item get)\b|"
+                             r"\bsecret(?:s)? (?:get|read|show)\b")
+_SECRET_NAME = re.compile(r"\$\{?\w*(?:TOKEN|SECRET|PASSW(?:OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|ACCESS_?KEY)\w*", re.I)
+
+
+def _secret_build_arg(args: list[Word], inv: "Invocation") -> Finding | None:
+    """`docker buildx build --push --build-arg TOKEN=$(gh auth token)`, `bake --set '*.args.X=…'`: a build arg is
+    kept in the image's history and its provenance attestation; pushed, the registry hands it to every puller."""
+    values = [w.value for w in args]
+    pushed = "--push" in values or any(re.search(r"(?:^|,)(?:push=true|type=registry)", v) for v in values)
+    for i, w in enumerate(args):
+        if w.value in ("--build-arg", "--set") and i + 1 < len(args):
+            arg = args[i + 1]
+        elif w.value.startswith(("--build-arg=", "--set=")):
+            arg = w
+        else:
+            continue
+        if w.value.startswith("--set") and ".args." not in arg.value:
+            continue
+        text = arg.raw + " " + arg.origin
+        if _TOKEN_COMMANDS.search(text) or _SECRET_NAME.search(text) or secret_in_text(text, inv.scope) or dumps_a_credential_file(text, inv.scope) or \
+                secret_catalog().credential_in_message(arg.value.partition("=")[2]):
+            if pushed:
+                return deny(f"{inv.name} bakes a secret into a pushed image as a build arg ({arg.raw[:60]}): its "
+                            "history and provenance carry it to whoever pulls the image (use --secret)", "secrets",
+                            "container.secret-in-image")
+            return ask(f"{inv.name} passes a secret as a build arg ({arg.raw[:60]}): the image's history keeps it "
+                       "(use --secret)", "secrets", BlastRadius.HIGH, "container.secret-in-image")
+    return None
+
+
+def _positionals(args: list[Word]) -> list[Word]:
+    """The words that are no option, past the global options' values (`docker --context NAME run …`)."""
+    out: list[Word] = []
+    skip = False
+    for w in args:
+        if skip:
+            skip = False
+        elif w.value.startswith("-"):
+            skip = not out and w.value in _GLOBAL_VALUES
+        else:
+            out.append(w)
+    return out
 
 
 _DAEMON_HOST = re.compile(r"(?:tcp|ssh|https?)://(?:[^@/\s]*@)?(\[[^\]]+\]|[^:/\s,]+)")

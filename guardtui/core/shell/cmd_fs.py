@@ -1082,6 +1082,15 @@ def awk(run: "Run", inv: "Invocation") -> list[Finding]:
     if program is None and i < len(words):
         program = words[i].value
     findings: list[Finding] = []
+    if program and re.search(r"/inet[46]?/(?:tcp|udp)/", program):
+        # gawk's /inet special files open a network connection; text read from it run as a command (system(c),
+        # c |& getline, print | "sh") is a reverse shell
+        coprocesses = set(re.findall(r"(\w+)\s*\|&\s*getline", program))
+        if "system" in program or len(coprocesses) > 1 or re.search(r"""\|\s*"(?:/bin/)?(?:ba|z|da|k)?sh\b""", program):
+            return [deny(f"{inv.name} connects through /inet and runs what the far end sends as commands (a reverse "
+                         "shell)", "network", "net.remote-shell")]
+        findings.append(ask(f"{inv.name} opens a network connection through /inet", "network", BlastRadius.HIGH,
+                            "fs.awk"))
     if program:
         for m in re.finditer(r"""system\s*\(((?:"(?:[^"\\]|\\.)*"|[^)"])*)\)""", program):
             command = _awk_string(m.group(1), inv.scope)

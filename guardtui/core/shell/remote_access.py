@@ -256,13 +256,24 @@ def tunnel(run: "Run", inv: "Invocation") -> list[Finding]:
     if name in ("zerotier-cli", "zerotier") and "join" in args:
         return [ask("zerotier-cli join puts this machine on a virtual network: its members reach this machine's "
                     "services", "network", BlastRadius.HIGH, "net.join-network")]
+    if name == "devtunnel" and re.search(r"(?:^| )(?:--allow-anonymous|-a)(?: |$)", " ".join(args)) and \
+            {"host", "create", "port"} & set(args):
+        return [deny("devtunnel --allow-anonymous serves this machine's port to anyone on the internet without "
+                     "sign-in (a notebook or a dev server there runs code for them)", "network", "net.exposed-server")]
     ports = _login_ports(run)
+    reverse_only = name == "chisel"  # chisel client SERVER R:2222:localhost:22: only R: remotes come in
     for a in args:
         value = a.partition("=")[2] if a.startswith("--") and "=" in a else a
+        if reverse_only and not value.startswith("R:"):
+            continue
         m = re.search(r"(?:^|ssh://|tcp://|rdp://|[\w.\]]:)(\d{1,5})$", value)
         if m and int(m.group(1)) in ports and (value == m.group(1) or re.search(r"localhost|127\.|\[::1\]|ssh://|"
-                                                                                   r"tcp://", value)):
-            return [_published(name, int(m.group(1)), "through a public tunnel")]
+                                                                                   r"tcp://|^R:", value)):
+            if int(m.group(1)) in broker_ports():
+                return [_published(name, int(m.group(1)), "through a public tunnel")]
+            where = "to the tunnel server's side" if reverse_only else "on a public relay"
+            return [deny(f"{name} publishes this machine's ssh login (port {m.group(1)}) {where}: a way into this "
+                         "machine from anywhere", "network", "net.remote-login")]
     return []
 
 
