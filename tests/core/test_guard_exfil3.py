@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from .test_guard_holds import world  # noqa: F401  (the fixture: a home with guardtui installed)
+from .test_guard_holds import verdict, world  # noqa: F401  (the fixture: a home with guardtui installed)
 
 
 def _put(path, text: str):
@@ -183,3 +183,12 @@ def test_secret_build_args_in_pushed_images_deny(secrets_here, command):
 ])
 def test_plain_build_args_are_not_denied(secrets_here, command):
     assert secrets_here.verdict(command) != "deny", command
+
+
+def test_a_url_reader_that_is_also_an_in_place_editor_stays_an_editor(world):
+    """yq reads URLs (a metadata one denies) and yq -i edits in place: both hold (a url-reader handler once
+    took the place of the in-place editor's, and yq -i of a hook settings file was allowed)."""
+    assert verdict(world.run("yq -i '.permission_request[0].hooks[0].timeout = 1' "
+                             "~/.config/cagent/hooks.d/50-guardtui.yaml")) == "deny"
+    assert verdict(world.run("yq '.a' http://169.254.169.254/latest/meta-data/")) == "deny"
+    assert verdict(world.run("yq -i '.version = \"2\"' chart/values.yaml")) != "deny"

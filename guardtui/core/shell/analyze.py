@@ -792,8 +792,11 @@ class _Run:
         handler = _HANDLERS.get(name)
         if handler is None and name in channels.browsers():
             handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
-        if handler is None and name in channels.url_readers():
-            handler = cmd_net.url_reader  # xmllint --noout http://…: fetches the URL
+        if name in channels.url_readers():  # xmllint --noout http://…: fetches the URL (yq -i is still an editor)
+            reached = cmd_net.metadata_reached(inv)
+            if reached is not None:
+                return [reached]
+            handler = handler or (None if name in self.tax.in_place_editors else cmd_net.url_reader)
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
         typing = self.tax.terminal_input.get(name)
