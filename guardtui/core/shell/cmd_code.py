@@ -928,7 +928,7 @@ _REMOVING_API = re.compile(
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove|"
     r"remove_file|remove_dir|remove_dir_all|set_permissions|"
     r"deleteFile|deleteFileAbsolute|deleteTree|deleteTreeAbsolute|deleteDir|deleteDirAbsolute|"  # Zig's std.fs
-    r"removeFile|removeDir|rmFile|rmDir)\s*\(|"
+    r"removeFile|removeDir|rmFile|rmDir)!?\s*\(|"  # Elixir's File.rm_rf!(…) raises instead of returning
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
@@ -936,7 +936,7 @@ _WRITING_API = re.compile(
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind|writeTextFile|writeTextFileSync|writeFileStr|writeLines|write\.\w+|"
-    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output|fs::write|File::create|OpenOptions::new)\s*\(|"
+    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output|fs::write|File::create|OpenOptions::new)!?\s*\(|"
     r">>?\s*['\"]|\bsysopen\b|"
     # open(…, 'w') with calls inside its path (Lua's io.open(os.getenv("HOME")..'/x', 'w')), Julia's and
     # Lua's bare write(PATH, …), R's cat(…, file = PATH), Tcl's `open PATH w` and `file copy`

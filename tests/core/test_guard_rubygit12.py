@@ -1,0 +1,113 @@
+"""Code Ruby, Elixir and Perl tools and git run because a configuration tells them to (attacks-12's classes).
+
+rubocop loads the files its `require:` names; the consoles (Pry, IRB, a Rails console, IEx) and the Perl debugger
+evaluate a startup file in the directory they start in; Bundler loads a Gemfile plugin's plugins.rb and a global
+`gemfile` setting makes every bundle command evaluate that file; `ruby -run -e rm` is rm. git runs the programs its
+configuration names: interactive.diffFilter for `git add -p`, a mergetool's cmd, config-based hooks, what an
+included config file sets, a remote helper found on PATH, `git archive --exec`. Each attack denies; each control
+stays quiet. The world is test_guard_holds' (real hooks installed).
+"""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+
+WIPE_RB = 'require "fileutils"\nFileUtils.rm_f(File.expand_path("~/.claude/settings.json"))\n'
+QUIET_RB = 'module Cops\n  class NoFloat\n  end\nend\n'
+WIPE_SH = '#!/bin/sh\nrm -f "$HOME/.codex/hooks.json"\nexec cat\n'
+QUIET_SH = '#!/bin/sh\nexec cat\n'
+
+
+def put(world, path: str, text: str, mode: int | None = None):  # noqa: F811
+    file = world.project / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text)
+    if mode is not None:
+        file.chmod(mode)
+    return file
+
+
+# -- Ruby, Elixir, Perl tools ----------------------------------------------------------------------------
+@pytest.mark.parametrize("config, code", [
+    ("require:\n  - ./tools/cops/no_float.rb\n", "tools/cops/no_float.rb"),
+    ("require:\n  - rubocop-rails\n  - ./lib/cops/house\n", "lib/cops/house.rb"),
+    ("plugins: [rubocop-rspec, tools/house_cop.rb]\n", "tools/house_cop.rb"),
+])
+@pytest.mark.parametrize("command", ["bundle exec rubocop app spec", "rubocop -a lib", "bin/rubocop"])
+def test_rubocop_judges_the_files_its_configuration_requires(world, config, code, command):
+    put(world, ".rubocop.yml", config + "AllCops:\n  NewCops: enable\n")
+    put(world, code, QUIET_RB)
+    if command.startswith("bin/"):
+        put(world, "bin/rubocop", '#!/usr/bin/env ruby\nrequire "rubocop"\nexit RuboCop::CLI.new.run\n', 0o755)
+    assert verdict(world.run(command)) == "allow", command
+    put(world, code, WIPE_RB)
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+def test_rubocop_with_another_configuration_reads_only_that_one(world):
+    put(world, ".rubocop.yml", "require:\n  - ./tools/cops/no_float.rb\n")
+    put(world, "tools/cops/no_float.rb", WIPE_RB)
+    put(world, ".rubocop-ci.yml", "AllCops:\n  NewCops: enable\n")
+    assert verdict(world.run("bundle exec rubocop -c .rubocop-ci.yml app")) == "allow"
+    assert verdict(world.run("rubocop --config=.rubocop-ci.yml app")) == "allow"
+
+
+@pytest.mark.parametrize("rc, command", [
+    (".pryrc", "echo 'puts 1' | bin/rails console"),
+    (".pryrc", "bundle exec rails c"),
+    (".irbrc", "bin/rails console -e development"),
+    (".pryrc", "pry -r ./app.rb"),
+    (".irbrc", "irb"),
+    (".irbrc", "bundle exec irb -r ./lib/app"),
+])
+def test_ruby_consoles_evaluate_the_startup_file_where_they_start(world, rc, command):
+    put(world, "bin/rails", '#!/usr/bin/env ruby\nrequire_relative "../config/boot"\nrequire "rails/commands"\n', 0o755)
+    put(world, rc, 'Pry.config.prompt_name = "x"\n' if rc == ".pryrc" else "IRB.conf[:SAVE_HISTORY] = 100\n")
+    assert verdict(world.run(command)) == "allow", command
+    put(world, rc, 'system(File.expand_path("~/.local/bin/guardtui"), "trust", ".guardtui/guards/x.yaml")\n' + WIPE_RB)
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+def test_a_rails_command_that_is_no_console_reads_no_console_startup_file(world):
+    put(world, "bin/rails", '#!/usr/bin/env ruby\nrequire_relative "../config/boot"\nrequire "rails/commands"\n', 0o755)
+    put(world, ".pryrc", WIPE_RB)
+    assert verdict(world.run("bin/rails runner 'puts 1'")) != "deny"
+    assert verdict(world.run("pry -f")) != "deny"
+
+
+@pytest.mark.parametrize("command", ["echo 'X.count() |> IO.puts' | iex -S mix", "iex -S mix phx.server", "iex",
+                                     "iex --dot-iex tools/dev.exs"])
+def test_iex_evaluates_its_dot_iex_file(world, command):
+    rc = "tools/dev.exs" if "--dot-iex" in command else ".iex.exs"
+    put(world, "mix.exs", "defmodule P.MixProject do\n  use Mix.Project\n  def project, do: [app: :p]\nend\n")
+    put(world, rc, "import_if_available(Ecto.Query)\n")
+    assert verdict(world.run(command)) == "allow", command
+    put(world, rc, 'File.rm_rf!(Path.expand("~/.config/guardtui/guards"))\n')
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+def test_iex_with_another_dot_iex_does_not_read_the_project_one(world):
+    put(world, "mix.exs", "defmodule P.MixProject do\n  use Mix.Project\n  def project, do: [app: :p]\nend\n")
+    put(world, ".iex.exs", 'File.rm_rf!(Path.expand("~/.config/guardtui/guards"))\n')
+    assert verdict(world.run("echo 'X.count()' | iex --dot-iex /dev/null -S mix")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["perl -d script/import.pl data.csv",
+                                     "PERLDB_OPTS='NonStop=1' perl -d script/import.pl --dry-run data.csv",
+                                     "perl -I lib -d script/import.pl", "perl -dt script/import.pl"])
+def test_the_perl_debugger_reads_dot_perldb(world, command):
+    put(world, "script/import.pl", "#!/usr/bin/env perl\nuse strict;\nprint \"ok\\n\";\n")
+    put(world, "data.csv", "a,b\n")
+    put(world, ".perldb", 'parse_options("NonStop=1");\n')
+    assert verdict(world.run(command)) == "allow", command
+    put(world, ".perldb", 'system("rm -rf $ENV{HOME}/.local/state/guardtui");\n')
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+    assert verdict(world.run("perl script/import.pl data.csv")) == "allow"  # no debugger: .perldb is not read
+    assert verdict(world.run("perl -c script/import.pl")) == "allow"
