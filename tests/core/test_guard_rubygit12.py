@@ -111,3 +111,34 @@ def test_the_perl_debugger_reads_dot_perldb(world, command):
     assert verdict(d) == "deny", (command, d.reason)
     assert verdict(world.run("perl script/import.pl data.csv")) == "allow"  # no debugger: .perldb is not read
     assert verdict(world.run("perl -c script/import.pl")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["ruby -run -e rm -- -rf ~/.config/guardtui/guards ~/.claude/settings.local.json",
+                                     "ruby -r un -e rm -- -f ~/.codex/hooks.json",
+                                     "ruby -run -e mv -- ~/.claude/settings.json /tmp/x.json",
+                                     "ruby -run -e cp -- /dev/null ~/.gemini/settings.json"])
+def test_ruby_un_functions_are_the_commands_they_are(world, command):
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+@pytest.mark.parametrize("command", ["ruby -run -e mkdir -- -p tmp/cache/x", "ruby -run -e touch -- tmp/stamp",
+                                     "ruby -run -e rm -- -f tmp/stamp"])
+def test_ruby_un_functions_on_project_files_stay_quiet(world, command):
+    assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("code", [
+    'system(File.expand_path("~/.local/bin/guardtui"), "trust", File.join(__dir__, "x.yaml"), out: File::NULL)',
+    'system("rm", "-rf", File.expand_path("~/.config/guardtui"))',
+    'Kernel.system("guardtui", "uninstall")',
+])
+def test_ruby_system_with_an_argv_is_judged_as_that_command(world, code):
+    put(world, "tools/setup.rb", code + "\n")
+    d = world.run("ruby tools/setup.rb")
+    assert verdict(d) == "deny", (code, d.reason)
+
+
+def test_ruby_system_with_a_routine_argv_stays_quiet(world):
+    put(world, "tools/setup.rb", 'system("git", "status", out: File::NULL)\nsystem("ls", "-la")\n')
+    assert verdict(world.run("ruby tools/setup.rb")) == "allow"

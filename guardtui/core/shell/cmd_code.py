@@ -159,11 +159,22 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         return []
     if inv.name == "deno" and words and words[0].value == "run":
         words = words[1:]
+    libraries = spec.get("library_commands") or {}
+    loaded: list[str] = []  # the libraries -r loads (ruby -run: un.rb)
     while i < len(words):
         arg = words[i].value
         if arg == "--":
             i += 1
             break
+        if libraries and arg in code_opts and i + 1 < len(words):
+            command = next((lib[words[i + 1].value] for name, lib in libraries.items()
+                            if name in loaded and words[i + 1].value in lib), None)
+            if command is not None:  # ruby -run -e rm -- -rf PATHS: un.rb's rm, with the words after it
+                operands = words[i + 2:]
+                operands = operands[1:] if operands and operands[0].value == "--" else operands
+                run.nested(" ".join([command] + [w.raw for w in operands]), inv, f"{inv.name} -r{words[i + 1].value}")
+                return [allow(f"{inv.name} -e {words[i + 1].value}: judged as the {command} command it is",
+                              "interpreter", rule="code.library-command")]
         if arg in code_opts or (arg.startswith("--") and arg.partition("=")[0] in code_opts):
             if "=" in arg and arg.startswith("--"):
                 return code_findings(run, inv, Word(arg.partition("=")[2], words[i].raw), language, in_place, words[i + 1:])
@@ -177,6 +188,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             in_place |= "i" in letters and language in ("perl", "ruby")
             for j, letter in enumerate(letters):
                 if "-" + letter in value_opts:
+                    loaded.append(letters[j + 1:] or (words[i + 1].value if i + 1 < len(words) else ""))
                     break  # -MFile::Path=remove_tree: the rest of the cluster is the option's value
                 if "-" + letter in code_opts:
                     attached = letters[j + 1:]
@@ -193,6 +205,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if language == "js" and re.fullmatch(r"-[pe]{2}", arg) and i + 1 < len(words):
             return code_findings(run, inv, words[i + 1], language)  # node -pe CODE: print what CODE gives
         if arg in value_opts:
+            loaded.append(words[i + 1].value if i + 1 < len(words) else "")
             if language == "js" and arg in ("-r", "--require", "--import") and i + 1 < len(words):
                 _preload(run, inv, words[i + 1])  # node -r ./hook.js app.js: the hook runs first
             i += 2
@@ -1134,7 +1147,25 @@ def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str
     if value is not None and len(args) > 1 and re.match(r"\s*\[", args[1]):  # spawn("rm", ["-rf", "/"])
         items = [_unescape(s) for _, s in re.findall(_STR, args[1])]
         value = shlex.join([value] + items)
+    elif value is not None and len(args) > 1:
+        extra = [a for a in args[1:] if not _KEYWORD_ARGUMENT.match(a)]
+        if extra and evaluate_expression(extra[0], scope) is not None:
+            # Ruby's and Perl's system("prog", "arg", …): a program and its argv, no shell line; a word known only
+            # at run time stays an unknown word
+            known = [evaluate_expression(a, scope) for a in extra]
+            value = " ".join([_argv_word(value)] + [_argv_word(k) if k is not None else '"$code_argument"'
+                                                    for k in known])
     return value
+
+
+def _argv_word(value: str) -> str:
+    """One argv word as shell text; the home as code spells it (File.expand_path("~/x")) stays the home."""
+    if value == "~" or value.startswith("~/"):
+        return "~" + (shlex.quote(value[1:]) if value[1:] else "")
+    return shlex.quote(value)
+
+
+_KEYWORD_ARGUMENT = re.compile(r"\s*(?:\w+\s*(?::(?!:)|=(?!=))|:\w+\s*=>)")  # out: File::NULL, shell=True, :err => …
 
 
 def _scan(text: str):

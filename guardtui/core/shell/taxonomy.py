@@ -51,6 +51,9 @@ _INTERPRETER = {
     "subcommand": Field(str),  # only `NAME SUB …` runs code (mix run); the rest is the taxonomy's
     # calls in its code that install packages from the network (install.packages, Pkg.add): regexes
     "installs": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
+    # libraries a -r option loads whose functions are commands (`ruby -run -e rm -- -rf x` is `rm -rf x`):
+    # library → {function: the command it is}
+    "library_commands": Field(dict, values=Field(dict, values=Field(str))),
 }
 _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
         "only_with_code": Field(bool),
