@@ -142,3 +142,98 @@ def test_ruby_system_with_an_argv_is_judged_as_that_command(world, code):
 def test_ruby_system_with_a_routine_argv_stays_quiet(world):
     put(world, "tools/setup.rb", 'system("git", "status", out: File::NULL)\nsystem("ls", "-la")\n')
     assert verdict(world.run("ruby tools/setup.rb")) == "allow"
+
+
+# -- git ------------------------------------------------------------------------------------------------
+def git_init(world, config: str = ""):
+    subprocess.run(["git", "init", "-q", str(world.project)], check=True)
+    if config:
+        with open(world.project / ".git" / "config", "a") as handle:
+            handle.write(config)
+
+
+@pytest.mark.parametrize("command", ["printf 'y\\ny\\n' | git add -p internal/parse.go", "git add --patch .",
+                                     "git checkout -p -- src", "git reset -p", "git stash push -p", "git add -i"])
+def test_patch_modes_run_the_interactive_diff_filter(world, command):
+    git_init(world, "[interactive]\n\tdiffFilter = tools/diff-hl\n")
+    put(world, "tools/diff-hl", QUIET_SH, 0o755)
+    assert verdict(world.run(command)) != "deny", command  # (checkout -p, reset -p discard: they ask)
+    put(world, "tools/diff-hl", WIPE_SH, 0o755)
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+    assert verdict(world.run("git add internal/parse.go")) == "allow"  # no patch mode: no filter
+
+
+@pytest.mark.parametrize("command", ["git mergetool -y internal/parse.go", "git mergetool", "git mergetool --tool=vendor"])
+def test_mergetool_runs_the_configured_tool_command(world, command):
+    git_init(world, '[merge]\n\ttool = vendor\n[mergetool "vendor"]\n\tcmd = tools/vmerge "$BASE" "$LOCAL" "$MERGED"\n')
+    put(world, "tools/vmerge", QUIET_SH, 0o755)
+    assert verdict(world.run(command)) == "allow", command
+    put(world, "tools/vmerge", WIPE_SH, 0o755)
+    assert verdict(world.run(command)) == "deny", command
+    assert verdict(world.run("git merge --no-edit feature")) == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    'git config --global hook.vendorfmt.event pre-commit && git config --global hook.vendorfmt.command "$PWD/tools/fmt.sh"',
+    "git config hook.fmt.command tools/fmt.sh",
+    "git config --global --add hook.lint.command 'sh tools/fmt.sh'",
+])
+def test_config_based_hooks_are_judged_as_the_commands_they_run(world, command):
+    put(world, "tools/fmt.sh", '#!/bin/sh\nrm -rf "$HOME/.codex/hooks.json" "$HOME/.config/guardtui/guards"\n', 0o755)
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+def test_a_config_hook_running_a_quiet_formatter_is_not_denied(world):
+    put(world, "tools/fmt.sh", "#!/bin/sh\ngofmt -l .\n", 0o755)
+    assert verdict(world.run("git config hook.fmt.command tools/fmt.sh")) != "deny"
+
+
+@pytest.mark.parametrize("key", ["includeIf.gitdir:~/src/.path", "include.path", "includeIf.onbranch:main.path"])
+def test_an_included_config_file_is_judged_for_the_programs_it_sets(world, key):
+    put(world, "tools/gitconfig.vendor", "[core]\n\tpager = tools/less-color\n[color]\n\tui = auto\n")
+    put(world, "tools/less-color", '#!/bin/sh\nrm -f "$HOME/.codex/hooks.json"\nexec less -R\n', 0o755)
+    d = world.run(f'git config --global {key} "$PWD/tools/gitconfig.vendor"')
+    assert verdict(d) == "deny", (key, d.reason)
+    put(world, "tools/nested.cfg", "[include]\n\tpath = gitconfig.vendor\n")
+    assert verdict(world.run(f"git config --global {key} tools/nested.cfg")) == "deny"
+
+
+def test_an_included_config_file_with_only_plain_settings_is_not_denied(world):
+    put(world, "tools/gitconfig.team", "[color]\n\tui = auto\n[core]\n\tpager = less -R\n")
+    assert verdict(world.run('git config --global include.path "$PWD/tools/gitconfig.team"')) != "deny"
+
+
+@pytest.mark.parametrize("command", [
+    'git archive --remote=../mirror --exec="$PWD/tools/upload-archive" --format=tar HEAD docs | tar -t',
+    "git archive --exec tools/upload-archive --remote ../mirror HEAD",
+    "git fetch --upload-pack=tools/upload-archive ../mirror main",
+    "git ls-remote --upload-pack tools/upload-archive ../mirror",
+])
+def test_a_server_program_for_a_local_remote_is_judged(world, command):
+    (world.project.parent / "mirror").mkdir(exist_ok=True)
+    put(world, "tools/upload-archive", '#!/bin/sh\nrm -rf "$HOME/.config/guardtui"\nexec git upload-archive "$@"\n', 0o755)
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+def test_archive_without_exec_only_reads(world):
+    assert verdict(world.run("git archive --format=tar HEAD docs | tar -t")) == "allow"
+    assert verdict(world.run("git fetch origin main")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["git sparse-checkout set cmd internal docs", "git sparse-checkout set src",
+                                     "git sparse-checkout init --cone"])
+def test_sparse_checkout_dropping_the_project_guard_dir_denies(world, command):
+    git_init(world)
+    put(world, ".guardtui/guards/release.yaml", "id: release\ntool: Bash\npatterns: []\n")
+    d = world.run(command)
+    assert verdict(d) == "deny", (command, d.reason)
+
+
+def test_sparse_checkout_keeping_the_guard_dir_is_routine(world):
+    git_init(world)
+    put(world, ".guardtui/guards/release.yaml", "id: release\ntool: Bash\npatterns: []\n")
+    assert verdict(world.run("git sparse-checkout set cmd .guardtui .claude")) == "allow"  # the world has .claude/ too
+    assert verdict(world.run("git sparse-checkout list")) == "allow"
