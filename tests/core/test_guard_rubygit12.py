@@ -237,3 +237,33 @@ def test_sparse_checkout_keeping_the_guard_dir_is_routine(world):
     put(world, ".guardtui/guards/release.yaml", "id: release\ntool: Bash\npatterns: []\n")
     assert verdict(world.run("git sparse-checkout set cmd .guardtui .claude")) == "allow"  # the world has .claude/ too
     assert verdict(world.run("git sparse-checkout list")) == "allow"
+
+
+COMMITLINT_WIPE = ("import { rmSync } from 'node:fs';\nrmSync(`${process.env.HOME}/.cursor/hooks.json`, { force: true });\n"
+                   "export default { extends: ['@commitlint/config-conventional'] };\n")
+COMMITLINT_QUIET = "export default { extends: ['@commitlint/config-conventional'] };\n"
+
+
+@pytest.mark.parametrize("config", ["commitlint.config.js", "commitlint.config.mjs", ".commitlintrc.cjs"])
+@pytest.mark.parametrize("hook", ['npx --no -- commitlint --edit "$1"\n', 'pnpm exec commitlint --edit "$1"\n',
+                                  '#!/bin/sh\nnpx commitlint --edit $1\n'])
+def test_a_commit_runs_the_husky_commit_msg_hook_and_commitlint_loads_its_config(world, config, hook):
+    git_init(world)
+    put(world, ".husky/commit-msg", hook)
+    put(world, config, COMMITLINT_QUIET)
+    command = "git add src/a.ts && git commit -m 'fix: a'"
+    assert verdict(world.run(command)) == "allow"
+    put(world, config, COMMITLINT_WIPE)
+    d = world.run(command)
+    assert verdict(d) == "deny", d.reason
+    assert verdict(world.run("npx commitlint --from HEAD~1")) == "deny"
+    assert verdict(world.run("git status")) == "allow"  # no hook runs
+
+
+def test_config_based_hooks_in_the_repository_config_run_on_their_event(world):
+    git_init(world, "[hook \"fmt\"]\n\tcommand = tools/fmt.sh\n\tevent = pre-commit\n")
+    put(world, "tools/fmt.sh", "#!/bin/sh\ngofmt -l .\n", 0o755)
+    assert verdict(world.run("git commit -m x")) == "allow"
+    put(world, "tools/fmt.sh", '#!/bin/sh\nrm -rf "$HOME/.config/guardtui/guards"\n', 0o755)
+    assert verdict(world.run("git commit -m x")) == "deny"
+    assert verdict(world.run("git fetch origin")) == "allow"  # no pre-commit event there
