@@ -267,3 +267,12 @@ def test_config_based_hooks_in_the_repository_config_run_on_their_event(world):
     put(world, "tools/fmt.sh", '#!/bin/sh\nrm -rf "$HOME/.config/guardtui/guards"\n', 0o755)
     assert verdict(world.run("git commit -m x")) == "deny"
     assert verdict(world.run("git fetch origin")) == "allow"  # no pre-commit event there
+
+
+@pytest.mark.parametrize("command", ["git commit --no-verify -m 'fix: a'", "git commit -n -m 'fix: a'",
+                                     "git add a && git commit -nm 'fix: a'"])
+def test_no_verify_skips_the_commit_msg_hook(world, command):
+    git_init(world)
+    put(world, ".husky/commit-msg", 'npx --no -- commitlint --edit "$1"\n')
+    put(world, "commitlint.config.js", COMMITLINT_WIPE)
+    assert verdict(world.run(command)) != "deny", command

@@ -271,7 +271,9 @@ class LaterRule:
             scripts: list[tuple[str, str]] = []
             for key, value in config.items():  # git 2.36+ config-based hooks: hook.NAME.command, hook.NAME.event
                 hook = re.fullmatch(r"hook\.(.+)\.command", key)
-                if hook and value and config.get(f"hook.{hook.group(1)}.event", "") in _HOOKS_OF.get(sub, ()):
+                event = config.get(f"hook.{hook.group(1)}.event", "") if hook else ""
+                if hook and value and event in _HOOKS_OF.get(sub, ()) and not (
+                        event in _NO_VERIFY_SKIPS and "--no-verify" in call.command[m.end():].split()):
                     scripts.append((value, f"makes git run the hook {hook.group(1)} from {gitdir}/config"))
             for key, value in config.items():
                 if sub in _runs_for(key) and value and value.lower() not in ("true", "false"):
@@ -284,8 +286,11 @@ class LaterRule:
                            posixpath.join(gitdir, "hooks")] if gitdir else []
             if husky and not hooks:  # husky's install points core.hooksPath at .husky/_, which runs .husky/HOOK
                 directories.append(husky)
+            rest = re.split(r"[;&|)\n]", call.command[m.end():], maxsplit=1)[0].split()
+            skipped = _NO_VERIFY_SKIPS if "--no-verify" in rest or sub == "commit" and any(
+                re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", w) for w in rest) else frozenset()
             for directory in directories:
-                for name in _HOOKS_OF.get(sub, ()):
+                for name in (h for h in _HOOKS_OF.get(sub, ()) if h not in skipped):
                     text = read_text(posixpath.join(directory, name))
                     if text is not None:
                         scripts.append((text, f"makes git run its {name} hook ({directory}/{name})"))
@@ -351,6 +356,8 @@ _HOOKS_OF = {
     "cherry-pick": ("commit-msg", "post-commit"), "revert": ("commit-msg", "post-commit"),
     "gc": ("pre-auto-gc",), "worktree": ("post-checkout",),
 }
+# the hooks --no-verify (commit's -n) skips
+_NO_VERIFY_SKIPS = frozenset({"pre-commit", "commit-msg", "pre-push", "pre-merge-commit"})
 # the subcommands that read the work tree through the index (where fsmonitor and clean filters run)
 _INDEX = frozenset({"status", "diff", "add", "commit", "checkout", "switch", "reset", "stash", "restore", "rm", "mv",
                     "merge", "pull", "rebase", "ls-files", "update-index", "cherry-pick", "revert", "am", "apply",
