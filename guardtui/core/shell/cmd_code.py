@@ -434,7 +434,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     for pattern in _SHELL_CALLS.get(language, []):
         for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             rest = m.group("rest")
-            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
+            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope, argv=True)
             if not literal and (decoded := _decoded_argument(rest)) is not None:
                 # os.system(base64.b64decode('ZGQg…').decode()), perl's system pack "H*", "…": hidden but literal
                 run.nested(decoded, inv, f"{inv.name} → shell (decoded)")
@@ -1122,7 +1122,7 @@ def _enumerated_deletes(run: "Run", inv: "Invocation", code: str) -> list[Findin
     return findings
 
 
-def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str | None:
+def _first_argument(rest: str, allow_glob_call: bool = False, scope=None, argv: bool = False) -> str | None:
     """The first argument of a call as text: "" when there is no call, None when it is not knowable.
 
     Literals, concatenations of literals and the usual spellings of the home and working
@@ -1147,7 +1147,7 @@ def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str
     if value is not None and len(args) > 1 and re.match(r"\s*\[", args[1]):  # spawn("rm", ["-rf", "/"])
         items = [_unescape(s) for _, s in re.findall(_STR, args[1])]
         value = shlex.join([value] + items)
-    elif value is not None and len(args) > 1:
+    elif argv and value is not None and len(args) > 1:  # a shell call: its words after the program
         extra = [a for a in args[1:] if not _KEYWORD_ARGUMENT.match(a)]
         if extra and evaluate_expression(extra[0], scope) is not None:
             # Ruby's and Perl's system("prog", "arg", …): a program and its argv, no shell line; a word known only
