@@ -264,10 +264,17 @@ class LaterRule:
             where = m.group("c")
             start = resolve_path(where.strip("'\""), call.cwd, ctx.home) if where else call.cwd
             gitdir = _git_dir(start)
-            if gitdir is None:
+            husky = _husky_dir(start, gitdir, ctx.session.root or call.cwd)
+            if gitdir is None and husky is None:
                 continue
-            config = config_settings(read_text(posixpath.join(gitdir, "config")) or "")
+            config = config_settings(read_text(posixpath.join(gitdir, "config")) or "") if gitdir else {}
             scripts: list[tuple[str, str]] = []
+            for key, value in config.items():  # git 2.36+ config-based hooks: hook.NAME.command, hook.NAME.event
+                hook = re.fullmatch(r"hook\.(.+)\.command", key)
+                event = config.get(f"hook.{hook.group(1)}.event", "") if hook else ""
+                if hook and value and event in _HOOKS_OF.get(sub, ()) and not (
+                        event in _NO_VERIFY_SKIPS and "--no-verify" in call.command[m.end():].split()):
+                    scripts.append((value, f"makes git run the hook {hook.group(1)} from {gitdir}/config"))
             for key, value in config.items():
                 if sub in _runs_for(key) and value and value.lower() not in ("true", "false"):
                     scripts.append((value, f"makes git run {key} from {gitdir}/config"))
@@ -275,12 +282,18 @@ class LaterRule:
             if alias.startswith("!"):  # a shell alias in the repository's config: git runs it through sh
                 scripts.append((alias[1:], f"makes git run the alias {sub} from {gitdir}/config"))
             hooks = config.get("core.hookspath")
-            directory = resolve_path(hooks, posixpath.dirname(gitdir), ctx.home) if hooks else \
-                posixpath.join(gitdir, "hooks")
-            for name in _HOOKS_OF.get(sub, ()):
-                text = read_text(posixpath.join(directory, name))
-                if text is not None:
-                    scripts.append((text, f"makes git run its {name} hook ({directory}/{name})"))
+            directories = [resolve_path(hooks, posixpath.dirname(gitdir), ctx.home) if hooks else
+                           posixpath.join(gitdir, "hooks")] if gitdir else []
+            if husky and not hooks:  # husky's install points core.hooksPath at .husky/_, which runs .husky/HOOK
+                directories.append(husky)
+            rest = re.split(r"[;&|)\n]", call.command[m.end():], maxsplit=1)[0].split()
+            skipped = _NO_VERIFY_SKIPS if "--no-verify" in rest or sub == "commit" and any(
+                re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", w) for w in rest) else frozenset()
+            for directory in directories:
+                for name in (h for h in _HOOKS_OF.get(sub, ()) if h not in skipped):
+                    text = read_text(posixpath.join(directory, name))
+                    if text is not None:
+                        scripts.append((text, f"makes git run its {name} hook ({directory}/{name})"))
             for text, what in scripts:
                 found = self._judge_text(call, ctx, text, "shell", what)
                 if found is not None:
@@ -343,6 +356,8 @@ _HOOKS_OF = {
     "cherry-pick": ("commit-msg", "post-commit"), "revert": ("commit-msg", "post-commit"),
     "gc": ("pre-auto-gc",), "worktree": ("post-checkout",),
 }
+# the hooks --no-verify (commit's -n) skips
+_NO_VERIFY_SKIPS = frozenset({"pre-commit", "commit-msg", "pre-push", "pre-merge-commit"})
 # the subcommands that read the work tree through the index (where fsmonitor and clean filters run)
 _INDEX = frozenset({"status", "diff", "add", "commit", "checkout", "switch", "reset", "stash", "restore", "rm", "mv",
                     "merge", "pull", "rebase", "ls-files", "update-index", "cherry-pick", "revert", "am", "apply",
@@ -381,6 +396,15 @@ def _runs_for(key: str) -> frozenset[str]:
     """The subcommands that run a setting's command (`filter.lfs.clean` is looked up as `filter.clean`)."""
     parts = key.split(".")
     return _RUNS_FOR.get(key) or _RUNS_FOR.get(f"{parts[0]}.{parts[-1]}", frozenset())
+
+
+def _husky_dir(start: str, gitdir: str | None, root: str | None) -> str | None:
+    """The project's .husky/ directory (its hooks run once `npm install` has run husky's install), at the work
+    tree's top, else at the project's root."""
+    for top in (posixpath.dirname(gitdir) if gitdir else None, root, start):
+        if top and os.path.isdir(posixpath.join(top, ".husky")):
+            return posixpath.join(top, ".husky")
+    return None
 
 
 def _git_dir(start: str) -> str | None:

@@ -159,11 +159,22 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         return []
     if inv.name == "deno" and words and words[0].value == "run":
         words = words[1:]
+    libraries = spec.get("library_commands") or {}
+    loaded: list[str] = []  # the libraries -r loads (ruby -run: un.rb)
     while i < len(words):
         arg = words[i].value
         if arg == "--":
             i += 1
             break
+        if libraries and arg in code_opts and i + 1 < len(words):
+            command = next((lib[words[i + 1].value] for name, lib in libraries.items()
+                            if name in loaded and words[i + 1].value in lib), None)
+            if command is not None:  # ruby -run -e rm -- -rf PATHS: un.rb's rm, with the words after it
+                operands = words[i + 2:]
+                operands = operands[1:] if operands and operands[0].value == "--" else operands
+                run.nested(" ".join([command] + [w.raw for w in operands]), inv, f"{inv.name} -r{words[i + 1].value}")
+                return [allow(f"{inv.name} -e {words[i + 1].value}: judged as the {command} command it is",
+                              "interpreter", rule="code.library-command")]
         if arg in code_opts or (arg.startswith("--") and arg.partition("=")[0] in code_opts):
             if "=" in arg and arg.startswith("--"):
                 return code_findings(run, inv, Word(arg.partition("=")[2], words[i].raw), language, in_place, words[i + 1:])
@@ -177,6 +188,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             in_place |= "i" in letters and language in ("perl", "ruby")
             for j, letter in enumerate(letters):
                 if "-" + letter in value_opts:
+                    loaded.append(letters[j + 1:] or (words[i + 1].value if i + 1 < len(words) else ""))
                     break  # -MFile::Path=remove_tree: the rest of the cluster is the option's value
                 if "-" + letter in code_opts:
                     attached = letters[j + 1:]
@@ -193,6 +205,7 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         if language == "js" and re.fullmatch(r"-[pe]{2}", arg) and i + 1 < len(words):
             return code_findings(run, inv, words[i + 1], language)  # node -pe CODE: print what CODE gives
         if arg in value_opts:
+            loaded.append(words[i + 1].value if i + 1 < len(words) else "")
             if language == "js" and arg in ("-r", "--require", "--import") and i + 1 < len(words):
                 _preload(run, inv, words[i + 1])  # node -r ./hook.js app.js: the hook runs first
             i += 2
@@ -421,7 +434,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     for pattern in _SHELL_CALLS.get(language, []):
         for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             rest = m.group("rest")
-            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope)
+            literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope, argv=True)
             if not literal and (decoded := _decoded_argument(rest)) is not None:
                 # os.system(base64.b64decode('ZGQg…').decode()), perl's system pack "H*", "…": hidden but literal
                 run.nested(decoded, inv, f"{inv.name} → shell (decoded)")
@@ -928,7 +941,7 @@ _REMOVING_API = re.compile(
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove|"
     r"remove_file|remove_dir|remove_dir_all|set_permissions|"
     r"deleteFile|deleteFileAbsolute|deleteTree|deleteTreeAbsolute|deleteDir|deleteDirAbsolute|"  # Zig's std.fs
-    r"removeFile|removeDir|rmFile|rmDir)\s*\(|"
+    r"removeFile|removeDir|rmFile|rmDir)!?\s*\(|"  # Elixir's File.rm_rf!(…) raises instead of returning
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
@@ -936,7 +949,7 @@ _WRITING_API = re.compile(
     r"appendFile|appendFileSync|createWriteStream|file_put_contents|touch|mkdir|makedirs|mkdirSync|copy|copy2|"
     r"copyfile|copytree|copyFile|copyFileSync|cpSync|cp_r|cp|install|syswrite|print\s+\$?\w+|"
     r"File\.(?:write|open)|IO\.write|bind|writeTextFile|writeTextFileSync|writeFileStr|writeLines|write\.\w+|"
-    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output|fs::write|File::create|OpenOptions::new)\s*\(|"
+    r"saveRDS|save|sink|file\.(?:copy|create|append)|io\.output|fs::write|File::create|OpenOptions::new)!?\s*\(|"
     r">>?\s*['\"]|\bsysopen\b|"
     # open(…, 'w') with calls inside its path (Lua's io.open(os.getenv("HOME")..'/x', 'w')), Julia's and
     # Lua's bare write(PATH, …), R's cat(…, file = PATH), Tcl's `open PATH w` and `file copy`
@@ -1109,7 +1122,7 @@ def _enumerated_deletes(run: "Run", inv: "Invocation", code: str) -> list[Findin
     return findings
 
 
-def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str | None:
+def _first_argument(rest: str, allow_glob_call: bool = False, scope=None, argv: bool = False) -> str | None:
     """The first argument of a call as text: "" when there is no call, None when it is not knowable.
 
     Literals, concatenations of literals and the usual spellings of the home and working
@@ -1134,7 +1147,25 @@ def _first_argument(rest: str, allow_glob_call: bool = False, scope=None) -> str
     if value is not None and len(args) > 1 and re.match(r"\s*\[", args[1]):  # spawn("rm", ["-rf", "/"])
         items = [_unescape(s) for _, s in re.findall(_STR, args[1])]
         value = shlex.join([value] + items)
+    elif argv and value is not None and len(args) > 1:  # a shell call: its words after the program
+        extra = [a for a in args[1:] if not _KEYWORD_ARGUMENT.match(a)]
+        if extra and evaluate_expression(extra[0], scope) is not None:
+            # Ruby's and Perl's system("prog", "arg", …): a program and its argv, no shell line; a word known only
+            # at run time stays an unknown word
+            known = [evaluate_expression(a, scope) for a in extra]
+            value = " ".join([_argv_word(value)] + [_argv_word(k) if k is not None else '"$code_argument"'
+                                                    for k in known])
     return value
+
+
+def _argv_word(value: str) -> str:
+    """One argv word as shell text; the home as code spells it (File.expand_path("~/x")) stays the home."""
+    if value == "~" or value.startswith("~/"):
+        return "~" + (shlex.quote(value[1:]) if value[1:] else "")
+    return shlex.quote(value)
+
+
+_KEYWORD_ARGUMENT = re.compile(r"\s*(?:\w+\s*(?::(?!:)|=(?!=))|:\w+\s*=>)")  # out: File::NULL, shell=True, :err => …
 
 
 def _scan(text: str):

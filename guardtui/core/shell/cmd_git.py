@@ -5,6 +5,7 @@ import fnmatch
 import os
 import posixpath
 import re
+import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -87,6 +88,9 @@ def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
     """The command a setting makes git run (core.pager, core.fsmonitor, a `!` alias, a filter's clean,
     diff.external …) is judged as the command it is: what it does decides, beside the ask."""
     value = value.strip()
+    if re.fullmatch(r"(?i)include\.path|includeif\..+\.path", key) and value and DYN not in value:
+        _judge_included(run, inv, key, value, label)
+        return
     if not value or _NOT_A_COMMAND.match(key) or key.lower() == "core.fsmonitor" and value.lower() in (
             "true", "false", "1", "0", "yes", "no", "on", "off"):
         return
@@ -97,6 +101,21 @@ def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
     run.nested(value, inv, label)
 
 
+def _judge_included(run, inv, key: str, value: str, label: str, depth: int = 0, within: str = "") -> None:
+    """include.path / includeIf.….path FILE: every setting of FILE applies wherever the include does; the programs
+    it makes git run are judged as the commands they are (FILE's own includes too, a few deep, relative to it)."""
+    base = inv.scope.home if value.startswith("~") else (within or inv.scope.cwd or "/")
+    path = posixpath.normpath(posixpath.join(base, value[2:] if value.startswith("~/") else value))
+    text = read_text(path, 65536)
+    if text is None or depth > 3:
+        return
+    for name, setting in list(config_settings(text).items())[:256]:
+        if re.fullmatch(r"(?i)include\.path|includeif\..+\.path", name):
+            _judge_included(run, inv, name, setting, label, depth + 1, posixpath.dirname(path))
+        elif _EXEC_CONFIG.match(name) and not _plain_program(run, name, setting):
+            _judge_config_command(run, inv, name, setting, f"{label} › {shown(path, inv.scope.cwd)} {name}")
+
+
 # settings that name files or switches, not command lines
 _NOT_A_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..*|protocol\.ext\.allow)$", re.I)
 _EXEC_CONFIG = re.compile(
@@ -104,7 +123,8 @@ _EXEC_CONFIG = re.compile(
     r"gpg\.(program|\w+\.program)|diff\.[^.]+\.(textconv|command)|diff\.external|merge\.[^.]+\.driver|"
     r"filter\.[^.]+\.(clean|smudge|process)|pager\.[^.]+|alias\.[^.]+|uploadpack\.packobjectshook|"
     r"protocol\.ext\.allow|interactive\.difffilter|web\.browser|browser\.[^.]+\.cmd|man\.[^.]+\.cmd|"
-    r"remote\.[^.]+\.(uploadpack|receivepack)|include\.path|includeif\..*)$", re.I)
+    r"remote\.[^.]+\.(uploadpack|receivepack)|include\.path|includeif\..*|hook\.[^.]+\.command|"
+    r"(?:merge|diff)tool\.[^.]+\.cmd)$", re.I)
 
 READ_ONLY = frozenset({
     "status", "log", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list", "ls-files",
@@ -824,8 +844,8 @@ def sparse_checkout(run, inv, rest) -> list[Finding]:
     cone = "--no-cone" not in words
 
     def kept(path: str) -> bool:
-        if cone and "/" not in path.rstrip("/"):
-            return True
+        if cone and "/" not in path.rstrip("/") and not path.endswith("/"):
+            return True  # cone mode keeps the files at the top, not the directories there
         return any(_covers(p, path) for p in patterns)
 
     dropped = _guard_files_dropped(inv.scope, kept)
@@ -894,6 +914,11 @@ _PROGRAM_KEYS = (
     (re.compile(r"merge\..+\.driver"), {"merge", "pull", "rebase", "cherry-pick", "revert", "am", "stash", "checkout",
                                          "switch"}, ()),
     (re.compile(r"submodule\..+\.update"), {"submodule", "clone", "pull"}, ()),
+    # git add -p and the other patch modes pipe every hunk through interactive.diffFilter
+    (re.compile(r"interactive\.difffilter"), {"add -p", "checkout -p", "reset -p", "restore -p", "stash -p",
+                                               "commit -p", "add -i", "commit -i"}, ()),
+    (re.compile(r"mergetool\..+\.cmd"), {"mergetool"}, ()),
+    (re.compile(r"difftool\..+\.cmd"), {"difftool"}, ()),
     (re.compile(r"gpg\.program|gpg\..+\.program|gpg\.ssh\.defaultkeycommand|gpg\.ssh\.program"),
      {"commit signed", "tag signed", "merge signed", "rebase signed", "cherry-pick signed", "revert signed",
       "am signed", "pull signed", "verify-commit", "verify-tag"}, ()),
@@ -915,6 +940,10 @@ def _repository_programs(run: "Run", inv: "Invocation", sub: str, args: list[str
     forms = {sub}
     if sub == "log" and {"-p", "--patch", "-u"} & set(args):
         forms.add("log -p")
+    if {"-p", "--patch"} & set(args) or any(re.fullmatch(r"-[a-zA-Z]*p[a-zA-Z]*", a) for a in args if a != "-p"):
+        forms.add(f"{sub} -p")
+    if {"-i", "--interactive"} & set(args):
+        forms.add(f"{sub} -i")
     signing = {"-S", "--gpg-sign", "-s", "--sign"} & set(args) or any(a.startswith("--gpg-sign=") for a in args) or \
         settings.get("commit.gpgsign", "").lower() == "true" and sub != "tag" or \
         settings.get("tag.gpgsign", "").lower() == "true" and sub == "tag"
@@ -1209,6 +1238,45 @@ def diff_like(run, inv, rest) -> list[Finding]:
     return findings or [allow("git only reads the repository", "git", rule="git.read")]
 
 
+_PROGRAM_OPTIONS = ("--exec", "--upload-pack", "-u", "--receive-pack", "--upload-archive")
+_REMOTE_OPTIONS = ("--remote",)
+
+
+def _remote_programs(run, inv, rest) -> list[Finding]:
+    """git archive --remote=R --exec=PROG, git fetch/clone/ls-remote --upload-pack=PROG, git push --receive-pack:
+    PROG runs in place of git's own server program, here when R is a path on this machine (judged as the command
+    it is, with R as its argument), on the other host otherwise (an ask)."""
+    values = [w.value for w in rest]
+    programs: list[str] = []
+    remote = ""
+    for i, value in enumerate(values):
+        name, eq, attached = value.partition("=")
+        if name in _PROGRAM_OPTIONS and (eq or i + 1 < len(values)) and (eq or name.startswith("--") or name == "-u"):
+            programs.append(attached if eq else values[i + 1])
+        elif name in _REMOTE_OPTIONS and (eq or i + 1 < len(values)):
+            remote = attached if eq else values[i + 1]
+    if not remote:  # fetch/clone/ls-remote/push: the first operand is the remote
+        remote = next((v for v in values if not v.startswith("-") and v not in programs), "")
+    findings: list[Finding] = []
+    for program in programs[:4]:
+        if DYN in program:
+            findings.append(ask(f"git runs a program only known at run time ({program[:40]})", "dynamic-exec",
+                                BlastRadius.HIGH, "git.remote-program"))
+            continue
+        local = remote.startswith(("/", "./", "../", "~/", "file://")) or (remote and "://" not in remote and
+                                                                         ":" not in remote)
+        if local:
+            run.nested(f"{program} {shlex.quote(remote[len('file://'):] if remote.startswith('file://') else remote)}",
+                       inv, f"git {program[:40]} (in place of git's own server program)")
+        findings.append(ask(f"git runs {program[:60]} in place of its own server program", "git", BlastRadius.HIGH,
+                            "git.remote-program"))
+    return findings
+
+
+def archive(run, inv, rest) -> list[Finding]:
+    return _remote_programs(run, inv, rest) + diff_like(run, inv, rest)
+
+
 def send_email(run, inv, rest) -> list[Finding]:
     return [ask("git send-email sends email", "git", BlastRadius.MEDIUM, "git.send-email")]
 
@@ -1287,7 +1355,7 @@ _SUBCOMMANDS = {
     "branch": branch, "push": push, "commit": commit, "worktree": worktree, "rm": git_rm, "update-ref": update_ref,
     "read-tree": read_tree, "prune": prune, "reflog": reflog, "filter-branch": rewrite_history,
     "filter-repo": rewrite_history, "config": config, "submodule": submodule, "clone": clone, "rebase": rebase, "bisect": bisect,
-    "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": diff_like,
+    "diff": diff_like, "log": diff_like, "show": diff_like, "format-patch": diff_like, "archive": archive,
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
     "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
     "sparse-checkout": sparse_checkout, "am": apply,
@@ -1296,6 +1364,13 @@ _SUBCOMMANDS = {
                                               BlastRadius.HIGH, "git.push")]
                                          if any(w.value == "--stdin" for w in rest) else push(run, inv, rest)),
     "http-push": push,
+    # --upload-pack=PROG: PROG serves the fetch (here, for a repository on this machine)
+    "fetch": lambda run, inv, rest: _remote_programs(run, inv, rest) or [
+        allow("git fetch is everyday repository work", "git", rule="git.routine")],
+    "pull": lambda run, inv, rest: _remote_programs(run, inv, rest) or [
+        allow("git pull is everyday repository work", "git", rule="git.routine")],
+    "ls-remote": lambda run, inv, rest: _remote_programs(run, inv, rest) or [
+        allow("git ls-remote only reads the repository", "git", rule="git.read")],
 }
 
 __all__ = ["git", "PROTECTED_BRANCHES"]

@@ -51,6 +51,9 @@ _INTERPRETER = {
     "subcommand": Field(str),  # only `NAME SUB …` runs code (mix run); the rest is the taxonomy's
     # calls in its code that install packages from the network (install.packages, Pkg.add): regexes
     "installs": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
+    # libraries a -r option loads whose functions are commands (`ruby -run -e rm -- -rf x` is `rm -rf x`):
+    # library → {function: the command it is}
+    "library_commands": Field(dict, values=Field(dict, values=Field(str))),
 }
 _SQL = {"code": _LIST, "value_options": _LIST, "file": _LIST, "positional_sql": Field(bool),
         "only_with_code": Field(bool),
@@ -129,6 +132,7 @@ SCHEMA = {
     # (nim's config.nims); `code_language`: the language a program config is read as when no runner is known (zig);
     # `shell_escape`: the flags that let the files handed run commands (pdflatex -shell-escape) and the patterns
     # finding them;
+    # `flags`: the options without which the program configurations are not read (perl -d reads .perldb);
     # `dotfiles`: a dotfile manager, the configurations naming the home files it puts in place (or `mirror`: its
     # directory mirrors the home)
     "config_code": Field(dict, values={"configs": _LIST, "options": _LIST, "keys": _LIST, "language": Field(str),
@@ -143,7 +147,7 @@ SCHEMA = {
                                         "extension_options": _LIST,
                                         "command_patterns": _LIST, "command_region": Field(str),
                                         "option_suffixes": _LIST, "walk": Field(bool), "beside_arguments": Field(bool),
-                                        "code_language": Field(str),
+                                        "code_language": Field(str), "flags": _LIST,
                                         "shell_escape": Field(dict, fields={"flags": _LIST, "patterns": _LIST,
                                                                             "suffixes": _LIST}),
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,

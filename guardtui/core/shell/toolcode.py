@@ -303,10 +303,14 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     """`mypy`, `flake8`, `mkdocs build`, `prettier --check`, `bazel build` …: the plugins and hooks their
     configuration names run inside them; each is judged as the program it is."""
     spec = run.tax.config_code.get(inv.name)
+    if spec is None and "/" in inv.name and DYN not in inv.name:  # bin/rails console: the project's rails
+        spec = run.tax.config_code.get(posixpath.basename(inv.name))
     cwd = inv.scope.cwd
     if spec is None or not cwd or inv.scope.remote:
         return
     words = [w.value for w in inv.words]
+    if spec.get("flags") and not set(words) & set(spec["flags"]):  # perl reads .perldb only under -d
+        return
     sub = tuple(spec.get("subcommands", ()))
     if sub and not any(w in sub for w in words if not w.startswith("-")):
         return
