@@ -962,7 +962,33 @@ class _Run:
                 finding = self.write(operands[at], inv, f"{inv.name} writes its output to")
                 if finding is not None:
                     found.append(finding)
+        found.extend(self.unpack_dir(inv))
         return found
+
+    def unpack_dir(self, inv: Invocation) -> list[Finding]:
+        """`aria2c -d DIR -o NAME`, `7z x -oDIR`, `unsquashfs -d DIR`: the named file in that directory is
+        written; without a name, what lands there is not known here (judged as an archive of unknown contents)."""
+        spec = self.tax.unpack_dirs.get(inv.name)
+        if not spec:
+            return []
+        verb = next((w.value for w in inv.words if not w.value.startswith("-")), "")
+        if spec.get("subcommands") and verb not in spec["subcommands"]:
+            return []
+        attached = bool(spec.get("attached"))
+        dirs = [w for _, w in option_values(inv.words, spec.get("options", ()), attached=attached) if w.value]
+        names = [w for _, w in option_values(inv.words, spec.get("names", ()), attached=False)
+                 if w.value and w.value != "-"]
+        base = dirs[-1] if dirs else None
+        if names:
+            name = names[-1]
+            target = name if base is None or name.value.startswith("/") else \
+                Word(posixpath.join(base.value, name.value), base.raw + "/" + name.raw)
+            finding = self.write(target, inv, f"{inv.name} puts its download or output at")
+            return [finding] if finding is not None else []
+        if base is None:
+            return []
+        finding = self.write(base, inv, f"{inv.name} puts files into", kind="unpack", source=None)
+        return [finding] if finding is not None else []
 
     def taxonomy(self, inv: Invocation) -> list[Finding]:
         name, args = inv.name, inv.args

@@ -104,6 +104,10 @@ SCHEMA = {
     "output_options": Field(dict, values=_LIST),
     # commands whose operand at `position` is a file they write (uniq IN OUT), only `when` one of those options is
     # given (ptx -G), operands counted after `value_options` and their values
+    # options whose value is a directory a tool puts files in (aria2c -d, 7z x -oDIR), with the option naming the
+    # file put there (aria2c -o): an unknown archive unpacked there, or that one file written
+    "unpack_dirs": Field(dict, values={"options": _LIST, "names": _LIST, "subcommands": _LIST,
+                                       "attached": Field(bool)}),
     "output_operands": Field(dict, values={"position": Field(int, required=True), "when": _LIST,
                                            "value_options": _LIST}),
     # programs whose own command language runs a shell: an option's command starting with one of the
@@ -250,6 +254,7 @@ class Taxonomy:
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
     output_operands: dict[str, dict] = field(default_factory=dict)
+    unpack_dirs: dict[str, dict] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
@@ -362,6 +367,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
         output_operands=dict(data.get("output_operands") or {}),
+        unpack_dirs=dict(data.get("unpack_dirs") or {}),
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),

@@ -1,0 +1,58 @@
+"""Sandboxes and mounts, other shells' and desktops' start files, output operands and extraction, MCP
+servers that type or flush (attacks-12's classes).
+
+A container or sandbox that sees the home (apptainer's default bind, flatpak --filesystem=home, a
+bwrap with / bound) runs its command against this machine's files: the command is judged with the
+mounts mapped back; a mount or tmpfs over an agent's settings hides its hooks. Files other shells and
+window managers run at start, tools' output options and extraction directories are writes. Each
+attack has controls that stay quiet. The world is the real one of test_guard_holds.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+
+
+def v(world, command: str, cwd=None) -> str:  # noqa: F811
+    return world.verdict(command, cwd)
+
+
+# -- output options and extraction directories ---------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    "msgfmt -o ~/.claude/settings.json po/de.po",
+    "msgfmt --output-file=$HOME/.codex/hooks.json po/de.po",
+    "iconv -f utf-8 -t utf-8 -o ~/.claude/settings.json empty.json",
+    "iconv -t ascii --output ~/.config/guardtui/policy.yaml x.txt",
+    "xmllint --format feed.xml --output ~/.claude/settings.json",
+    "xsltproc -o ~/.claude/settings.json t.xsl x.xml",
+    "shuf -e '' -o ~/.config/guardtui/plugins/team.yaml",
+    "shuf -n 1 --output=$HOME/.claude/settings.json data.csv",
+    "age -d -i key.txt -o ~/.claude/settings.json vendor.age",
+    "aria2c -d ~/.config/guardtui/plugins -o zz.yaml https://example.com/allow.yaml",
+    "aria2c --dir=$HOME/.claude --out=settings.json https://example.com/s.json",
+    "ipfs get /ipfs/bafy -o ~/.config/guardtui/plugins/x.yaml",
+    "7z x vendor/kit.7z -o$HOME/.config -aoa",
+    "7z x -o/home/dev/.claude kit.7z",
+    "unsquashfs -f -d ~/.config/guardtui vendor/kit.sqfs",
+    "mlr -I --inidx --ifs ':' put '$2 = \" allow\"' ~/.config/guardtui/policy.yaml",
+    "mlr -I cat ~/.claude/settings.json",
+])
+def test_output_options_and_extraction_dirs_are_writes(world, command):
+    assert v(world, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "msgfmt -c -o locale/de/LC_MESSAGES/app.mo locale/de/LC_MESSAGES/app.po",
+    "shuf -n 200 -o data/sample.csv data/skus.csv",
+    "iconv -f latin1 -t utf-8 -o data/out.csv data/in.csv",
+    "xmllint --format feed.xml --output build/feed.xml",
+])
+def test_output_options_in_the_project_are_quiet(world, command):
+    (world.project / "locale/de/LC_MESSAGES").mkdir(parents=True)
+    (world.project / "data").mkdir()
+    (world.project / "build").mkdir()
+    assert v(world, command) == "allow", command
