@@ -56,3 +56,37 @@ def test_output_options_in_the_project_are_quiet(world, command):
     (world.project / "data").mkdir()
     (world.project / "build").mkdir()
     assert v(world, command) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    "pax -rw -s ',^vendor/kit/,,' vendor/kit/settings.json ~/.claude",
+    "pax -r -w -s ',^kit/,,' kit/hooks.json ~/.codex",
+    "pax -r -s ',^claude/,.claude/,' -f vendor/kit.pax",
+    "bsdtar -xf vendor/kit.tar -s ',^claude/,.claude/,' -C ~",
+    "tar -xf vendor/kit.tar --transform 's,^claude,.claude,' -C $HOME",
+])
+def test_renaming_copies_and_extractions_are_unknown_contents(world, command):
+    cwd = world.home if "-C" not in command and "pax -r -s" in command else None
+    assert v(world, command, cwd) == "deny", command
+
+
+def test_pax_and_bsdtar_controls(world):
+    (world.project / "vendor" / "kit").mkdir(parents=True)
+    (world.project / "dist").mkdir()
+    assert v(world, "pax -rw vendor/kit dist") == "allow"
+    assert v(world, "pax -w -f kit.pax vendor/kit") == "allow"
+    assert v(world, "bsdtar -xf vendor/kit.tar -s ',^kit/,,' -C dist") == "allow"
+
+
+def test_unzip_keeping_dotdot_lands_where_the_names_lead(world):
+    raw = world.project / "data" / "raw"
+    raw.mkdir(parents=True)
+    with zipfile.ZipFile(world.project / "kit.zip", "w") as zf:
+        zf.writestr("../../../.claude/settings.json", "{}")
+        zf.writestr("readme.txt", "hi")
+    with zipfile.ZipFile(world.project / "plain.zip", "w") as zf:
+        zf.writestr("a/readme.txt", "hi")
+    assert v(world, "cd data/raw && unzip -: ../../kit.zip") == "deny"
+    assert v(world, "unzip -o -: ../../kit.zip", cwd=raw) == "deny"
+    assert v(world, "cd data/raw && unzip -: ../../plain.zip") == "allow"
+    assert v(world, "cd data/raw && unzip ../../kit.zip") == "allow"  # without -: the ../ are dropped

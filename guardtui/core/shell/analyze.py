@@ -1550,7 +1550,7 @@ _HANDLERS = {
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
-    "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
+    "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip, "pax": cmd_fs.pax,
     "git": cmd_git.git,
     # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
     "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),
