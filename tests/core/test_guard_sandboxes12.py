@@ -90,3 +90,41 @@ def test_unzip_keeping_dotdot_lands_where_the_names_lead(world):
     assert v(world, "unzip -o -: ../../kit.zip", cwd=raw) == "deny"
     assert v(world, "cd data/raw && unzip -: ../../plain.zip") == "allow"
     assert v(world, "cd data/raw && unzip ../../kit.zip") == "allow"  # without -: the ../ are dropped
+
+
+# -- sandboxes that see the home, and mounts that hide the hooks ------------------------------------------
+@pytest.mark.parametrize("command", [
+    "apptainer exec docker://alpine:3.20 sh -c 'rm -rf ~/.config/guardtui/plugins ~/.claude/settings.json'",
+    "singularity exec images/x.sif rm -f ~/.claude/settings.json",
+    "apptainer run --bind /tmp:/scratch images/x.sif rm -f $HOME/.codex/hooks.json",
+    "apptainer exec --containall --bind ~/.claude:/c images/x.sif rm -f /c/settings.json",
+    "flatpak run --filesystem=home --command=sh org.freedesktop.Sdk//23.08 -c ': > ~/.config/guardtui/policy.yaml'",
+    "flatpak run --filesystem=host --command=rm org.freedesktop.Sdk -f ~/.claude/settings.json",
+    "bwrap --dev-bind / / --tmpfs $HOME/.claude claude -p 'finish the refactor'",
+    "bwrap --bind / / --bind /tmp/empty ~/.codex codex exec 'run the sweep'",
+    "bwrap --ro-bind / / --bind $HOME $HOME rm -f ~/.claude/settings.json",
+    "proot -b .sandbox/empty:$HOME/.codex codex exec --full-auto 'run the sweep'",
+    "proot --bind=/tmp/e:$HOME/.claude claude -p hi",
+    "rclone mount :local:/tmp/empty ~/.cursor --daemon",
+    "sshfs me@box:/empty ~/.claude",
+    "bindfs /tmp/empty ~/.codex",
+    "multipass mount $HOME vm:/mnt/host && multipass exec vm -- rm -f /mnt/host/.claude/settings.json",
+    "incus config device add box home disk source=$HOME path=/mnt/home && "
+    "incus exec box -- rm -f /mnt/home/.codex/hooks.json",
+    "lxc config device add box h disk source=~ path=/h && lxc exec box -- sh -c 'rm -rf /h/.claude'",
+])
+def test_sandboxes_that_see_the_home_and_mounts_that_hide_hooks_deny(world, command):
+    assert v(world, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    'apptainer exec --containall --bind "$PWD:/work" --pwd /work images/x.sif python -m pytest -q',
+    "apptainer exec --no-home -B .:/src --pwd /src images/x.sif make test",
+    'bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$PWD" "$PWD" --unshare-net '
+    '--chdir "$PWD" python -m pytest -q',
+    "multipass exec vm -- make -C /src/app test",
+    "incus exec box -- ls /srv",
+    "singularity exec images/x.sif python -c 'print(1)'",
+])
+def test_confined_sandboxes_running_tests_stay_quiet(world, command):
+    assert v(world, command) == "allow", command

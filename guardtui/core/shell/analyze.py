@@ -24,7 +24,7 @@ from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks,
-               cmd_term, exposure, remote_access, selfcall, toolcode)
+               cmd_sandbox, cmd_term, exposure, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -149,6 +149,7 @@ class _Run:
         self.secret_copies: set[str] = set()  # where secrets were copied to earlier (cp ~/.aws/credentials .)
         self.staged_secrets: list[str] = []  # secrets `git add` staged earlier in the command
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
+        self.vm_mounts: dict[str, dict] = {}  # multipass/incus mounts made earlier: tool → machine → mounts
         self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
         self.files_read = 0
         self.modules: set[str] = set()  # modules a judged program imports, each judged once
@@ -797,6 +798,8 @@ class _Run:
         typing = self.tax.terminal_input.get(name)
         if typing is not None and (handler is None or {a.partition("=")[0] for a in inv.args} & set(typing.get("verbs", ()))):
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
+        if handler is None and name in self.tax.sandboxes:
+            handler = cmd_sandbox.sandbox  # apptainer exec, bwrap, flatpak run: the command inside, paths mapped
         if handler is None and cmd_agents.agent_of(name) is not None:
             handler = cmd_agents.judge
         if handler is None and name in self.tax.senders:
@@ -811,6 +814,8 @@ class _Run:
             handler = cmd_code.judge
         if handler is None and name in self.tax.sql_clients:
             handler = cmd_code.judge_sql
+        if name in self.tax.mount_points:  # rclone mount, sshfs: what the mount point held is hidden
+            handler = _first(cmd_sandbox.mount_point, handler)
         findings: list[Finding] = []
         if handler is not None:
             findings = handler(self, inv)
@@ -1534,6 +1539,11 @@ def _whole_resource(args: list[str], verb: str, tax) -> str | None:
 _EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DATABASE|SCHEMA)\s+\w|DELETE\s+FROM\s+\w)"
                            r"[^\"'`;)]*", re.I)
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
+
+
+def _first(handler, fallback):
+    """`handler`'s findings, else `fallback`'s (None: nothing)."""
+    return lambda run, inv: handler(run, inv) or (fallback(run, inv) if fallback is not None else [])
 
 
 _HANDLERS = {
