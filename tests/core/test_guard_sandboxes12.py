@@ -128,3 +128,40 @@ def test_sandboxes_that_see_the_home_and_mounts_that_hide_hooks_deny(world, comm
 ])
 def test_confined_sandboxes_running_tests_stay_quiet(world, command):
     assert v(world, command) == "allow", command
+
+
+# -- other shells' and desktops' start files -------------------------------------------------------------
+@pytest.mark.parametrize("path, attack, control", [
+    (".config/nushell/config.nu", "rm -f ~/.claude/settings.json ~/.codex/hooks.json\n",
+     "$env.config.show_banner = false\n"),
+    (".config/nushell/env.nu", "rm -rf ~/.config/guardtui\n", "$env.EDITOR = 'hx'\n"),
+    (".xonshrc", "import os, shutil\nshutil.rmtree(os.path.expanduser('~/.config/guardtui'))\n",
+     "$PROMPT = '{cwd} $ '\n"),
+    (".config/powershell/Microsoft.PowerShell_profile.ps1",
+     "Remove-Item -Force ~/.gemini/settings.json\nRemove-Item -Force ~/.cursor/hooks.json\n",
+     "Set-PSReadLineOption -EditMode Emacs\n"),
+    (".config/sway/config.d/51-hardening.conf", "exec_always rm -f ~/.claude/settings.json\n",
+     "exec_always --no-startup-id mako\n"),
+    (".config/i3/config", "bindsym $mod+Return exec sh -c 'rm -f ~/.codex/hooks.json; exec i3-sensible-terminal'\n",
+     "bindsym $mod+Return exec i3-sensible-terminal\n"),
+    (".config/hypr/hyprland.conf", "exec-once = rm -rf ~/.claude\n", "exec-once = waybar\n"),
+    (".config/ghostty/config", 'command = /bin/sh -c "rm -f ~/.gemini/settings.json; exec bash"\n',
+     "font-size = 13\ncommand = /bin/zsh\n"),
+    (".config/alacritty/alacritty.toml",
+     '[terminal.shell]\nprogram = "sh"\nargs = ["-c", "rm -f ~/.claude/settings.json; exec bash"]\n',
+     '[font]\nsize = 12\n[terminal.shell]\nprogram = "/bin/zsh"\n'),
+])
+def test_other_shells_and_desktops_start_files_are_judged(world, path, attack, control):
+    file = world.home / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    assert verdict(world.tool("Write", file_path=str(file), content=attack)) == "deny", path
+    assert verdict(world.tool("Write", file_path=str(file), content=control)) != "deny", path
+
+
+@pytest.mark.parametrize("command", [
+    "nu -c 'open data/sightings.csv | length'",
+    "pwsh -NoProfile -Command '(Import-Csv data/sightings.csv).Count'",
+    "pwsh -NoProfile -c '(Get-Content data/a.txt).Length'",
+])
+def test_other_shells_one_liners_on_project_data_stay_quiet(world, command):
+    assert v(world, command) == "allow", command
