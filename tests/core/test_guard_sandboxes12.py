@@ -165,3 +165,12 @@ def test_other_shells_and_desktops_start_files_are_judged(world, path, attack, c
 ])
 def test_other_shells_one_liners_on_project_data_stay_quiet(world, command):
     assert v(world, command) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    "nu -c 'rm -f ~/.claude/settings.json'",
+    "nu -c 'open data/x.csv | save -f ~/.claude/settings.json'",
+    "nu -c 'ls | each { |f| ^rm -rf ~/.config/guardtui }'",
+])
+def test_nushell_one_liners_are_judged(world, command):
+    assert v(world, command) == "deny", command
