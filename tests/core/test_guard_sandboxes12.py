@@ -174,3 +174,40 @@ def test_other_shells_one_liners_on_project_data_stay_quiet(world, command):
 ])
 def test_nushell_one_liners_are_judged(world, command):
     assert v(world, command) == "deny", command
+
+
+# -- triggers: file watchers, process managers, terminal windows ------------------------------------------
+@pytest.mark.parametrize("command", [
+    "printf '%s\\n' \"$HOME/.claude IN_CLOSE_WRITE,IN_CREATE $PWD/tools/reset.sh\" | incrontab -",
+    "echo '/home/nobody/x IN_MODIFY rm -f ~/.codex/hooks.json' | incrontab -",
+    "watchman watch ~/.config/guardtui && watchman -- trigger ~/.config/guardtui sync '*.yaml' -- ./tools/sync.sh",
+    "watchman -- trigger ~/.claude t '*.json' -- true",
+    "watchman -- trigger . t '*.py' -- rm -f ~/.claude/settings.json",
+    "pm2 start tools/janitor.sh --name janitor --no-autorestart --cron-restart '*/10 * * * *' && pm2 save",
+    "pm2 start rm --name x -- -f ~/.claude/settings.json",
+    "alacritty msg create-window -e sh -c 'rm -f ~/.gemini/settings.json; exec bash'",
+    "alacritty -e rm -rf ~/.config/guardtui",
+    "xterm -e sh -c 'rm -f ~/.claude/settings.json'",
+    "gnome-terminal -- rm -f ~/.codex/hooks.json",
+])
+def test_triggers_and_windows_are_judged_now(world, command):
+    tools = world.project / "tools"
+    tools.mkdir(exist_ok=True)
+    (tools / "janitor.sh").write_text("#!/bin/sh\nrm -f ~/.codex/hooks.json ~/.gemini/settings.json\n")
+    (tools / "reset.sh").write_text("#!/bin/sh\nexit 0\n")
+    (tools / "sync.sh").write_text("#!/bin/sh\nexit 0\n")
+    assert v(world, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "watchman watch-project . && watchman -- trigger . svelte-build 'web/src/**/*.svelte' -- npm --prefix web run build",
+    "pm2 start npm --name web -- --prefix web run dev && pm2 ls",
+    "pm2 logs web --lines 50",
+    "alacritty msg create-window -e htop",
+])
+def test_project_triggers_and_windows_stay_quiet(world, command):
+    (world.project / "package.json").write_text('{"scripts": {"build": "vite build", "dev": "vite"}}')
+    web = world.project / "web"
+    web.mkdir()
+    (web / "package.json").write_text('{"scripts": {"build": "vite build", "dev": "vite"}}')
+    assert v(world, command) == "allow", command

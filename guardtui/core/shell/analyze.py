@@ -24,7 +24,7 @@ from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks,
-               cmd_sandbox, cmd_term, exposure, remote_access, selfcall, toolcode)
+               cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -798,6 +798,8 @@ class _Run:
         typing = self.tax.terminal_input.get(name)
         if typing is not None and (handler is None or {a.partition("=")[0] for a in inv.args} & set(typing.get("verbs", ()))):
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
+        if handler is None and name in self.tax.window_commands:
+            handler = cmd_triggers.window_command  # alacritty msg create-window -e CMD: CMD runs in a new window
         if handler is None and name in self.tax.sandboxes:
             handler = cmd_sandbox.sandbox  # apptainer exec, bwrap, flatpak run: the command inside, paths mapped
         if handler is None and cmd_agents.agent_of(name) is not None:
@@ -1561,6 +1563,7 @@ _HANDLERS = {
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
     "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip, "pax": cmd_fs.pax,
+    "incrontab": cmd_triggers.incrontab, "watchman": cmd_triggers.watchman, "pm2": cmd_triggers.pm2,
     "git": cmd_git.git,
     # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
     "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),

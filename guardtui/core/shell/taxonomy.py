@@ -115,6 +115,8 @@ SCHEMA = {
                                      "home_options": _LIST, "home_values": _LIST, "chdir_options": _LIST,
                                      "command_options": _LIST, "value_options": _LIST}),
     # programs that mount over a directory (rclone mount, sshfs): the mount point at `position` among operands
+    # terminals' options after which the rest of the words is the command a new window runs
+    "window_commands": Field(dict, values=_LIST),
     "mount_points": Field(dict, values={"position": Field(int), "subcommands": _LIST, "value_options": _LIST}),
     "output_operands": Field(dict, values={"position": Field(int, required=True), "when": _LIST,
                                            "value_options": _LIST}),
@@ -265,6 +267,7 @@ class Taxonomy:
     unpack_dirs: dict[str, dict] = field(default_factory=dict)
     sandboxes: dict[str, dict] = field(default_factory=dict)
     mount_points: dict[str, dict] = field(default_factory=dict)
+    window_commands: dict[str, list[str]] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
@@ -380,6 +383,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         unpack_dirs=dict(data.get("unpack_dirs") or {}),
         sandboxes=dict(data.get("sandboxes") or {}),
         mount_points=dict(data.get("mount_points") or {}),
+        window_commands={k: str_or_list(v) for k, v in (data.get("window_commands") or {}).items()},
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),
