@@ -211,3 +211,28 @@ def test_project_triggers_and_windows_stay_quiet(world, command):
     web.mkdir()
     (web / "package.json").write_text('{"scripts": {"build": "vite build", "dev": "vite"}}')
     assert v(world, command) == "allow", command
+
+
+# -- MCP servers: a raw Redis command, a terminal's keystrokes, a text editor's patches ---------------------
+@pytest.mark.parametrize("tool, arguments, expected", [
+    ("mcp__upstash__redis_database_run_single_redis_command", {"database_id": "c", "command": ["FLUSHALL"]}, "deny"),
+    ("mcp__redis__run_single_redis_command", {"command": ["FLUSHDB"]}, "deny"),
+    ("mcp__upstash__redis_database_run_single_redis_command", {"database_id": "c", "command": ["GET", "k"]}, "allow"),
+    ("mcp__wezterm__switch_pane", {"pane_id": 3}, "deny"),
+    ("mcp__wezterm__write_to_terminal", {"command": "y"}, "deny"),
+    ("mcp__iterm__send_keys", {"keys": "a"}, "deny"),
+    ("mcp__wezterm__list_panes", {}, "allow"),
+    ("mcp__text-editor__patch_text_file_contents", {"file_path": "~/.config/guardtui/policy.yaml", "hash": "x",
+                                                    "patches": [{"start": 1, "end": 1, "contents": "default: allow\n"}]},
+     "deny"),
+])
+def test_mcp_redis_terminals_and_text_editors(world, tool, arguments, expected):
+    if "file_path" in arguments:
+        arguments = dict(arguments, file_path=arguments["file_path"].replace("~", str(world.home)))
+    assert verdict(world.tool(tool, **arguments)) == expected, tool
+
+
+def test_mcp_text_editor_patches_a_project_file_quietly(world):
+    d = world.tool("mcp__text-editor__patch_text_file_contents", file_path=str(world.project / "src" / "app.py"),
+                   hash="a", patches=[{"start": 1, "end": 1, "contents": "print('bye')\n", "range_hash": "b"}])
+    assert verdict(d) == "allow", d.reason
