@@ -22,6 +22,7 @@ import yaml
 
 from ..gitindex import config_settings
 from ..shell.projectfiles import cmake_commands
+from ..shell.nushell import nushell_as_shell
 from ..shell.pwsh import powershell_as_shell
 
 # the program that runs a file of each language, as a command a person would type
@@ -116,6 +117,8 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return _kitty_commands(text)
     if kind == "powershell":  # a PowerShell profile: run at every start of pwsh
         return [powershell_as_shell(text)[0]]
+    if kind == "nushell":  # config.nu/env.nu: run at every start of nu
+        return [nushell_as_shell(text)]
     if kind == "wm":
         return _wm_commands(text)
     if kind == "terminal-config":

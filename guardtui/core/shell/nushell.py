@@ -20,8 +20,15 @@ _READS = frozenset({
 })
 
 
+# `($nu.home-path | path join .claude settings.json)`: a path built from parts
+_PATH_JOIN = re.compile(r"\(\s*(\$?[\w.~/-]+)\s*\|\s*path join((?:\s+[^\s()|]+)+)\s*\)")
+_HOME = re.compile(r"\$nu\.home-path|\$env\.HOME\b|\$nu\.home_path")
+
+
 def nushell_as_shell(code: str, depth: int = 0) -> str:
     """The shell script the nushell `code` amounts to, one command per line."""
+    code = _HOME.sub("$HOME", code)
+    code = _PATH_JOIN.sub(lambda m: "/".join([m.group(1)] + [p.strip("'\"") for p in m.group(2).split()]), code)
     lines: list[str] = []
     for statement in _statements(code):
         try:
