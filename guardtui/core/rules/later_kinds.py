@@ -462,7 +462,8 @@ def _wm_commands(text: str) -> list[str]:
     return [c for c in out if c][:32]
 
 
-# ghostty `command = …` / `initial-command = …`, foot `shell=…`, wezterm `default_prog = { 'sh', '-c', '…' }`
+# ghostty `command = …` / `initial-command = …`, foot `shell=…`, wezterm `default_prog = { 'sh', '-c', '…' }` (in a
+# Lua file another kind reads whole)
 _TERMINAL_KEY = re.compile(r"(?m)^\s*(?:initial-command|command|shell)\s*=\s*(?P<c>.+)$")
 _WEZTERM_PROG = re.compile(r"default_prog\s*=\s*\{(?P<a>[^}]*)\}")
 
