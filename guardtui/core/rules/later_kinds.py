@@ -22,6 +22,8 @@ import yaml
 
 from ..gitindex import config_settings
 from ..shell.projectfiles import cmake_commands
+from ..shell.nushell import nushell_as_shell
+from ..shell.pwsh import powershell_as_shell
 
 # the program that runs a file of each language, as a command a person would type
 RUNNERS = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "groovy": "groovy",
@@ -113,6 +115,14 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return ["tmux " + line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if kind == "kitty":
         return _kitty_commands(text)
+    if kind == "powershell":  # a PowerShell profile: run at every start of pwsh
+        return [powershell_as_shell(text)[0]]
+    if kind == "nushell":  # config.nu/env.nu: run at every start of nu
+        return [nushell_as_shell(text)]
+    if kind == "wm":
+        return _wm_commands(text)
+    if kind == "terminal-config":
+        return _terminal_commands(text)
     if kind == "gitconfig":
         return git_config_commands(text)
     if kind == "compose":
@@ -433,6 +443,57 @@ def _tilt_commands(text: str) -> list[str]:
         if s:
             out.append(s.group("s"))
     return out
+
+
+# sway/i3 `exec[_always] [--no-startup-id] CMD` and `bindsym KEY exec CMD`; Hyprland `exec[-once] = CMD` and
+# `bind = MODS, KEY, exec, CMD`; niri `spawn-at-startup "prog" "arg"`
+_WM_EXEC = re.compile(r"(?m)^\s*(?:bind(?:sym|code)?\s+(?:--[\w-]+\s+)*\S+\s+)?exec(?:_always)?\s+"
+                      r"(?:--no-startup-id\s+)?(?P<c>.+)$")
+_HYPR_EXEC = re.compile(r"(?m)^\s*(?:exec(?:-once|-shutdown)?\s*=\s*(?P<c>.+)|bind\w*\s*=\s*[^,\n]*,[^,\n]*,\s*exec\s*,"
+                        r"\s*(?P<b>.+))$")
+_NIRI_SPAWN = re.compile(r'(?m)^\s*spawn-at-startup\s+(?P<a>(?:"[^"\n]*"\s*)+)')
+
+
+def _wm_commands(text: str) -> list[str]:
+    """What a window manager's config runs: at start, on reload, or on a key."""
+    out = [m.group("c").strip() for m in _WM_EXEC.finditer(text)]
+    out += [(m.group("c") or m.group("b")).strip() for m in _HYPR_EXEC.finditer(text)]
+    out += [" ".join(shlex.quote(a) for a in re.findall(r'"([^"]*)"', m.group("a"))) for m in _NIRI_SPAWN.finditer(text)]
+    return [c for c in out if c][:32]
+
+
+# ghostty `command = …` / `initial-command = …`, foot `shell=…`, wezterm `default_prog = { 'sh', '-c', '…' }` (in a
+# Lua file another kind reads whole)
+_TERMINAL_KEY = re.compile(r"(?m)^\s*(?:initial-command|command|shell)\s*=\s*(?P<c>.+)$")
+_WEZTERM_PROG = re.compile(r"default_prog\s*=\s*\{(?P<a>[^}]*)\}")
+
+
+def _terminal_commands(text: str) -> list[str]:
+    """The command a terminal's config starts in its windows (ghostty, foot, alacritty's [terminal.shell], wezterm)."""
+    out: list[str] = []
+    try:  # alacritty.toml: [terminal.shell] (or the older [shell]) program and args; key bindings' commands
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        shells = [((data.get("terminal") or {}).get("shell") if isinstance(data.get("terminal"), dict) else None),
+                  data.get("shell")]
+        bindings = (data.get("keyboard") or {}).get("bindings") if isinstance(data.get("keyboard"), dict) else None
+        shells += [b.get("command") for b in bindings or () if isinstance(b, dict)]
+        for shell in shells:
+            if isinstance(shell, str):
+                out.append(shell)
+            elif isinstance(shell, dict) and isinstance(shell.get("program"), str):
+                args = [a for a in shell.get("args") or () if isinstance(a, str)]
+                out.append(" ".join(shlex.quote(w) for w in [shell["program"], *args]))
+        if out:
+            return out
+    for m in _TERMINAL_KEY.finditer(text):
+        command = m.group("c").strip()
+        out.append(command[1:-1] if len(command) > 1 and command[0] == command[-1] == '"' else command)
+    out += [" ".join(shlex.quote(a) for a in re.findall(r"""['"]((?:[^'"\\]|\\.)*)['"]""", m.group("a")))
+            for m in _WEZTERM_PROG.finditer(text)]
+    return [c.removeprefix("direct:") for c in out if c][:16]
 
 
 def _kitty_commands(text: str) -> list[str]:

@@ -24,7 +24,7 @@ from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks,
-               cmd_term, exposure, remote_access, selfcall, toolcode)
+               cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -149,6 +149,7 @@ class _Run:
         self.secret_copies: set[str] = set()  # where secrets were copied to earlier (cp ~/.aws/credentials .)
         self.staged_secrets: list[str] = []  # secrets `git add` staged earlier in the command
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
+        self.vm_mounts: dict[str, dict] = {}  # multipass/incus mounts made earlier: tool → machine → mounts
         self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
         self.files_read = 0
         self.modules: set[str] = set()  # modules a judged program imports, each judged once
@@ -802,6 +803,10 @@ class _Run:
         typing = self.tax.terminal_input.get(name)
         if typing is not None and (handler is None or {a.partition("=")[0] for a in inv.args} & set(typing.get("verbs", ()))):
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
+        if handler is None and name in self.tax.window_commands:
+            handler = cmd_triggers.window_command  # alacritty msg create-window -e CMD: CMD runs in a new window
+        if handler is None and name in self.tax.sandboxes:
+            handler = cmd_sandbox.sandbox  # apptainer exec, bwrap, flatpak run: the command inside, paths mapped
         if handler is None and cmd_agents.agent_of(name) is not None:
             handler = cmd_agents.judge
         if handler is None and name in self.tax.senders:
@@ -816,6 +821,8 @@ class _Run:
             handler = cmd_code.judge
         if handler is None and name in self.tax.sql_clients:
             handler = cmd_code.judge_sql
+        if name in self.tax.mount_points:  # rclone mount, sshfs: what the mount point held is hidden
+            handler = _first(cmd_sandbox.mount_point, handler)
         findings: list[Finding] = []
         if handler is not None:
             findings = handler(self, inv)
@@ -967,7 +974,33 @@ class _Run:
                 finding = self.write(operands[at], inv, f"{inv.name} writes its output to")
                 if finding is not None:
                     found.append(finding)
+        found.extend(self.unpack_dir(inv))
         return found
+
+    def unpack_dir(self, inv: Invocation) -> list[Finding]:
+        """`aria2c -d DIR -o NAME`, `7z x -oDIR`, `unsquashfs -d DIR`: the named file in that directory is
+        written; without a name, what lands there is not known here (judged as an archive of unknown contents)."""
+        spec = self.tax.unpack_dirs.get(inv.name)
+        if not spec:
+            return []
+        verb = next((w.value for w in inv.words if not w.value.startswith("-")), "")
+        if spec.get("subcommands") and verb not in spec["subcommands"]:
+            return []
+        attached = bool(spec.get("attached"))
+        dirs = [w for _, w in option_values(inv.words, spec.get("options", ()), attached=attached) if w.value]
+        names = [w for _, w in option_values(inv.words, spec.get("names", ()), attached=False)
+                 if w.value and w.value != "-"]
+        base = dirs[-1] if dirs else None
+        if names:
+            name = names[-1]
+            target = name if base is None or name.value.startswith("/") else \
+                Word(posixpath.join(base.value, name.value), base.raw + "/" + name.raw)
+            finding = self.write(target, inv, f"{inv.name} puts its download or output at")
+            return [finding] if finding is not None else []
+        if base is None:
+            return []
+        finding = self.write(base, inv, f"{inv.name} puts files into", kind="unpack", source=None)
+        return [finding] if finding is not None else []
 
     def taxonomy(self, inv: Invocation) -> list[Finding]:
         name, args = inv.name, inv.args
@@ -1515,6 +1548,11 @@ _EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DAT
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
 
 
+def _first(handler, fallback):
+    """`handler`'s findings, else `fallback`'s (None: nothing)."""
+    return lambda run, inv: handler(run, inv) or (fallback(run, inv) if fallback is not None else [])
+
+
 _HANDLERS = {
     **{n: cmd_fs.rm for n in ("rm", "srm")},
     **{n: cmd_fs.rimraf for n in ("rimraf", "del-cli", "trash", "trash-put", "gio-trash")},
@@ -1529,7 +1567,8 @@ _HANDLERS = {
                                 "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
                                 "mkfs.exfat", "mkfs.f2fs", "mkfs.msdos", "mkfs.minix", "mkfs.bfs", "mkfs.cramfs")}, "sed": cmd_fs.sed, "gsed": cmd_fs.sed,
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
-    "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip,
+    "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip, "pax": cmd_fs.pax,
+    "incrontab": cmd_triggers.incrontab, "watchman": cmd_triggers.watchman, "pm2": cmd_triggers.pm2,
     "git": cmd_git.git,
     # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
     "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),

@@ -24,6 +24,7 @@ from .exposure import module_program
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file, read_text, shown
+from .nushell import nushell_as_shell
 from .pwsh import powershell_as_shell
 from .toolcode import PYTHON_PROGRAM
 from .pycode import Action, python_actions
@@ -417,6 +418,10 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
             return [ask(f"{inv.name} runs {unknown[0]}, a PowerShell cmdlet guardtui does not know", "unknown",
                         BlastRadius.MEDIUM, "code.powershell")]
         return [allow(f"{inv.name}: its PowerShell commands are judged as the shell commands they amount to",
+                      "interpreter", rule="code.inline")]
+    if language == "nushell":  # read as the shell commands it amounts to (shell/nushell.py)
+        run.nested(nushell_as_shell(code), inv, f"{inv.name} → nushell")
+        return [allow(f"{inv.name}: its nushell commands are judged as the shell commands they amount to",
                       "interpreter", rule="code.inline")]
     findings: list[Finding] = []
     reached = metadata_in_text(code)

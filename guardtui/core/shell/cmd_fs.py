@@ -6,6 +6,7 @@ import os
 import posixpath
 import re
 import shlex
+import zipfile
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
@@ -1206,8 +1207,14 @@ def tar(run: "Run", inv: "Invocation") -> list[Finding]:
     if extracting:
         target = directory or Word.literal(".")
         archive, members, strip = _tar_operands(inv.words)
-        f = run.write(target, inv, "tar -x into", kind="unpack", source=_archive_path(run, inv, archive),
-                      members=tuple(w.value for w in members), detail=f"strip={strip}" if strip else "")
+        # -s/--transform rename members as they land (bsdtar -s ',^claude/,.claude/,'): what the archive calls
+        # them says nothing about where they go, so its contents count as unknown
+        renamed = any(a in ("-s", "--transform", "--xform") or a.startswith(("--transform=", "--xform="))
+                      for a in args)
+        f = run.write(target, inv, "tar -x into", kind="unpack",
+                      source=None if renamed else _archive_path(run, inv, archive),
+                      members=() if renamed else tuple(w.value for w in members),
+                      detail=f"strip={strip}" if strip and not renamed else "")
         if f is not None:
             findings.append(f)
         if any(a in ("-P", "--absolute-names") or re.fullmatch(r"-?[a-zA-Z]*P[a-zA-Z]*", a) and a is args[0] or
@@ -1348,7 +1355,71 @@ def unzip(run: "Run", inv: "Invocation") -> list[Finding]:
         i += 1
     f = run.write(target, inv, "unzip into", kind="unpack", source=_archive_path(run, inv, archive),
                   members=tuple(members))
+    if any(w.value.startswith("-") and not w.value.startswith("--") and ":" in w.value for w in words):
+        # unzip -: keeps ../ in member names: those land outside the target, each where its name leads
+        escaped = _escaping_members(_archive_path(run, inv, archive))
+        if escaped is None:
+            return [ask("unzip -: keeps ../ in member names, and the archive cannot be read here: its files may "
+                        "land anywhere", "fs-write", BlastRadius.HIGH, "fs.unzip")]
+        base = target.value.rstrip("/") or "/"
+        for name in escaped[:32]:
+            w = run.write(Word.literal(posixpath.join(base, name)), inv, "unzip -: (a ../ member) writes")
+            f = worst([x for x in (f, w) if x is not None]) if (f or w) else None
     return [with_rule(f, "fs.unzip")] if f else [allow("unzip extracts files", "fs-write", rule="fs.unzip")]
+
+
+def _escaping_members(archive: str | None) -> list[str] | None:
+    """A zip's member names that climb out with ../ (None: not readable)."""
+    if archive is None:
+        return None
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            names = zf.namelist()[:4096]
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return None
+    return [n for n in names if n.startswith("../") or "/../" in n]
+
+
+def pax(run: "Run", inv: "Invocation") -> list[Finding]:
+    """pax: -r reads an archive into the working directory, -rw copies the operands into the last one; -s
+    substitutions rename what lands (so where it goes is not known from the names)."""
+    words = inv.words
+    letters = "".join(w.value[1:] for w in words if w.value.startswith("-") and not w.value.startswith("--"))
+    reading, writing = "r" in letters, "w" in letters
+    if not reading:
+        return [allow("pax lists or writes an archive", "fs-write", rule="fs.pax")] if writing else \
+            [allow("pax lists an archive", "read-only", rule="fs.pax")]
+    values = {"-f", "-s", "-o", "-x", "-b", "-p", "-U", "-G", "-T", "-B"}
+    operands: list[Word] = []
+    archive: Word | None = None
+    renamed = False
+    i = 0
+    while i < len(words):
+        v = words[i].value
+        if v in values and i + 1 < len(words):
+            if v == "-f":
+                archive = words[i + 1]
+            renamed = renamed or v == "-s"
+            i += 2
+            continue
+        if not v.startswith("-"):
+            operands.append(words[i])
+        i += 1
+    if writing:  # copy mode: pax -rw SRC… DEST
+        if len(operands) < 2:
+            return []
+        dest = operands[-1]
+        found = [f for src in operands[:-1] for f in [
+            run.write(dest, inv, "pax -rw copies into", kind="unpack", source=None) if renamed else
+            run.write(Word.literal(posixpath.join(dest.value, src.value.lstrip("/"))), inv,
+                      "pax -rw copies onto", kind="copy", source=run.path(src, inv).path, recursive=True)]
+            if f is not None]
+    else:
+        f = run.write(Word.literal("."), inv, "pax -r into", kind="unpack",
+                      source=None if renamed else _archive_path(run, inv, archive))
+        found = [f] if f is not None else []
+    return [with_rule(worst(found), "fs.pax")] if found else [allow("pax copies or unpacks files", "fs-write",
+                                                                    rule="fs.pax")]
 
 
 # host:path, user@host:path (a part known only at run time included: "deploy@${host}:/opt"), rsync://, host::

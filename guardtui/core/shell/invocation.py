@@ -84,6 +84,7 @@ class Run(Protocol):
     staged_secrets: list[str]  # secrets `git add` staged earlier
     added_remotes: set[str]  # `git remote add NAME URL` earlier
     empty_dirs: set[str]  # directories created earlier (mkdir, mktemp -d)
+    vm_mounts: dict[str, dict]  # multipass/incus mounts made earlier in the command: tool → machine → mounts
 
     def holds_secret(self, path: str, home: str) -> bool: ...  # a secret, a place of them, or a copy made above
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,

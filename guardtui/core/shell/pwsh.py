@@ -142,6 +142,9 @@ def _q(words) -> str:
 def _translate(statement: str) -> list[str]:
     if statement.startswith("&") or statement.startswith("."):  # `& prog args`: call an external program
         statement = statement[1:].strip()
+    inner = re.match(r"^\$?\(\s*([^()]*)\s*\)(?:\.\w+(?:\(\))?|\[\d+\])*$", statement)
+    if inner:  # `(Import-Csv x).Count`: the expression in parentheses is what runs, the member only reads
+        return _translate(inner.group(1).strip())
     words = _words(statement)
     if not words:
         return []

@@ -107,6 +107,20 @@ SCHEMA = {
     "output_options": Field(dict, values=_LIST),
     # commands whose operand at `position` is a file they write (uniq IN OUT), only `when` one of those options is
     # given (ptx -G), operands counted after `value_options` and their values
+    # options whose value is a directory a tool puts files in (aria2c -d, 7z x -oDIR), with the option naming the
+    # file put there (aria2c -o): an unknown archive unpacked there, or that one file written
+    "unpack_dirs": Field(dict, values={"options": _LIST, "names": _LIST, "subcommands": _LIST,
+                                       "attached": Field(bool)}),
+    # sandboxes that run a command on this machine (apptainer, flatpak, bwrap, proot, multipass, incus)
+    "sandboxes": Field(dict, values={"style": Field(str, required=True), "subcommands": _LIST, "image": Field(bool),
+                                     "home_default": Field(bool), "binds_cwd": Field(bool), "confine_flags": _LIST,
+                                     "bind_options": _LIST, "pair_options": _LIST, "hide_options": _LIST,
+                                     "home_options": _LIST, "home_values": _LIST, "chdir_options": _LIST,
+                                     "command_options": _LIST, "value_options": _LIST}),
+    # programs that mount over a directory (rclone mount, sshfs): the mount point at `position` among operands
+    # terminals' options after which the rest of the words is the command a new window runs
+    "window_commands": Field(dict, values=_LIST),
+    "mount_points": Field(dict, values={"position": Field(int), "subcommands": _LIST, "value_options": _LIST}),
     "output_operands": Field(dict, values={"position": Field(int, required=True), "when": _LIST,
                                            "value_options": _LIST}),
     # programs whose own command language runs a shell: an option's command starting with one of the
@@ -254,6 +268,10 @@ class Taxonomy:
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
     output_operands: dict[str, dict] = field(default_factory=dict)
+    unpack_dirs: dict[str, dict] = field(default_factory=dict)
+    sandboxes: dict[str, dict] = field(default_factory=dict)
+    mount_points: dict[str, dict] = field(default_factory=dict)
+    window_commands: dict[str, list[str]] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
@@ -366,6 +384,10 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
         output_operands=dict(data.get("output_operands") or {}),
+        unpack_dirs=dict(data.get("unpack_dirs") or {}),
+        sandboxes=dict(data.get("sandboxes") or {}),
+        mount_points=dict(data.get("mount_points") or {}),
+        window_commands={k: str_or_list(v) for k, v in (data.get("window_commands") or {}).items()},
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),
