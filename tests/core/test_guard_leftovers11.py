@@ -62,3 +62,42 @@ def test_mapfile_controls(world, command):
     put(world, "ci/steps.txt", STEPS)
     (world.project / "crates").mkdir(exist_ok=True)
     assert verdict(world.run(command)) == "allow", command
+
+
+# -- systemd over D-Bus: the systemctl / systemd-run command a call amounts to -------------------------
+
+SYSTEMD = "org.freedesktop.systemd1"
+MANAGER = "/org/freedesktop/systemd1"
+
+
+@pytest.mark.parametrize("command", [
+    f"gdbus call --session --dest {SYSTEMD} --object-path {MANAGER} --method {SYSTEMD}.Manager.StopUnit "
+    "guardtui.service replace",
+    f"gdbus call -e -d {SYSTEMD} -o {MANAGER} -m {SYSTEMD}.Manager.DisableUnitFiles \"['guardtui.service']\" false",
+    f"busctl --user call {SYSTEMD} {MANAGER}/unit/guardtui_2eservice {SYSTEMD}.Unit Stop s replace",
+    f"dbus-send --session --print-reply --dest={SYSTEMD} {MANAGER} {SYSTEMD}.Manager.KillUnit "
+    "string:guardtui.service string:all int32:9",
+    f"busctl --user call {SYSTEMD} {MANAGER} {SYSTEMD}.Manager MaskUnitFiles asbb 1 guardtui.service false true",
+    f"busctl --user call {SYSTEMD} {MANAGER} {SYSTEMD}.Manager StartTransientUnit 'ssa(sv)a(sa(sv))' gc.service "
+    "fail 1 ExecStart 'a(sasb)' 1 /usr/bin/rm 3 rm -rf ~/.config/guardtui false 0",
+    f"gdbus call --session --dest {SYSTEMD} --object-path {MANAGER} --method {SYSTEMD}.Manager.StartTransientUnit "
+    "gc.service fail \"[('ExecStart', <[('/bin/sh', ['sh', '-c', 'rm -f ~/.claude/settings.json'], false)]>)]\" "
+    "'@a(sa(sv)) []'",
+    "systemd-run --user --on-active=30 sh -c 'rm -f ~/.claude/settings.json'",
+    "systemd-run --user rm -rf ~/.config/guardtui",
+])
+def test_systemd_over_dbus_is_the_command_it_amounts_to(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    (f"busctl --user get-property {SYSTEMD} {MANAGER}/unit/guardtui_2eservice {SYSTEMD}.Unit ActiveState", "allow"),
+    (f"busctl --user call {SYSTEMD} {MANAGER} {SYSTEMD}.Manager ListUnits", "allow"),
+    (f"gdbus introspect --session --dest {SYSTEMD} --object-path {MANAGER}", "allow"),
+    (f"busctl --user call {SYSTEMD} {MANAGER} {SYSTEMD}.Manager StartTransientUnit 'ssa(sv)a(sa(sv))' b.service "
+     "fail 2 ExecStart 'a(sasb)' 1 /usr/bin/cargo 3 cargo bench -q false WorkingDirectory s ~/work/shop 0", "allow"),
+    ("busctl --user call org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications "
+     "Notify susssasa{sv}i x 0 '' hi there 0 0 5000", "ask"),
+])
+def test_dbus_controls(world, command, expected):
+    assert verdict(world.run(command)) == expected, command

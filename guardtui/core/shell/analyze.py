@@ -22,8 +22,8 @@ from urllib.parse import unquote
 
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
-from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_exec, cmd_fs,
-               cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure,
+from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_containers, cmd_dbus, cmd_exec,
+               cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks, cmd_term, exposure,
                remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
@@ -1570,6 +1570,7 @@ _HANDLERS = {
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
     **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
+    **{n: cmd_dbus.judge for n in ("gdbus", "busctl", "dbus-send")},  # a D-Bus call is the command it amounts to
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "emacsclient", "nano", "micro", "hx", "kak",
                                   "joe")},
 
