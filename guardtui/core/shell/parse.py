@@ -782,8 +782,7 @@ class Walker:
                        and r.target is not None), None)
         text = None
         if source is not None and source.static and scope.cwd is not None:
-            from .projectfiles import read_text  # a file the command reads: read as a project file is
-            text = read_text(posixpath.normpath(posixpath.join(scope.cwd, source.value)))
+            text = _small_text(posixpath.normpath(posixpath.join(scope.cwd, source.value)))
         lines = text.split("\n")[:-1] if text and text.endswith("\n") else (text.split("\n") if text else None)
         calls = [(origin + n, line) for n, line in enumerate(lines or []) if (n + 1) % quantum == 0][:64] \
             if lines is not None else [(DYN, DYN)]
@@ -1157,3 +1156,18 @@ __all__ = ["Redirect", "SimpleCommand", "Script", "parse_script", "normalise_pat
 
 def _escape_glob(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+MAX_READ_BYTES = 256 * 1024
+
+
+def _small_text(path: str) -> str | None:
+    """The text of a small regular file a command reads (mapfile's input), else None."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_READ_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_READ_BYTES)
+    except OSError:
+        return None
+    return None if b"\0" in data else data.decode("utf-8", "replace")
