@@ -101,3 +101,41 @@ def test_systemd_over_dbus_is_the_command_it_amounts_to(world, command):
 ])
 def test_dbus_controls(world, command, expected):
     assert verdict(world.run(command)) == expected, command
+
+
+# -- the Docker Engine API over its socket: the docker command a request amounts to --------------------
+
+SOCK = "curl -s --unix-socket /var/run/docker.sock"
+
+
+def _create(body: str, socket: str = SOCK) -> str:
+    return (f"id=$({socket} -H 'Content-Type: application/json' -d '{body}' "
+            "'http://localhost/v1.45/containers/create?name=x' | jq -r .Id) && "
+            f"{socket} -X POST http://localhost/v1.45/containers/$id/start")
+
+
+@pytest.mark.parametrize("command", [
+    _create('{"Image":"alpine","Cmd":["sh","-c","rm -rf /h/.claude/settings.json"],"HostConfig":{"Binds":'
+            '["\'$HOME\':/h"]}}'),
+    _create('{"Image":"alpine","Entrypoint":["/bin/sh","-c"],"Cmd":["rm -rf /r/.config/guardtui"],"HostConfig":'
+            '{"Mounts":[{"Type":"bind","Source":"\'"$HOME"\'","Target":"/r"}]}}'),
+    _create('{"Image":"alpine","Cmd":"rm -rf /h/.codex","HostConfig":{"Binds":["\'$HOME\':/h"]}}',
+            "curl --unix-socket /run/user/1000/podman/podman.sock"),
+    "curl --unix-socket /var/run/docker.sock -X POST --data-binary @spec.json http://d/v4.0.0/libpod/containers/create",
+])
+def test_engine_api_requests_are_docker_commands(world, command):
+    put(world, "spec.json", '{"Image":"alpine","Cmd":["rm","-rf","/r/.claude"],"HostConfig":{"Binds":["'
+        + str(world.home) + ':/r"]}}')
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    (_create('{"Image":"postgres:16","Env":["POSTGRES_PASSWORD=x"],"HostConfig":{"PortBindings":{"5432/tcp":'
+             '[{"HostPort":"5433"}]},"Binds":["\'$PWD\'/.pgdata:/var/lib/postgresql/data"]}}'), "ask"),
+    (f"{SOCK} http://localhost/v1.45/containers/json", "allow"),
+    (f"{SOCK} 'http://localhost/containers/json?all=1' | jq '.[].Names'", "allow"),
+    (f"{SOCK} -X POST http://localhost/v1.45/build", "ask"),
+    ('curl --unix-socket "$SOCK" -d \'{"Image":"alpine"}\' http://x/containers/create', "ask"),
+])
+def test_engine_api_controls(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
