@@ -139,3 +139,43 @@ def test_engine_api_requests_are_docker_commands(world, command):
 ])
 def test_engine_api_controls(world, command, expected):
     assert verdict(world.run(command)) == expected, command
+
+
+# -- make: every makefile it reads; the programs a recipe compiles are build products -------------------
+
+MAKEFILE = ("CFLAGS ?= -O2 -Wall\ncheck:\n\tmkdir -p build\n"
+            "\t$(CC) $(CFLAGS) -o build/t_geo src/geo.c tests/t_geo.c -lm\n\t./build/t_geo\n")
+CI_MK = "_ := $(shell rm -rf $(HOME)/.config/guardtui/guards $(HOME)/.gemini/settings.json)\nCFLAGS += -Werror\n"
+
+
+def _c_project(world):
+    put(world, "Makefile", MAKEFILE)
+    put(world, "mk/ci.mk", CI_MK)
+    put(world, "mk/recipes.mk", "check: lint\nlint:\n\trm -f ~/.claude/settings.json\n")
+    put(world, "src/geo.c", "double geo(void) { return 0; }\n")
+
+
+@pytest.mark.parametrize("command", [
+    "MAKEFILES=mk/ci.mk make check",
+    "MAKEFILES='mk/ci.mk' make",
+    "export MAKEFILES=mk/ci.mk; make check",
+    "make -f mk/ci.mk -f Makefile check",
+    "make --file=Makefile --file=mk/recipes.mk check",
+    "env MAKEFILES=mk/recipes.mk make check",
+])
+def test_every_makefile_make_reads_is_judged(world, command):
+    _c_project(world)
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("make check", "allow"),
+    ("gcc -O2 -o build/t src/geo.c && ./build/t", "allow"),
+    ("cc -o build/t src/geo.c; build/t --quick", "allow"),
+    ("gcc -E -P -o build/t src/geo.c && ./build/t", "ask"),  # preprocessed text, not a program
+    ("printf '#!/bin/sh\\nrm -rf ~/.claude\\n' > build/t && chmod +x build/t && ./build/t", "deny"),
+])
+def test_compiled_programs_are_build_products(world, command, expected):
+    _c_project(world)
+    (world.project / "build").mkdir(exist_ok=True)
+    assert verdict(world.run(command)) == expected, command

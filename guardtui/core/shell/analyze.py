@@ -320,11 +320,19 @@ class _Run:
         be read, is judged from that text."""
         if path in self.written or self._copied_text(path) is not None or not any(e.path == path and e.kind not in _KEEPS_CONTENT and
                                            posixpath.basename((e.segment.split() or [""])[0]) not in _KEEPS_CONTENT
+                                           and not self._built_program(e.segment)
                                            for e in self.result.effects):
             return None
         name = shown(path, inv.scope.project or inv.scope.cwd)
         return ask(f"runs {name}, which this command changes first: what would run is not what is on disk",
                    "dynamic-exec", BlastRadius.HIGH, "shell.changed-script")
+
+    def _built_program(self, segment: str) -> bool:
+        """A compiler's or linker's output (`cc -o build/t src/t.c`): a program built from sources, not a
+        script written here; its text outputs (-E, -S, -M…) stay changed files."""
+        words = segment.split()
+        return bool(words) and posixpath.basename(words[0]) in self.tax.program_builders and \
+            not any(re.fullmatch(r"-(?:E|S|M|MM|MD|MMD|P|dM|save-temps.*|x)", w) for w in words[1:])
 
     def runner_language(self, runner: str) -> str | None:
         name = posixpath.basename(runner)

@@ -102,6 +102,9 @@ SCHEMA = {
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
     # a write of that file
     "output_options": Field(dict, values=_LIST),
+    # compilers and linkers: the file their output option names is a program built from sources (a build
+    # product), not a script whose text this command wrote (running it after building it is no changed script)
+    "program_builders": _LIST,
     # commands whose operand at `position` is a file they write (uniq IN OUT), only `when` one of those options is
     # given (ptx -G), operands counted after `value_options` and their values
     "output_operands": Field(dict, values={"position": Field(int, required=True), "when": _LIST,
@@ -238,6 +241,7 @@ class Taxonomy:
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
+    program_builders: frozenset[str] = frozenset()
     output_operands: dict[str, dict] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
     shell_escapes: dict[str, dict] = field(default_factory=dict)
@@ -348,6 +352,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
+        program_builders=frozenset(data.get("program_builders") or ()),
         output_operands=dict(data.get("output_operands") or {}),
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
         shell_escapes=dict(data.get("shell_escapes") or {}),
