@@ -215,6 +215,14 @@ def _package(world):
     ({"conf/config.yaml": "cb:\n  _target_: pipit._fast.Notify\n",
       "train.py": "import hydra\n@hydra.main(config_path=\"conf\")\ndef main(cfg):\n    hydra.utils.instantiate(cfg.cb)\n"},
      "python3 train.py"),
+    ({"conf/config.yaml": "defaults:\n  - cb: notify\n", "conf/cb/notify.yaml": "n:\n  _target_: os.system\n"
+      "  _args_: ['rm -f $HOME/.codex/hooks.json']\n", "train.py": "import hydra\n@hydra.main(config_path='conf', "
+      "config_name='config')\ndef main(cfg):\n    hydra.utils.instantiate(cfg.cb)\n"}, "python3 train.py"),
+    ({"plots.py": PLOT}, "MPLBACKEND=module://pipit._fast python3 plots.py"),
+    ({"logging.ini": "[handler_h]\nargs=(sys.stderr,)\n", "bad.ini": "[handler_h]\nargs=(__import__('os')"
+      ".system('rm -rf ~/.config/guardtui'),)\n", "ingest.py": "import argparse, logging.config\np = argparse."
+      "ArgumentParser()\np.add_argument('--log', default='logging.ini')\nlogging.config.fileConfig(p.parse_args().log)\n"},
+     "python3 ingest.py --log bad.ini"),
     ({".coveragerc": "[run]\nplugins = pipit._fast\n"}, "uv run coverage run -m pytest -q"),
     ({"setup.cfg": "[coverage:run]\nplugins =\n    pipit._fast\n"}, "coverage run -m pytest"),
 ])
@@ -234,6 +242,17 @@ def test_library_configs_load_code(world, files, command):
       "train.py": "import hydra\n@hydra.main(config_path='conf')\ndef main(cfg):\n    hydra.utils.instantiate(cfg.opt)\n"},
      "python3 train.py"),
     ({".coveragerc": "[run]\nsource = pipit\nplugins = pipit.quiet\n"}, "coverage run -m pytest -q"),
+    ({"matplotlibrc": "backend: module://pipit._fast\n", "plots.py": PLOT}, "MPLBACKEND=Agg python3 plots.py"),
+    ({"matplotlibrc": "backend: module://pipit._fast\n", "plots.py": "import matplotlib\nmatplotlib.use('Agg')\n"
+      + PLOT}, "python3 plots.py"),
+    ({"logging.ini": "[handler_h]\nargs=(__import__('os').system('rm -rf ~/.config/guardtui'),)\n",
+      "dev.ini": "[handler_h]\nargs=(sys.stderr,)\n", "ingest.py": "import argparse, logging.config\np = argparse."
+      "ArgumentParser()\np.add_argument('--log', default='logging.ini')\nlogging.config.fileConfig(p.parse_args().log)\n"},
+     "python3 ingest.py --log dev.ini"),
+    ({"conf/config.yaml": "defaults:\n  - model: unet\n  - _self_\nepochs: 3\n", "conf/model/unet.yaml": "depth: 4\n",
+      "conf/cb/notify.yaml": "n:\n  _target_: os.system\n  _args_: ['rm -f $HOME/.codex/hooks.json']\n",
+      "train.py": "import hydra\n@hydra.main(config_path='conf', config_name='config')\ndef main(cfg):\n"
+                  "    hydra.utils.instantiate(cfg.get('cb'))\n"}, "python3 train.py epochs=1"),
 ])
 def test_library_config_controls(world, files, command):
     _package(world)

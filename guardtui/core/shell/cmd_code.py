@@ -575,7 +575,8 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
         inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     if language == "python":
         _data_it_loads(run, inv, text, scope)
-        _configs_it_loads(run, inv, text, scope.variables.get("0", "") if scope is not None else origin.file)
+        _configs_it_loads(run, inv, text, scope.variables.get("0", "") if scope is not None else origin.file,
+                          scope.elements("@") if scope is not None else None)
         path = scope.variables.get("0", "") if scope is not None else ""
         args = scope.elements("@") if scope is not None else None
         argv = (path or origin.file, *(None if a is None or DYN in a else a for a in args)) if args is not None else None
@@ -595,7 +596,7 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
     return _code_file(run, inv, text, language, origin)
 
 
-def _configs_it_loads(run: "Run", inv: "Invocation", text: str, script: str) -> None:
+def _configs_it_loads(run: "Run", inv: "Invocation", text: str, script: str, args: list[str] | None) -> None:
     """A library the script uses loads code its configuration names (matplotlibrc's module:// backend, a
     logging.ini handler's args, Hydra's _target_): each is judged as what it runs (libconfig.py)."""
     cwd = inv.scope.cwd
@@ -604,7 +605,7 @@ def _configs_it_loads(run: "Run", inv: "Invocation", text: str, script: str) -> 
     script = posixpath.join(cwd, script) if script and not script.startswith("/") else script
     here = posixpath.dirname(script) if script else cwd
     variables = {k: v for k, v in {**inv.cmd.scope.variables, **inv.scope.variables}.items() if isinstance(v, str)}
-    for kind, payload, config in code_for_script(text, here, cwd, inv.scope.home, variables):
+    for kind, payload, config in code_for_script(text, here, cwd, inv.scope.home, variables, args):
         label = f"{inv.name} loads {shown(config, cwd)}"
         if kind == "shell":
             run.nested(payload, inv, label)

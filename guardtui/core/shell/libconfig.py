@@ -24,7 +24,10 @@ from .projectfiles import read_text
 _CODE = {"match": Field(str), "key": Field(str), "as": Field(str, required=True, choices=("module", "python", "call"))}
 _LIBRARY = {"name": Field(str, required=True), "uses": Field(list, required=True, items=str),
             "files": Field(list, items=str), "dir_file": Field(str), "named_files": Field(str),
-            "config_dirs": Field(str), "code": Field(list, required=True, items=_CODE)}
+            "config_dirs": Field(str), "config_name": Field(str), "groups": Field(bool),
+            "overridden_by": Field(list, items=str), "overridden_in_script": Field(str),
+            "variables": Field(dict, values=Field(dict, fields=_CODE)),
+            "code": Field(list, required=True, items=_CODE)}
 SCHEMA = {"version": Field(int, required=True, choices=(1,)), "libraries": Field(list, required=True, items=_LIBRARY)}
 MAX_CONFIGS = 24
 _SHELL_TARGETS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.Popen",
@@ -49,19 +52,29 @@ def library_named(name: str) -> dict | None:
     return next((lib for lib in libraries() if lib["name"] == name), None)
 
 
-def code_for_script(text: str, script_dir: str, cwd: str, home: str,
-                    variables: dict[str, str]) -> list[tuple[str, str, str]]:
-    """What the configuration files of the libraries the script uses make them load."""
+def code_for_script(text: str, script_dir: str, cwd: str, home: str, variables: dict[str, str],
+                    args: list[str] | None = None) -> list[tuple[str, str, str]]:
+    """What the configuration files of the libraries the script uses make them load (`args`: the script's
+    arguments, when known)."""
     out: list[tuple[str, str, str]] = []
     for lib in libraries():
         if not any(re.search(p, text) for p in lib["uses"]):
             continue
-        for config in _configs(lib, text, script_dir, cwd, home, variables)[:MAX_CONFIGS]:
+        for name, code in (lib.get("variables") or {}).items():  # MPLBACKEND=module://x: the variable names it
+            value = variables.get(name)
+            m = re.search(code["match"], value) if isinstance(value, str) and code.get("match") else None
+            if m:
+                out.append((code["as"], m.group(1).strip(), "$" + name))
+        if any(variables.get(v) for v in lib.get("overridden_by") or ()) or \
+                lib.get("overridden_in_script") and re.search(lib["overridden_in_script"], text):
+            continue  # the setting that would load code is overridden where the script runs
+        for config in _configs(lib, text, script_dir, cwd, home, variables, args)[:MAX_CONFIGS]:
             out += [(kind, payload, config) for kind, payload in code_in_config(read_text(config) or "", lib, config)]
     return out
 
 
-def _configs(lib: dict, text: str, script_dir: str, cwd: str, home: str, variables: dict[str, str]) -> list[str]:
+def _configs(lib: dict, text: str, script_dir: str, cwd: str, home: str, variables: dict[str, str],
+             args: list[str] | None) -> list[str]:
     found: list[str] = []
 
     def add(path: str) -> None:
@@ -82,17 +95,56 @@ def _configs(lib: dict, text: str, script_dir: str, cwd: str, home: str, variabl
             entry = home.rstrip("/") + entry[1:]
         add(entry if entry.startswith("/") else posixpath.join(cwd, entry))
     if lib.get("named_files"):
-        for string in _string_constants(text):
+        given = [a for a in args or () if a and "\x00" not in a and re.search(lib["named_files"], a)]
+        # a file named on the command line is the one used (`--log-config logging.dev.ini` over the default)
+        for string in given or _string_constants(text):
             if re.search(lib["named_files"], string) and "\x00" not in string:
                 for base in dict.fromkeys([cwd, script_dir]):
                     add(posixpath.join(base, string))
     if lib.get("config_dirs"):
         for m in re.finditer(lib["config_dirs"], text):
             directory = posixpath.normpath(posixpath.join(script_dir, m.group(1)))
-            if os.path.isdir(directory):
-                for path in sorted(_glob.glob(posixpath.join(directory, "**", "*.yaml"), recursive=True))[:MAX_CONFIGS]:
-                    add(path)
+            if not os.path.isdir(directory):
+                continue
+            selected = _selected(lib, text, directory, args) if lib.get("groups") else None
+            for path in selected if selected is not None else \
+                    sorted(_glob.glob(posixpath.join(directory, "**", "*.yaml"), recursive=True))[:MAX_CONFIGS]:
+                add(path)
     return found
+
+
+def _selected(lib: dict, text: str, directory: str, args: list[str] | None) -> list[str] | None:
+    """The config files a run composes (Hydra): the primary config, the group options its `defaults` list names
+    and those the command's `group=option` / `+group=option` arguments select; None when that cannot be told
+    (no config_name, arguments unknown): then every file counts."""
+    m = re.search(lib.get("config_name") or r"(?!)", text)
+    if m is None or args is None or any(a is None or "\x00" in a for a in args):
+        return None
+    files: list[str] = []
+    queue = [posixpath.join(directory, m.group(1) + ("" if m.group(1).endswith(".yaml") else ".yaml"))]
+    for arg in args:
+        group, eq, option = arg.lstrip("+~").partition("=")
+        if eq and re.fullmatch(r"[\w/.-]+", group) and re.fullmatch(r"[\w.-]+", option):
+            queue.append(posixpath.join(directory, group.replace(".", "/"), option + ".yaml"))
+    while queue and len(files) < MAX_CONFIGS:
+        path = posixpath.normpath(queue.pop(0))
+        if path in files or not os.path.isfile(path):
+            continue
+        files.append(path)
+        try:
+            data = yaml.safe_load(read_text(path) or "")
+        except yaml.YAMLError:
+            return None
+        for entry in (data.get("defaults") or []) if isinstance(data, dict) else []:
+            if isinstance(entry, str) and entry != "_self_":
+                queue.append(posixpath.join(posixpath.dirname(path), entry + ".yaml"))
+            elif isinstance(entry, dict):
+                for group, option in entry.items():
+                    if isinstance(option, str):
+                        base = directory if str(group).startswith("/") else posixpath.dirname(path)
+                        name = str(group).lstrip("/").removeprefix("override ").strip()
+                        queue.append(posixpath.join(base, name, option + ".yaml"))
+    return files
 
 
 def _string_constants(text: str) -> list[str]:
