@@ -322,7 +322,7 @@ class LaterRule:
                     path: str = "") -> Decision | None:
         home = ctx.home
         scripts = commands_in(text, kind, home, path)
-        cwd = base_dir(path) if path and kind not in ("shell", "cron", "unit", "plist", "desktop") else call.cwd
+        cwd = base_dir(path) if path and kind not in ("shell", "cron", "unit", "plist", "desktop", "library-config") else call.cwd
         if kind == "shell":  # an alias is a command the person will type; an agent's config home moved
             scripts += [m.group("v") for m in _ALIAS.finditer(text)]
             moved = _agent_env(text) or _shadowing_path(text, home)

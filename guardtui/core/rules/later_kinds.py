@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import yaml
 
 from ..gitindex import config_settings
+from ..shell.libconfig import code_in_config, libraries
 from ..shell.projectfiles import cmake_commands
 from ..shell.nushell import nushell_as_shell
 from ..shell.pwsh import powershell_as_shell
@@ -144,6 +145,8 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
                 for m in re.finditer(r"(?m)^\s*LESS(?:OPEN|CLOSE)\s*=\s*(.+)$", text)][:8]
     if kind == "hgrc":
         return _hgrc_commands(text)
+    if kind == "library-config":  # a matplotlibrc: the module its backend names is imported by every plot
+        return _library_config_commands(text, path)
     if kind == "pdbrc":  # pdb runs each line at start: `!stmt` and plain Python statements
         code = "\n".join(line.strip()[1:] if line.strip().startswith("!") else line.strip()
                          for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#") and
@@ -625,4 +628,19 @@ def _ssh_environment(text: str) -> list[str]:
             host = "any-host"
         elif value:
             out.append(f"ssh -o {shlex.quote(m.group(1) + ' ' + value)} {shlex.quote(host)}")
+    return out[:16]
+
+
+def _library_config_commands(text: str, path: str) -> list[str]:
+    """What a Python library's configuration file (data/libconfigs.yaml) makes every script that uses it run:
+    its modules imported, its expressions evaluated, its commands run."""
+    name = posixpath.basename(path)
+    out: list[str] = []
+    for lib in libraries():
+        if not any(posixpath.basename(f) == name for f in lib.get("files") or ()) and lib.get("dir_file") != name:
+            continue
+        for kind, payload in code_in_config(text, lib, path):
+            # a module as `python3 -m`, which finds the project's own (src/ too) where the plotting runs
+            out.append(payload if kind == "shell" else f"python3 -m {payload}" if kind == "module" else
+                       f"python3 -c {shlex.quote(payload)}")
     return out[:16]

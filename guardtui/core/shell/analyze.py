@@ -23,8 +23,8 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
-               cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc, cmd_tasks,
-               cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode)
+               cmd_dbus, cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc,
+               cmd_tasks, cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -321,11 +321,19 @@ class _Run:
         be read, is judged from that text."""
         if path in self.written or self._copied_text(path) is not None or not any(e.path == path and e.kind not in _KEEPS_CONTENT and
                                            posixpath.basename((e.segment.split() or [""])[0]) not in _KEEPS_CONTENT
+                                           and not self._built_program(e.segment)
                                            for e in self.result.effects):
             return None
         name = shown(path, inv.scope.project or inv.scope.cwd)
         return ask(f"runs {name}, which this command changes first: what would run is not what is on disk",
                    "dynamic-exec", BlastRadius.HIGH, "shell.changed-script")
+
+    def _built_program(self, segment: str) -> bool:
+        """A compiler's or linker's output (`cc -o build/t src/t.c`): a program built from sources, not a
+        script written here; its text outputs (-E, -S, -M…) stay changed files."""
+        words = segment.split()
+        return bool(words) and posixpath.basename(words[0]) in self.tax.program_builders and \
+            not any(re.fullmatch(r"-(?:E|S|M|MM|MD|MMD|P|dM|save-temps.*|x)", w) for w in words[1:])
 
     def runner_language(self, runner: str) -> str | None:
         name = posixpath.basename(runner)
@@ -1617,6 +1625,7 @@ _HANDLERS = {
     "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
     **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
     **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
+    **{n: cmd_dbus.judge for n in ("gdbus", "busctl", "dbus-send")},  # a D-Bus call is the command it amounts to
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "emacsclient", "nano", "micro", "hx", "kak",
                                   "joe")},
 

@@ -18,6 +18,7 @@ from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .datacode import code_in_data, loaders_in
+from .libconfig import code_for_script
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .exposure import module_program
@@ -592,6 +593,8 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
         inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
     if language == "python":
         _data_it_loads(run, inv, text, scope)
+        _configs_it_loads(run, inv, text, scope.variables.get("0", "") if scope is not None else origin.file,
+                          scope.elements("@") if scope is not None else None)
         path = scope.variables.get("0", "") if scope is not None else ""
         args = scope.elements("@") if scope is not None else None
         argv = (path or origin.file, *(None if a is None or DYN in a else a for a in args)) if args is not None else None
@@ -609,6 +612,36 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
             attribute_effects(run.result.effects, recorded_from, origin.at(0))
             return found + [f.attributed(origin.at(0)) for f in against]
     return _code_file(run, inv, text, language, origin)
+
+
+def _configs_it_loads(run: "Run", inv: "Invocation", text: str, script: str, args: list[str] | None) -> None:
+    """A library the script uses loads code its configuration names (matplotlibrc's module:// backend, a
+    logging.ini handler's args, Hydra's _target_): each is judged as what it runs (libconfig.py)."""
+    cwd = inv.scope.cwd
+    if inv.scope.remote or not cwd:
+        return
+    script = posixpath.join(cwd, script) if script and not script.startswith("/") else script
+    here = posixpath.dirname(script) if script else cwd
+    variables = {k: v for k, v in {**inv.cmd.scope.variables, **inv.scope.variables}.items() if isinstance(v, str)}
+    for kind, payload, config in code_for_script(text, here, cwd, inv.scope.home, variables, args):
+        label = f"{inv.name} loads {shown(config, cwd)}"
+        if kind == "shell":
+            run.nested(payload, inv, label)
+        elif kind == "python":
+            run.nested(f"python3 -c {shlex.quote('import logging, sys, os; _ = ' + payload)}", inv, label)
+        else:
+            module = payload.replace(".", "/")
+            for base in dict.fromkeys([here, cwd, posixpath.join(cwd, "src")]):
+                file = next((f for f in (posixpath.join(base, module + ".py"), posixpath.join(base, module, "__init__.py"))
+                             if os.path.isfile(f)), None)
+                if file is None or file in run.modules or file == script or len(run.modules) >= MAX_MODULES:
+                    continue
+                run.modules.add(file)
+                judged = run.project_file(file, inv.__class__("python3", [], inv.cmd, inv.scope, inv.privileged,
+                                                              "python3"), "python3", f"import {payload} ({label})")
+                if judged is not None:
+                    run.add(judged)
+                break
 
 
 def _data_it_loads(run: "Run", inv: "Invocation", text: str, scope: Scope | None) -> None:

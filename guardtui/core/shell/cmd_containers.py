@@ -82,6 +82,7 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
     values = _DOCKER_EXEC_VALUES if action == "exec" else _DOCKER_RUN_VALUES
     mounts: list[tuple[str, str]] = []  # (container path, host path)
     workdir: str | None = None
+    entrypoint: Word | None = None
     i = start
     while i < len(args):
         arg = args[i].value
@@ -98,8 +99,12 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
             _add_mount(value, mounts, inv)
         elif name in ("-w", "--workdir"):
             workdir = value
+        elif name == "--entrypoint" and value:
+            entrypoint = Word(value, value)  # what runs, the command's words its arguments
         i += 1 if (eq or name not in values) else 2
     rest = args[i:]
+    if entrypoint is not None and rest:
+        rest = rest[:1] + [entrypoint] + rest[1:]
     for target, host in mounts:  # whatever runs inside may change a writable mount: the protection rule reads this
         if not target.endswith(":ro"):  # (the mounted path and what lies right in it: `-v ~/.claude:/c`)
             run.effect(host, host, "write", inv.cmd, detail="mentioned", members=("*",))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
 from ..gitindex import config_settings, repository
-from . import listeners
+from . import engine_api, listeners
 from .findings import Finding, allow, ask, deny, worst
 from .listeners import listens_on_broker_port
 from .paths import PathKind
@@ -207,6 +207,9 @@ def _acting_urls(inv: "Invocation") -> list[Finding]:
 
 def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     inv = with_config(inv)
+    engine = engine_api.judge(run, inv) if inv.name == "curl" else None
+    if engine is not None:  # the Docker Engine API over its socket: the docker command it amounts to
+        return engine
     reached = metadata_reached(inv)
     if reached is not None:
         return [reached]

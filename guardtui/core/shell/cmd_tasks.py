@@ -579,6 +579,7 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     earlier in the command is judged from that text."""
     args = inv.args
     makefile: str | None = None
+    extra_files: list[str] = []  # more -f files: make reads each of them, in order
     directories: list[str] = []
     goals: list[str] = []
     overrides: dict[str, str] = {}
@@ -588,6 +589,7 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     while i < len(args):
         a = args[i]
         if a in ("-f", "--file", "--makefile") and i + 1 < len(args):
+            extra_files += [makefile] if makefile else []
             makefile = args[i + 1]
             producers = inv.process_inputs().get(i + 1)
             if producers:  # make -f <(curl …): the recipes come from that command's output
@@ -602,8 +604,10 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
             i += 2
             continue
         if a.startswith(("--file=", "--makefile=")):
+            extra_files += [makefile] if makefile else []
             makefile = a.partition("=")[2]
         elif a.startswith("-f") and len(a) > 2 and not a.startswith("--"):
+            extra_files += [makefile] if makefile else []
             makefile = a[2:]
         elif a in ("-C", "--directory") and i + 1 < len(args):
             directories.append(args[i + 1])
@@ -639,7 +643,13 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
         info = run.path(Word.literal(makefile), inv)
         if info.path and info.path in run.written:
             return _recipes_of_text(run, inv, run.written[info.path])
-    if any(DYN in x for x in goals + directories + [makefile or ""]):
+    # GNU make reads every file MAKEFILES names before the makefiles (its $(shell …) run, its rules count)
+    preread = str(inv.cmd.scope.variables.get("MAKEFILES") or inv.scope.variables.get("MAKEFILES") or "")
+    if DYN in preread:
+        return [ask("make reads the makefiles MAKEFILES names, known only at run time", "dynamic-exec",
+                    BlastRadius.HIGH, "exec.make")]
+    extra_files = preread.split() + extra_files
+    if any(DYN in x for x in goals + directories + extra_files + [makefile or ""]):
         return []
     directory = inv.scope.cwd
     for d in directories:
@@ -647,10 +657,15 @@ def make(run: "Run", inv: Invocation) -> list[Finding]:
     if directory is None:
         return []
     path = makefile_path(directory, makefile, run.written)
-    changed = _changed(run, inv, *([path] if path else [posixpath.join(directory, n) for n in MAKEFILE_NAMES]))
+    extras = [makefile_path(directory, f) or f for f in extra_files[:8]]
+    changed = _changed(run, inv, *([path] if path else [posixpath.join(directory, n) for n in MAKEFILE_NAMES]),
+                       *extras)
     if changed:
         return changed
     parsed = load_makefile(path, text=run.written.get(path)) if path else None
+    for extra in extras:  # the other makefiles, into the same database (the first file's goal stays the default)
+        parsed = load_makefile(extra, depth=1, into=parsed, text=run.written.get(extra)) if parsed else \
+            load_makefile(extra, text=run.written.get(extra))
     for text in evals:
         if DYN in text:
             return [ask("make --eval adds rules known only at run time", "dynamic-exec", BlastRadius.HIGH, "exec.make")]

@@ -32,7 +32,8 @@ _LIST = Field(list, items=str)
 _SERVER = {"commands": Field(list, required=True, items=str), "bind": _LIST, "local_flags": _LIST,
            "network_flags": _LIST, "default": Field(str, required=True, choices=("loopback", "network")),
            "auth_off": _LIST, "auth_on": _LIST, "auth": Field(str, required=True, choices=("required", "none")),
-           "gives": Field(str, required=True)}
+           "gives": Field(str, required=True), "config_files": _LIST,
+           "config_format": Field(str, choices=("traitlets",))}
 _RELAY = {"commands": Field(list, required=True, items=str), "quiet": _LIST, "gives": Field(str, required=True)}
 SCHEMA = {"version": Field(int, required=True, choices=(1,)), "servers": Field(list, required=True, items=_SERVER),
           "relays": Field(list, items=_RELAY), "modules": Field(dict, values=str)}
@@ -110,7 +111,57 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
         return []
     server, taken = found
     label = " ".join([name] + operands[:taken])
-    return [_judge_server(server, label, inv.words)]
+    return [_judge_server(server, label, _config_words(run, inv, server) + list(inv.words))]
+
+
+def _config_words(run: "Run", inv: "Invocation", server: Server) -> list[Word]:
+    """The settings a server's configuration files hold, as the options they amount to (Jupyter's
+    `c.ServerApp.ip = "0.0.0.0"` is `--ServerApp.ip=0.0.0.0`), before the command line's own (which win).
+    A configuration that is a program (jupyter_server_config.py) runs at start: it is judged as one."""
+    cwd = inv.scope.cwd
+    if not server.spec.get("config_files") or not cwd or inv.scope.remote:
+        return []
+    variables = {**inv.cmd.scope.variables, **inv.scope.variables}
+    words: list[Word] = []
+    seen: set[str] = set()
+    for entry in server.spec["config_files"]:
+        if entry.startswith("$"):
+            name, _, rest = entry[1:].partition("/")
+            value = variables.get(name)
+            if not isinstance(value, str) or not value or DYN in value:
+                continue
+            entry = value.rstrip("/") + "/" + rest
+        if entry.startswith("~/"):
+            entry = inv.scope.home.rstrip("/") + entry[1:]
+        path = posixpath.normpath(posixpath.join(cwd, entry))
+        text = read_text(path) if path not in seen else None
+        seen.add(path)
+        if text is None:
+            continue
+        if path.endswith(".py"):
+            judged = run.project_file(path, inv, "python3", f"{posixpath.basename(path)} ({inv.name} runs its "
+                                                            "configuration)")
+            if judged is not None:
+                run.add(judged)
+        words += [Word(f"--{key}={value}", f"--{key}={value}") for key, value in _traitlets(text, path)]
+    return words
+
+
+_TRAIT = re.compile(r"(?m)^\s*c\.([A-Za-z_]\w*\.[A-Za-z_]\w*)\s*=\s*(?P<q>[\"']?)([^\"'\n#]*)(?P=q)\s*(?:#.*)?$")
+
+
+def _traitlets(text: str, path: str) -> list[tuple[str, str]]:
+    """`c.Section.name = value` lines of a .py configuration, {"Section": {"name": value}} of a .json one."""
+    if path.endswith(".json"):
+        try:
+            import json
+            data = json.loads(text)
+        except ValueError:
+            return []
+        return [(f"{section}.{key}", "" if value is None else str(value))
+                for section, values in (data.items() if isinstance(data, dict) else [])
+                if isinstance(values, dict) for key, value in values.items() if not isinstance(value, (dict, list))]
+    return [(m.group(1), m.group(3).strip()) for m in _TRAIT.finditer(text)]
 
 
 def _judge_server(server: Server, label: str, words: list[Word]) -> Finding:

@@ -751,7 +751,55 @@ class Walker:
             scope.arrays["@"] = [w.value for w in argv[2:]]  # set -- a b: the positional parameters
         self.script.commands.append(cmd)
         self._call_function(argv, scope)
+        self._mapfile_callback(cmd, scope)
         return cmd
+
+    def _mapfile_callback(self, cmd: SimpleCommand, scope: Scope) -> None:
+        """`mapfile -C CB [-c N] arr < file`: bash evaluates `CB INDEX LINE` as it reads (every N lines, 5000
+        by default). The callback is walked as those calls, with the file's lines where it can be read and
+        with unknown ones where not (`readarray` is the same builtin)."""
+        argv = cmd.argv
+        if not argv or argv[0].value not in ("mapfile", "readarray"):
+            return
+        callback, quantum, origin, i = None, 5000, 0, 1
+        while i < len(argv) and argv[i].value.startswith("-") and argv[i].value != "--":
+            flags = argv[i].value[1:]
+            for k, flag in enumerate(flags):
+                if flag in "CcdnOsu":
+                    value = flags[k + 1:] or (argv[i + 1].value if i + 1 < len(argv) else "")
+                    i += 0 if flags[k + 1:] else 1
+                    if flag == "C":
+                        callback = value
+                    elif flag == "c":
+                        quantum = int(value) if value.isdigit() and int(value) > 0 else 1
+                    elif flag == "O":
+                        origin = int(value) if value.isdigit() else 0
+                    break
+            i += 1
+        if not callback:
+            return
+        source = next((r.target for r in reversed(cmd.redirects) if r.op == "<" and r.fd in (None, 0)
+                       and r.target is not None), None)
+        text = None
+        if source is not None and source.static and scope.cwd is not None:
+            text = _small_text(posixpath.normpath(posixpath.join(scope.cwd, source.value)))
+        lines = text.split("\n")[:-1] if text and text.endswith("\n") else (text.split("\n") if text else None)
+        calls = [(origin + n, line) for n, line in enumerate(lines or []) if (n + 1) % quantum == 0][:64] \
+            if lines is not None else [(DYN, DYN)]
+        for index, line in calls:
+            self._callback_call(callback, str(index), line, cmd, scope)
+
+    def _callback_call(self, callback: str, index: str, line: str, cmd: SimpleCommand, scope: Scope) -> None:
+        head = callback.split()[0] if callback.split() else ""
+        if head in self.function_bodies and head == callback.strip() and DYN not in line:
+            self._call_function([Word(head, head), Word(index, index), Word(line, line)], scope)
+            return
+        if head in self.function_bodies:
+            return  # its body was walked where it is defined, with unknown arguments
+        quoted = "'" + line.replace("'", "'\\''") + "'" if DYN not in line else '"$MAPFILE_LINE"'
+        late = (f"{callback} {index if DYN not in index else 0} {quoted}", f"mapfile -C {head}")
+        if late not in self.script.late_scripts:
+            self.script.late_scripts.append(late)
 
     def _call_function(self, argv: list[Word], scope: Scope) -> None:
         """`cleanup() { rm -rf "$1"; }; cleanup /`: walk the body again with the call's arguments."""
@@ -838,6 +886,8 @@ class Walker:
             return
         args = [a for a in argv[1:] if not (a.value.startswith("-") and len(a.value) > 1)]
         previous = scope.cwd
+        if argv[0].value in ("pushd", "popd") and self._follow_dirstack(argv[0].value, argv[1:], scope):
+            return
         if argv[0].value == "popd":
             scope.cwd, scope.oldpwd = None, previous
             return
@@ -866,6 +916,42 @@ class Walker:
                     scope.cwd, scope.oldpwd = None, previous
                     return
         scope.cwd, scope.oldpwd = posixpath.normpath(posixpath.join(base, target.value)), previous
+        if argv[0].value == "pushd" and scope.dirstack is not None:
+            scope.dirstack.insert(0, previous) if previous else setattr(scope, "dirstack", None)
+
+    @staticmethod
+    def _follow_dirstack(name: str, args: list[Word], scope: Scope) -> bool:
+        """pushd/popd forms that move within the stack (no operand, +N/-N): followed here when the stack
+        is known, forgotten when not. False leaves a `pushd DIR` to the cd logic."""
+        if name == "pushd" and args and (not args[0].value.startswith(("+", "-")) or args[0].value == "-"):
+            return False
+        if args and args[0].value == "--":
+            args = args[1:]
+        stack = scope.dirstack
+        previous = scope.cwd
+        if args and args[0].value == "-n":  # the stack changes, the directory does not: forget the stack
+            scope.dirstack = None
+            return True
+        entries = None if stack is None or previous is None else [previous] + stack
+        if entries is None or any(a.dynamic for a in args):
+            scope.cwd, scope.oldpwd, scope.dirstack = None, previous, None
+            return True
+        spec = args[0].value if args else ""
+        number = int(spec[1:]) if spec[1:].isdigit() else None
+        index = None if number is None else (number if spec.startswith("+") else len(entries) - 1 - number)
+        if name == "pushd":
+            if not args and len(entries) >= 2:
+                entries[0], entries[1] = entries[1], entries[0]
+            elif index is not None and 0 <= index < len(entries):
+                entries = entries[index:] + entries[:index]  # rotate: entry N comes to the top
+        elif not args and len(entries) >= 2:
+            entries = entries[1:]
+        elif index is not None and 0 <= index < len(entries) and len(entries) >= 2:
+            entries = entries[:index] + entries[index + 1:]
+        scope.cwd, scope.dirstack = entries[0], entries[1:]
+        if scope.cwd != previous:
+            scope.oldpwd = previous
+        return True
 
     # -- substitutions ---------------------------------------------------------------
     def _substitutions(self, node, scope: Scope) -> None:
@@ -1070,3 +1156,18 @@ __all__ = ["Redirect", "SimpleCommand", "Script", "parse_script", "normalise_pat
 
 def _escape_glob(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+MAX_READ_BYTES = 256 * 1024
+
+
+def _small_text(path: str) -> str | None:
+    """The text of a small regular file a command reads (mapfile's input), else None."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_READ_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_READ_BYTES)
+    except OSError:
+        return None
+    return None if b"\0" in data else data.decode("utf-8", "replace")

@@ -105,6 +105,9 @@ SCHEMA = {
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
     # a write of that file
     "output_options": Field(dict, values=_LIST),
+    # compilers and linkers: the file their output option names is a program built from sources (a build
+    # product), not a script whose text this command wrote (running it after building it is no changed script)
+    "program_builders": _LIST,
     # commands whose operand at `position` is a file they write (uniq IN OUT), only `when` one of those options is
     # given (ptx -G), operands counted after `value_options` and their values
     # options whose value is a directory a tool puts files in (aria2c -d, 7z x -oDIR), with the option naming the
@@ -267,6 +270,7 @@ class Taxonomy:
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
+    program_builders: frozenset[str] = frozenset()
     output_operands: dict[str, dict] = field(default_factory=dict)
     unpack_dirs: dict[str, dict] = field(default_factory=dict)
     sandboxes: dict[str, dict] = field(default_factory=dict)
@@ -383,6 +387,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
+        program_builders=frozenset(data.get("program_builders") or ()),
         output_operands=dict(data.get("output_operands") or {}),
         unpack_dirs=dict(data.get("unpack_dirs") or {}),
         sandboxes=dict(data.get("sandboxes") or {}),

@@ -296,6 +296,8 @@ def code_files(tool: str, spec: dict, config: str, text: str, cwd: str, project:
     if not words:
         return []
     bases = [posixpath.dirname(config)] + [d for d in (cwd, project) if d and d != posixpath.dirname(config)]
+    if spec.get("language", "python") == "python":  # a src layout: the package is importable from src/
+        bases += [posixpath.join(b, "src") for b in bases if posixpath.join(b, "src") not in bases]
     return resolve(words, spec.get("language", "python"), bases, tuple(spec.get("prefixes", ())))
 
 

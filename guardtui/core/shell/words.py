@@ -67,6 +67,8 @@ class Scope:
     # what earlier commands set up for later ones: "git-alias:NAME" -> its value, "destroy-plan:PATH",
     # "copy-of:PATH" -> the file it was copied from, "tcp-fd" -> the variable holding a socket
     facts: dict[str, str] = field(default_factory=dict)
+    # pushd's directory stack below the current directory (`dirs` entries 1…); None once unknown
+    dirstack: list[str] | None = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.project is None and not self.remote:
@@ -75,7 +77,8 @@ class Scope:
     def copy(self) -> "Scope":
         return Scope(self.cwd, self.home, dict(self.variables), set(self.functions), self.remote, self.project,
                      {k: list(v) for k, v in self.arrays.items()}, dict(self.aliases), dict(self.origins), self.oldpwd,
-                     self.cd_dynamic, dict(self.facts))
+                     self.cd_dynamic, dict(self.facts),
+                     None if self.dirstack is None else list(self.dirstack))
 
     def elements(self, name: str) -> list[str] | None:
         """The elements of an array (or of "@", the positional parameters), when known."""
@@ -448,6 +451,12 @@ def _tilde(value: str, scope: Scope) -> str:
         base = scope.cwd
     elif head == "~-" and scope.oldpwd:
         base = scope.oldpwd
+    elif re.fullmatch(r"~[+-]?[0-9]+", head):
+        # ~N, ~+N, ~-N: an entry of pushd's directory stack (`dirs +N`, `dirs -N`)
+        entry = _dirstack_entry(head[1:], scope)
+        if entry is None:
+            return value if scope.dirstack == [] else DYN + (sep + rest if sep else "")
+        base = entry
     elif re.fullmatch(r"~[a-z_][a-z0-9_.-]*", head):
         # ~dev, the person's own name: their home, wherever it is (the account's name or the home's last part)
         if head[1:] in (_login_name(), scope.home.rstrip("/").rsplit("/", 1)[-1]):
@@ -457,6 +466,17 @@ def _tilde(value: str, scope: Scope) -> str:
     else:
         return value
     return base + (sep + rest if sep else "")
+
+
+def _dirstack_entry(spec: str, scope: Scope) -> str | None:
+    """`dirs` entry +N (from the top, 0 the current directory) or -N (from the bottom); None when unknown
+    or beyond the stack (bash leaves such a word as it is)."""
+    if scope.dirstack is None or scope.cwd is None:
+        return None
+    entries = [scope.cwd] + scope.dirstack
+    number = int(spec.lstrip("+-"))
+    index = len(entries) - 1 - number if spec.startswith("-") else number
+    return entries[index] if 0 <= index < len(entries) else None
 
 
 class _FieldBuilder:
