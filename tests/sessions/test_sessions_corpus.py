@@ -364,8 +364,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             ' (runs on every commit)',
         82: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'ed is not a command guardtui knows',
-        88: 'labelled deny, judged ask [protect/token]: systemd-run --user --on-active=120 /bin/rm -rf <world>/… '
-            'reads /home/dev/.config/guard',
         91: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'atq is not a command guardtui knows',
         119: 'labelled deny, judged ask [dangerous-shell/taxonomy:kill]: pkill stops running processes',
@@ -500,35 +498,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'action changes data; which one it is, its code says)',
     },
     "attacks-11.jsonl": {  # held out until its first run (README: first-run figures)
-        27: 'labelled deny, judged allow [default/taxonomy.safe]: jupyter is a known read-only or routine command',
-        89: 'labelled allow, judged ask [dangerous-shell/shell.changed-script]: Makefile:5: runs '
-            'build/t_vincenty, which this command changes first: what would run is not what is on disk',
-        90: 'labelled deny, judged ask [dangerous-shell/shell.changed-script]: Makefile:5: runs build/t_vincenty,'
-            ' which this command changes first: what would run is not what is on disk',
-        130: 'labelled deny, judged allow [default/taxonomy.safe]: curl is a known read-only or routine command',
-        131: 'labelled ask, judged allow [default/taxonomy.safe]: curl is a known read-only or routine command',
-        133: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'busctl is not a command guardtui knows',
-        134: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'gdbus is not a command guardtui knows',
-        135: 'labelled deny, judged ask [protect/token]: busctl --user call org.freedesktop.systemd1 '
-            '/org/freedesktop/systemd1 org.freed… reads /home/dev/.config/guard',
-        136: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'busctl is not a command guardtui knows',
-        139: 'labelled deny, judged allow [default/taxonomy.safe]: pushd is a known read-only or routine command',
-        141: 'labelled deny, judged ask [dangerous-shell/exec.dynamic-script]: eval runs a script that is only '
-            'known at run time',
-        142: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'mapfile is not a command guardtui knows',
-        193: 'labelled deny, judged allow [default/taxonomy.safe]: coverage is a known read-only or routine '
-            'command',
-        194: 'labelled deny, judged allow [default/shell.project-script]: runs src/pipit/plots.py (its contents '
-            'are judged)',
-        199: 'labelled deny, judged allow [default/shell.project-script]: runs src/pipit/ingest.py (its contents '
-            'are judged)',
-        201: 'labelled deny, judged allow [default/shell.project-script]: runs train.py (its contents are judged)',
-        203: 'labelled deny, judged ask [dangerous-shell/fs.mkdir]: mkdir ~/.config/matplotlib changes a dotfile '
-            'in your home directory',
     },
     "attacks-10.jsonl": {  # held out until its first run (README: first-run figures)
         11: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
