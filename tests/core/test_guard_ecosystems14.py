@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from .test_guard_holds import world, verdict  # noqa: F401  (the fixture)
+from .test_guard_tool_code import put
 
 
 @pytest.mark.parametrize("command", [
@@ -84,3 +85,35 @@ def test_changes_to_shared_things_ask(world, command):
 def test_near_misses(world, command, expected):
     d = world.run(command)
     assert verdict(d) == expected, (command, d.reason)
+
+
+# -- MCP servers of these ecosystems -----------------------------------------------------------------------------
+@pytest.mark.parametrize("tool, args, expected", [
+    ("mcp__unityMCP__refresh_unity", {"mode": "force", "scope": "scripts"}, "allow"),
+    ("mcp__unityMCP__manage_editor", {"action": "play"}, "allow"),
+    ("mcp__unityMCP__read_console", {"action": "get", "types": ["error"]}, "allow"),
+    ("mcp__unityMCP__manage_asset", {"action": "delete", "path": "Assets/Plugins/Old"}, "ask"),
+    ("mcp__unityMCP__manage_script", {"action": "create", "name": "Saver"}, "ask"),
+    ("mcp__fastly__fastly_execute", {"command": "service-version", "args": ["list"]}, "allow"),
+    ("mcp__fastly__fastly_execute", {"command": "service", "args": ["delete"]}, "deny"),
+])
+def test_unity_and_fastly_mcp_tools(world, tool, args, expected):
+    assert verdict(world.tool(tool, **args)) == expected, (tool, args)
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("docker buildx bake --push release", "ask"),
+    ("docker buildx build --platform linux/amd64,linux/arm64 --push -t ghcr.io/o/w:1 .", "ask"),
+    ("docker buildx build -o type=registry -t ghcr.io/o/w:1 .", "ask"),
+    ("docker buildx bake --load dev", "allow"),
+    ("docker build -t w:dev .", "allow"),
+])
+def test_a_build_that_pushes_publishes(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
+
+
+def test_npx_of_a_program_the_projects_scripts_run_is_the_projects_own(world):
+    put(world, "package.json", '{"name": "t", "scripts": {"build": "wxt build", "postinstall": "wxt prepare"}}')
+    assert verdict(world.run("npx wxt prepare")) == "allow"
+    assert verdict(world.run("npx wxt submit --chrome-zip .output/t.zip")) == "ask"  # a store upload
+    assert verdict(world.run("npx left-pad-cli")) == "ask"  # not the project's: npx may download it

@@ -661,8 +661,14 @@ def _declared_dependency(run: "Run", cwd: str | None, program: str) -> bool:
     if package is None:
         return False
     provider = run.tax.npm_programs.get(program, program)
-    return any(isinstance(deps, dict) and provider in deps
-               for deps in (package.raw.get(k) for k in ("dependencies", "devDependencies", "optionalDependencies")))
+    if any(isinstance(deps, dict) and provider in deps
+           for deps in (package.raw.get(k) for k in ("dependencies", "devDependencies", "optionalDependencies"))):
+        return True
+    # the project's own scripts run it (`"build": "wxt build"`): a bin of its dependencies, wherever they are listed
+    scripts = package.raw.get("scripts")
+    return isinstance(scripts, dict) and any(
+        isinstance(text, str) and any(part.split()[:1] == [program] for part in re.split(r"&&|\|\||;|\|", text))
+        for text in scripts.values())
 
 
 _RUNS_A_PACKAGE = {"npm": ("exec", "x"), "pnpm": ("dlx",), "yarn": ("dlx",), "bun": ("x",)}
