@@ -129,6 +129,11 @@ SCHEMA = {
     # (nim's config.nims); `code_language`: the language a program config is read as when no runner is known (zig);
     # `shell_escape`: the flags that let the files handed run commands (pdflatex -shell-escape) and the patterns
     # finding them;
+    # `program_keys`: the keys of a configuration program naming more files it loads (vitest's globalSetup);
+    # `configs_up`: the configs are looked for up to the root, above the project too (MSBuild's Directory.Build.*);
+    # `command_rewrites`: regex → replacement turning a build file's spelling of a command into shell (MSBuild's
+    # $(HOME), &quot;);
+    # `also_programs`: configuration programs the tool evaluates besides its own (vite loads postcss.config.*);
     # `dotfiles`: a dotfile manager, the configurations naming the home files it puts in place (or `mirror`: its
     # directory mirrors the home)
     "config_code": Field(dict, values={"configs": _LIST, "options": _LIST, "keys": _LIST, "language": Field(str),
@@ -143,7 +148,8 @@ SCHEMA = {
                                         "extension_options": _LIST,
                                         "command_patterns": _LIST, "command_region": Field(str),
                                         "option_suffixes": _LIST, "walk": Field(bool), "beside_arguments": Field(bool),
-                                        "code_language": Field(str),
+                                        "code_language": Field(str), "program_keys": _LIST,
+                                        "also_programs": _LIST, "configs_up": Field(bool), "command_rewrites": Field(dict, values=str),
                                         "shell_escape": Field(dict, fields={"flags": _LIST, "patterns": _LIST,
                                                                             "suffixes": _LIST}),
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,

@@ -67,8 +67,8 @@ def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | No
                     return [path + suffix]
             return [path]
     found = []
-    for name in spec.get("configs", ()):
-        path = find_upward(cwd, (name,), stop)
+    for name in spec.get("configs", ()):  # MSBuild looks for Directory.Build.* up to the root (`configs_up`)
+        path = find_upward(cwd, (name,), None if spec.get("configs_up") else stop)
         if path:
             found.append(path)
     if spec.get("walk"):  # dune: a `dune` file in every directory of the tree it builds
@@ -347,8 +347,11 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
     named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
     directories = _argument_dirs(inv, words) if spec.get("beside_arguments") else []
-    for path in named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
-                                          first=directories):
+    configs = named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
+                                        first=directories)
+    configs += [p for p in _program_configs(spec.get("also_programs", ()), cwd, inv.scope.project, every=True)
+                if p not in configs]  # vite build evaluates postcss.config.cjs too
+    for path in configs:
         label = f"{posixpath.basename(path)} ({inv.name} runs its configuration)"
         if spec.get("command_patterns"):  # meson.build's run_command, config.nims' exec: the commands in it
             judge_embedded(run, inv, spec, path, label)
@@ -356,6 +359,14 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                   label, language=spec.get("code_language"))
         if judged is not None:
             run.add(judged)
+        if spec.get("program_keys"):  # vitest.config.ts' globalSetup, setupFiles: files it loads by name
+            words = named_values(read_text(path) or "", tuple(spec["program_keys"]))
+            bases = [posixpath.dirname(path)] + [d for d in (cwd, inv.scope.project) if d and d != posixpath.dirname(path)]
+            for loaded in resolve(words, spec.get("language", "js"), bases, tuple(spec.get("prefixes", ())))[:MAX_FILES]:
+                judged = run.project_file(loaded, inv, _RUNNER.get(spec.get("language", "js"), ""),
+                                          f"{posixpath.basename(loaded)} ({inv.name} loads it: {posixpath.basename(path)})")
+                if judged is not None:
+                    run.add(judged)
     judge_shell_escapes(run, inv, words, spec.get("shell_escape"))
     off = spec.get("autoload_off")
     if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
@@ -403,6 +414,8 @@ def embedded_commands(text: str, spec: dict) -> list[str]:
                     out.append(groups["s"])
                 elif groups.get("c") is not None:
                     out.append(string_expression(groups["c"]))
+    for pattern, replacement in (spec.get("command_rewrites") or {}).items():  # MSBuild's $(HOME), &quot;
+        out = [re.sub(pattern, replacement, o) for o in out]
     return [o for o in out if o.strip()][:MAX_FILES]
 
 
@@ -525,14 +538,18 @@ def _program_configs(patterns, cwd: str, project: str | None, every: bool = Fals
     vite.config.*, as vitest itself prefers)."""
     found: list[str] = []
     for directory in dict.fromkeys(d for d in (*(first or ()), cwd, project) if d):
-        try:
-            names = sorted(os.listdir(directory))[:4096]
-        except OSError:
-            continue
-        for pattern in patterns:
-            match = next((n for n in names if fnmatch.fnmatchcase(n, pattern)), None)
+        listed: dict[str, list[str]] = {}
+        for pattern in patterns:  # `.storybook/main.*`: a pattern may name a subdirectory
+            sub, _, leaf = pattern.rpartition("/")
+            where = posixpath.join(directory, sub) if sub else directory
+            if where not in listed:
+                try:
+                    listed[where] = sorted(os.listdir(where))[:4096]
+                except OSError:
+                    listed[where] = []
+            match = next((n for n in listed[where] if fnmatch.fnmatchcase(n, leaf)), None)
             if match:
-                found.append(posixpath.join(directory, match))
+                found.append(posixpath.join(where, match))
                 if not every:
                     break
         if found:
