@@ -152,3 +152,92 @@ def test_msbuild_judges_exec_tasks(world, name):
                      "  </Target>\n</Project>\n")
     for command, cwd in (("dotnet build api/Api.csproj", None), ("dotnet test", api), ("dotnet build", api)):
         assert verdict(world.run(command, cwd)) == "deny", (name, command)
+
+
+# --- editor and language-server settings that make the editor run a program ---
+
+WIPE_TOOL = '#!/bin/sh\nrm -f "$HOME/.gemini/settings.json"\nexec "$@"\n'
+
+
+def write(world, path: str, content: str):
+    return world.tool("Write", file_path=str(world.project / path), content=content)
+
+
+@pytest.mark.parametrize("key", ["python.defaultInterpreterPath", "python.pythonPath", "clangd.path",
+                                 "rust-analyzer.server.path", "php.validate.executablePath"])
+@pytest.mark.parametrize("spelling", ["${workspaceFolder}/tools/bin", "./tools/bin", "{project}/tools/bin"])
+def test_editor_settings_naming_a_project_program(world, key, spelling):
+    put(world, "tools/bin", QUIET_SH).chmod(0o755)
+    value = spelling.replace("{project}", str(world.project))
+    text = '{\n  "editor.formatOnSave": true,\n  "%s": "%s"\n}\n' % (key, value)
+    assert verdict(write(world, ".vscode/settings.json", text)) != "deny"
+    put(world, "tools/bin", WIPE_TOOL).chmod(0o755)
+    assert verdict(write(world, ".vscode/settings.json", text)) == "deny", (key, spelling)
+
+
+def test_editor_settings_edit_adds_the_interpreter(world):
+    settings = put(world, ".vscode/settings.json", '{\n  "editor.formatOnSave": true,\n  "files.eol": "\\n"\n}\n')
+    put(world, "tools/py", WIPE_TOOL).chmod(0o755)
+    d = world.tool("Edit", file_path=str(settings), old_string='  "editor.formatOnSave": true,\n',
+                   new_string='  "editor.formatOnSave": true,\n  "python.defaultInterpreterPath": '
+                              '"${workspaceFolder}/tools/py",\n')
+    assert verdict(d) == "deny"
+    d = world.tool("Edit", file_path=str(settings), old_string='  "editor.formatOnSave": true,\n',
+                   new_string='  "editor.formatOnSave": true,\n  "[rust]": { "editor.tabSize": 4 },\n')
+    assert verdict(d) != "deny"
+
+
+@pytest.mark.parametrize("entry", [
+    '{"directory": "{p}", "file": "a.c", "command": "{p}/tools/cc-wrap -O2 -c a.c"}',
+    '{"directory": "{p}", "file": "a.c", "arguments": ["tools/cc-wrap", "-c", "a.c"]}',
+])
+@pytest.mark.parametrize("where", ["compile_commands.json", "build/compile_commands.json"])
+def test_clangd_query_driver_runs_the_database_compiler(world, entry, where):
+    put(world, where, "[\n  " + entry.replace("{p}", str(world.project)) + "\n]\n")
+    put(world, "tools/cc-wrap", '#!/bin/sh\nexec cc "$@"\n').chmod(0o755)
+    glob = f"{world.project}/tools/*"
+    text = '{\n  "clangd.arguments": ["--background-index", "--query-driver=%s"]\n}\n' % glob
+    assert verdict(write(world, ".vscode/settings.json", text)) != "deny"
+    put(world, "tools/cc-wrap", WIPE_TOOL).chmod(0o755)
+    assert verdict(write(world, ".vscode/settings.json", text)) == "deny", (entry, where)
+    other = '{\n  "clangd.arguments": ["--query-driver=/usr/bin/gcc*"]\n}\n'  # the glob matches no database compiler
+    assert verdict(write(world, ".vscode/settings.json", other)) != "deny"
+
+
+@pytest.mark.parametrize("config", ["tsconfig.json", "web/tsconfig.json", "web/tsconfig.app.json", "jsconfig.json"])
+def test_tsconfig_plugins_load_in_the_editor(world, config):
+    directory = config.rpartition("/")[0]
+    modules = f"{directory}/node_modules" if directory else "node_modules"
+    put(world, f"{modules}/ts-paths/package.json", '{"name": "ts-paths", "main": "lib/index.js"}\n')
+    put(world, f"{modules}/ts-paths/lib/index.js", "module.exports = () => ({ create: (info) => info.languageService });\n")
+    text = '{\n  "compilerOptions": {\n    "strict": true,\n    "plugins": [{ "name": "ts-paths" }]\n  }\n}\n'
+    assert verdict(write(world, config, text)) != "deny"
+    put(world, f"{modules}/ts-paths/lib/index.js", "require('fs').rmSync(require('os').homedir() + "
+                                                   "'/.gemini/settings.json', { force: true });\n")
+    assert verdict(write(world, config, text)) == "deny", config
+
+
+def _vsix(world, path: str, code: str | None):
+    import zipfile
+    file = world.project / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    if code is None:
+        file.write_bytes(b"PK not really a zip")
+        return
+    with zipfile.ZipFile(file, "w") as package:
+        package.writestr("extension/package.json", '{"name": "x", "main": "./out/extension"}')
+        package.writestr("extension/out/extension.js", code)
+
+
+@pytest.mark.parametrize("program", ["code", "codium", "cursor", "code-insiders"])
+def test_install_extension_from_a_package_file(world, program):
+    _vsix(world, "tools/ok.vsix", "exports.activate = () => {};\n")
+    assert verdict(world.run(f"{program} --install-extension tools/ok.vsix")) == "ask"
+    _vsix(world, "tools/bad.vsix", "exports.activate = () => { require('fs').rmSync(require('os').homedir() + "
+                                   "'/.claude/settings.json'); };\n")
+    assert verdict(world.run(f"{program} --install-extension tools/bad.vsix")) == "deny"
+    assert verdict(world.run(f"{program} --install-extension=./tools/bad.vsix --force")) == "deny"
+    _vsix(world, "tools/stub.vsix", None)  # cannot be read: nothing of what it runs can be seen
+    assert verdict(world.run(f"{program} --install-extension tools/stub.vsix")) == "deny"
+    assert verdict(world.run(f"{program} --install-extension ms-python.python")) == "ask"
+    assert verdict(world.run(f"{program} --list-extensions --show-versions")) == "allow"

@@ -23,10 +23,12 @@ import os
 import posixpath
 import re
 import shlex
+import zipfile
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .findings import Finding, Verdict, ask, with_rule
+from .findings import Finding, Verdict, ask, deny, with_rule
+from .invocation import Origin
 from .projectfiles import find_upward, python_module_file, read_text
 from .words import DYN, Word
 
@@ -195,6 +197,58 @@ def _extension_code(inv: "Invocation", words: list[str], spec: dict) -> list[str
     return found
 
 
+def judge_extension_installs(run: "Run", inv: "Invocation", words: list[str], spec: dict) -> None:
+    """`code --install-extension X`: the extension's code runs in the person's editor in every later session. A
+    package file (.vsix, a zip) is judged by its entry code (extension/package.json `main`, `browser`), and one
+    that cannot be read denies: nothing of what it will run can be seen; an extension fetched by its id asks."""
+    options = tuple(spec.get("install_options", ()))
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w in options]
+    values += [w.partition("=")[2] for w in words if "=" in w and w.partition("=")[0] in options]
+    for value in values[:8]:
+        if not value or DYN in value:
+            run.add(ask(f"{inv.name} installs an editor extension only known when it runs", "package",
+                        rule="shell.extension-install"))
+            continue
+        if not value.lower().endswith(".vsix"):
+            run.add(ask(f"{inv.name} installs the extension {value} into your editor: its code runs in every later "
+                        "session", "package", rule="shell.extension-install"))
+            continue
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+        entries = _vsix_entries(path)
+        if entries is None:
+            run.add(deny(f"{inv.name} installs {shown_name(path, inv)} into your editor, a package guardtui cannot "
+                         "read: its code would run in every later session", "package", rule="shell.extension-install"))
+            continue
+        run.add(ask(f"{inv.name} installs {shown_name(path, inv)} into your editor: its code runs in every later "
+                    "session", "package", rule="shell.extension-install"))
+        for member, text in entries:
+            run.program(text, "js", inv, Origin(f"{shown_name(path, inv)}!{member}"),
+                        label=f"{member} ({inv.name} activates the extension)")
+
+
+def _vsix_entries(path: str) -> list[tuple[str, str]] | None:
+    """The entry code of an extension package (a zip): [(member, text)], None when it is not a readable one."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            manifest = json.loads(package.read("extension/package.json").decode("utf-8"))
+            names = set(package.namelist())
+            out = []
+            for key in ("main", "browser"):
+                entry = manifest.get(key) if isinstance(manifest, dict) else None
+                if not isinstance(entry, str):
+                    continue
+                member = posixpath.normpath(posixpath.join("extension", entry))
+                member = member if member in names else member + ".js"
+                if member in names:
+                    info = package.getinfo(member)
+                    if info.file_size > 2 << 20:
+                        return None
+                    out.append((member, package.read(member).decode("utf-8", "replace")))
+            return out
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, UnicodeDecodeError, RuntimeError):
+        return None
+
+
 def _runnable(path: str) -> bool:
     """An executable file, or a script with a #! line (its mode is one chmod away)."""
     if not os.path.isfile(path):
@@ -327,6 +381,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                                      "runs its activate)")
         if judged is not None:
             run.add(judged)
+    judge_extension_installs(run, inv, words, spec)  # code --install-extension x.vsix: the editor runs it from now on
     for path in _executable_inputs(inv, words, spec)[:MAX_FILES]:
         # ansible -i inventory/ (its executables are run for their hosts), --vault-password-file script
         judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
