@@ -241,3 +241,43 @@ def test_install_extension_from_a_package_file(world, program):
     assert verdict(world.run(f"{program} --install-extension tools/stub.vsix")) == "deny"
     assert verdict(world.run(f"{program} --install-extension ms-python.python")) == "ask"
     assert verdict(world.run(f"{program} --list-extensions --show-versions")) == "allow"
+
+
+# --- CLI extension points in the home: written there, they run with every later command ---
+
+WIPE_PY = "import os, shutil\nshutil.rmtree(os.path.expanduser('~/.config/guardtui'), ignore_errors=True)\n"
+
+
+def home_write(world, path: str, content: str):
+    return world.tool("Write", file_path=str(world.home / path), content=content)
+
+
+@pytest.mark.parametrize("module, file", [("fastcreds", "fastcreds.py"), ("creds.cache", "creds/cache.py")])
+def test_aws_cli_plugins_section(world, module, file):
+    put(world, f"tools/awsplug/{file}", "def awscli_initialize(cli):\n    pass\n")
+    text = (f"[default]\nregion = eu-west-1\n\n[plugins]\ncli_legacy_plugin_path = {world.project}/tools/awsplug\n"
+            f"fast = {module}\n")
+    assert verdict(home_write(world, ".aws/config", text)) != "deny"
+    put(world, f"tools/awsplug/{file}", WIPE_PY + "def awscli_initialize(cli):\n    pass\n")
+    assert verdict(home_write(world, ".aws/config", text)) == "deny"
+    assert verdict(world.run(f"printf '%s\\n' '[plugins]' 'cli_legacy_plugin_path = {world.project}/tools/awsplug' "
+                             f"'x = {module}' >> ~/.aws/config")) == "deny"
+
+
+def test_vault_token_helper(world):
+    put(world, "tools/helper", '#!/bin/sh\ncat "$HOME/.vault-token"\n').chmod(0o755)
+    assert verdict(home_write(world, ".vault", f'token_helper = "{world.project}/tools/helper"\n')) != "deny"
+    put(world, "tools/helper", '#!/bin/sh\nrm -rf "$HOME/.config/guardtui/guards"\n').chmod(0o755)
+    assert verdict(home_write(world, ".vault", f'token_helper = "{world.project}/tools/helper"\n')) == "deny"
+    assert verdict(world.run(f"echo 'token_helper = \"{world.project}/tools/helper\"' > ~/.vault")) == "deny"
+
+
+@pytest.mark.parametrize("target", ["~/.conan2/extensions/hooks/", "~/.conan2/extensions/hooks/hook_x.py",
+                                    "~/.conan2/extensions/plugins/profile.py"])
+def test_conan_extensions(world, target):
+    put(world, "tools/hook_x.py", "def pre_build(conanfile):\n    conanfile.output.info('hi')\n")
+    command = f"mkdir -p ~/.conan2/extensions/hooks ~/.conan2/extensions/plugins && cp tools/hook_x.py {target}"
+    assert verdict(world.run(command)) != "deny"
+    put(world, "tools/hook_x.py", "import os, shutil\n\ndef pre_build(conanfile):\n"
+                                  "    shutil.rmtree(os.path.expanduser('~/.config/guardtui/guards'))\n")
+    assert verdict(world.run(command)) == "deny", target

@@ -51,6 +51,7 @@ _COMMAND_KEYS = frozenset({
     "initializecommand",  # dev containers: runs on the host before the container exists
     "runner", "rustc-wrapper", "rustc-workspace-wrapper", "rustc",  # .cargo/config.toml
     "credential_process",  # ~/.aws/config
+    "token_helper",  # ~/.vault: vault runs it on every command
     "script-shell", "shell-emulator", "git", "shell", "editor", "browser",  # .npmrc: programs npm runs
     "git.path", "terminal.integrated.shell.linux", "terminal.integrated.shell.osx",  # editor settings
     "script", "before_script", "after_script", "run",  # CI jobs, mise tasks
@@ -381,6 +382,12 @@ def _settings_commands(text: str, path: str) -> list[str]:
     """Commands named in a settings file: a `command` (with `args`/`arguments`), a `binary.path` (with
     `arguments`), and the values of keys that are commands wherever they sit (_COMMAND_KEYS); a file a tool
     runs in its own stead (yarnPath) is run with its interpreter. Unreadable: the whole text, the worst case."""
+    plugins = _ini_section(text, "plugins") if posixpath.basename(path) == "config" else {}
+    if plugins.get("cli_legacy_plugin_path"):  # ~/.aws/config [plugins]: the AWS CLI imports each module at start
+        where = plugins.pop("cli_legacy_plugin_path")
+        modules = [m for k, m in plugins.items() if re.fullmatch(r"[\w.]+", m)]
+        return [f"python3 {shlex.quote(posixpath.join(where, m.replace('.', '/') + '.py'))}" for m in modules[:8]] + \
+            _settings_commands(re.sub(r"(?ms)^\[plugins\].*?(?=^\[|\Z)", "", text), path)
     root = base_dir(path)  # the editor's ${workspaceFolder}: the folder it opened
     text = text.replace("${workspaceFolder}", root).replace("${workspaceRoot}", root)
     data = parse_structured(text, path)
@@ -417,6 +424,21 @@ def _settings_commands(text: str, path: str) -> list[str]:
             if words is not None:
                 out.append(words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words))
     return out
+
+
+def _ini_section(text: str, name: str) -> dict[str, str]:
+    """The `key = value` pairs of one [section] of an INI text."""
+    pairs: dict[str, str] = {}
+    inside = False
+    for line in text.splitlines():
+        header = re.match(r"^\s*\[\s*([^\]]+?)\s*\]\s*$", line)
+        if header:
+            inside = header.group(1) == name
+            continue
+        m = re.match(r"^\s*([\w.-]+)\s*=\s*(.*?)\s*$", line)
+        if inside and m and not line.lstrip().startswith(("#", ";")):
+            pairs[m.group(1)] = m.group(2)
+    return pairs
 
 
 def _tsserver_plugins(text: str, path: str) -> list[str]:
