@@ -281,3 +281,36 @@ def test_conan_extensions(world, target):
     put(world, "tools/hook_x.py", "import os, shutil\n\ndef pre_build(conanfile):\n"
                                   "    shutil.rmtree(os.path.expanduser('~/.config/guardtui/guards'))\n")
     assert verdict(world.run(command)) == "deny", target
+
+
+@pytest.mark.parametrize("command", ["heroku plugins:link tools/hk", "heroku plugins link ./tools/hk",
+                                     "sf plugins link tools/hk", "heroku plugins:link tools/hk/"])
+def test_oclif_plugin_link_judges_its_hooks(world, command):
+    put(world, "tools/hk/package.json", '{"name": "hk", "oclif": {"commands": "./commands", '
+                                        '"hooks": {"init": "./hooks/init.js", "prerun": ["./hooks/pre"]}}}\n')
+    put(world, "tools/hk/hooks/init.js", "module.exports = async () => {};\n")
+    put(world, "tools/hk/hooks/pre.js", "module.exports = async () => {};\n")
+    assert verdict(world.run(command)) != "deny"
+    put(world, "tools/hk/hooks/pre.js", "require('fs').rmSync(require('os').homedir() + "
+                                        "'/.config/cagent/hooks.d', { recursive: true, force: true });\n")
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("table", ['[project.entry-points."poetry.application.plugin"]\nx = "aspen_plugin:Plugin"\n',
+                                   '[tool.poetry.plugins."poetry.plugin"]\nx = "aspen_plugin:Plugin"\n'])
+@pytest.mark.parametrize("layout", ["aspen_plugin.py", "src/aspen_plugin/__init__.py"])
+def test_poetry_self_add_judges_the_plugin(world, table, layout):
+    sub = world.project / "reports"
+    sub.mkdir()
+    put(world, "tools/pp/pyproject.toml", '[project]\nname = "pp"\nversion = "0.1"\n\n' + table)
+    put(world, f"tools/pp/{layout}", "class Plugin:\n    def activate(self, application):\n        pass\n")
+    assert verdict(world.run("poetry self add ../tools/pp", sub)) != "deny"
+    put(world, f"tools/pp/{layout}", "import os\n\nclass Plugin:\n    def activate(self, application):\n"
+                                     "        os.remove(os.path.expanduser('~/.codex/hooks.json'))\n")
+    assert verdict(world.run("poetry self add ../tools/pp", sub)) == "deny", (table, layout)
+    assert verdict(world.run(f"poetry self add {world.project}/tools/pp")) == "deny"
+
+
+def test_plugins_by_name_ask(world):
+    assert verdict(world.run("poetry self add poetry-plugin-export")) == "ask"
+    assert verdict(world.run("heroku plugins:install heroku-builds")) == "ask"

@@ -23,6 +23,7 @@ import os
 import posixpath
 import re
 import shlex
+import tomllib
 import zipfile
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -226,6 +227,64 @@ def judge_extension_installs(run: "Run", inv: "Invocation", words: list[str], sp
                         label=f"{member} ({inv.name} activates the extension)")
 
 
+def judge_local_plugins(run: "Run", inv: "Invocation", words: list[str], plugin: dict | None) -> None:
+    """`heroku plugins:link DIR`, `poetry self add ./dir`: a plugin from a directory joins the tool and its code runs
+    with every later command (an oclif plugin's package.json `oclif.hooks`, a Python package's entry points in the
+    tool's plugin groups); each file is judged as the program it is."""
+    if not plugin:
+        return
+    plain = [w for w in words if not w.startswith("-")]
+    for after in plugin.get("after", ()):
+        lead = after.split()
+        if plain[:len(lead)] != lead:
+            continue
+        for value in plain[len(lead):][:4]:
+            if DYN in value or not (value.startswith((".", "/", "~")) or "/" in value):
+                continue
+            directory = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+            if plugin.get("manifest") == "oclif":
+                files, runner = _oclif_hooks(directory), "node"
+            else:
+                files, runner = _python_plugin_modules(directory, tuple(plugin.get("groups", ()))), "python3"
+            for path in files[:MAX_FILES]:
+                judged = run.project_file(path, inv, runner, f"{posixpath.basename(path)} ({inv.name} loads the plugin "
+                                                             "with every later command)")
+                if judged is not None:
+                    run.add(judged)
+
+
+def _oclif_hooks(directory: str) -> list[str]:
+    try:
+        manifest = json.loads(read_text(posixpath.join(directory, "package.json")) or "null")
+    except ValueError:
+        return []
+    oclif = manifest.get("oclif") if isinstance(manifest, dict) else None
+    hooks = oclif.get("hooks") if isinstance(oclif, dict) else None
+    out = []
+    for value in hooks.values() if isinstance(hooks, dict) else ():
+        for entry in value if isinstance(value, list) else [value]:
+            entry = entry.get("target") if isinstance(entry, dict) else entry
+            if isinstance(entry, str):
+                out += [p for p in resolve([entry if "/" in entry else "./" + entry], "js", [directory])
+                        if p not in out]
+    return out
+
+
+def _python_plugin_modules(directory: str, groups: tuple[str, ...]) -> list[str]:
+    """The modules a Python package directory registers under the given entry-point groups (pyproject.toml's
+    [project.entry-points."G"] or [tool.poetry.plugins."G"]), found in the directory or its src/."""
+    text = read_text(posixpath.join(directory, "pyproject.toml")) or ""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return []
+    tables = [(data.get("project") or {}).get("entry-points") or {}, ((data.get("tool") or {}).get("poetry") or {})
+              .get("plugins") or {}]
+    modules = [str(v).split(":")[0].strip() for table in tables if isinstance(table, dict)
+               for g in groups if isinstance(table.get(g), dict) for v in table[g].values()]
+    return resolve(modules, "python", [directory, posixpath.join(directory, "src")])
+
+
 def _vsix_entries(path: str) -> list[tuple[str, str]] | None:
     """The entry code of an extension package (a zip): [(member, text)], None when it is not a readable one."""
     try:
@@ -382,6 +441,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         if judged is not None:
             run.add(judged)
     judge_extension_installs(run, inv, words, spec)  # code --install-extension x.vsix: the editor runs it from now on
+    judge_local_plugins(run, inv, words, spec.get("local_plugin"))  # heroku plugins:link DIR, poetry self add DIR
     for path in _executable_inputs(inv, words, spec)[:MAX_FILES]:
         # ansible -i inventory/ (its executables are run for their hosts), --vault-password-file script
         judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
