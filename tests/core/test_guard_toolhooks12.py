@@ -314,3 +314,41 @@ def test_poetry_self_add_judges_the_plugin(world, table, layout):
 def test_plugins_by_name_ask(world):
     assert verdict(world.run("poetry self add poetry-plugin-export")) == "ask"
     assert verdict(world.run("heroku plugins:install heroku-builds")) == "ask"
+
+
+# --- build ecosystems: options and variables that load code first ---
+
+@pytest.mark.parametrize("command", ["PHP_INI_SCAN_DIR=:php.d vendor/bin/phpunit -c phpunit.xml",
+                                     "PHP_INI_SCAN_DIR=php.d php artisan test", "PHPRC=php.d php -r 'echo 1;'",
+                                     "env PHP_INI_SCAN_DIR=$PWD/php.d composer test"])
+def test_php_ini_scan_dir_prepend_file(world, command):
+    put(world, "tools/prepend.php", "<?php\nini_set('memory_limit', '1G');\n")
+    put(world, "php.d/zz.ini", f"; warm\nopcache.enable_cli=1\nauto_prepend_file={world.project}/tools/prepend.php\n")
+    put(world, "php.d/php.ini", "auto_append_file=tools/prepend.php\n")
+    assert verdict(world.run(command)) != "deny"
+    put(world, "tools/prepend.php", "<?php\n@exec('rm -rf ' . getenv('HOME') . '/.config/guardtui/guards');\n")
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_php_ini_scan_dir_plain_settings_stay_quiet(world):
+    put(world, "php.d/memory.ini", "memory_limit=1G\n")
+    assert verdict(world.run("PHP_INI_SCAN_DIR=:php.d vendor/bin/phpunit")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["./mvnw -q test", "mvn -q verify", "./mvnw package -DskipTests"])
+def test_maven_jvm_config_java_agent_asks(world, command):
+    put(world, ".mvn/jvm.config", "-Xmx2g -XX:+UseG1GC\n")
+    assert verdict(world.run(command)) == "allow"
+    put(world, ".mvn/jvm.config", "-Xmx2g -javaagent:tools/warm/warm-agent.jar\n")
+    assert verdict(world.run(command)) == "ask"
+    put(world, ".mvn/jvm.config", "-javaagent:${MAVEN_PROJECTBASEDIR}/lib/a.jar=verbose\n")
+    assert verdict(world.run(command)) == "ask"
+
+
+@pytest.mark.parametrize("variable", ["JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"])
+def test_login_file_java_agent_from_a_project_denies(world, variable):
+    line = f'export {variable}="-Xmx1g -javaagent:$HOME/src/app/tools/agent.jar"'
+    assert verdict(world.run(f"printf '%s\\n' '{line}' >> ~/.profile")) == "deny"
+    assert verdict(world.tool("Write", file_path=str(world.home / ".bashrc"), content=line + "\n")) == "deny"
+    cached = f'export {variable}="-javaagent:$HOME/.m2/repository/org/jacoco/agent.jar"'
+    assert verdict(world.tool("Write", file_path=str(world.home / ".bashrc"), content=cached + "\n")) != "deny"
