@@ -330,6 +330,12 @@ class LaterRule:
                 return Decision(Verdict.DENY, f"{call.tool} {what}: it sets {moved}, which points an agent at a config "
                                 f"home without guardtui's hooks: if you mean it, run it yourself in a terminal",
                                 self.id, BlastRadius.CRITICAL, "guard-self")
+            agent = _java_agent(text, home)
+            if agent:
+                return Decision(Verdict.DENY, f"{call.tool} {what}: it makes every java program started from your "
+                                f"login (the IDE's too) load the agent {agent}, a jar guardtui cannot read that can be "
+                                "rewritten at any time: if you mean it, run it yourself in a terminal",
+                                self.id, BlastRadius.CRITICAL, "guard-self")
         for script in scripts:
             if not script.strip():
                 continue
@@ -432,6 +438,23 @@ def _agent_env(text: str) -> str:
     for m in _EXPORT.finditer(text):
         if m.group("n") in names:
             return m.group("n")
+    return ""
+
+
+_JAVA_AGENT = re.compile(r"(?m)^\s*(?:export\s+|set\s+-gx\s+|setenv\s+)?(?:JAVA_TOOL_OPTIONS|JDK_JAVA_OPTIONS|_JAVA_OPTIONS)"
+                         r"(?:=|\s+)[\"']?[^\n]*?-javaagent:(?P<jar>[^\s\"'=]+)")
+_DEPENDENCY_CACHES = (".m2/", ".gradle/", ".sdkman/", ".ivy2/", ".cache/coursier/", ".jdks/")
+
+
+def _java_agent(text: str, home: str) -> str:
+    """A JVM options variable a start-up file exports with -javaagent: naming a jar that is neither installed nor
+    in a build tool's dependency cache (a jar a project holds): that jar, else ""."""
+    for m in _JAVA_AGENT.finditer(text):
+        jar = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/)", home, m.group("jar"))
+        relative = posixpath.relpath(jar, home) if jar.startswith(home.rstrip("/") + "/") else ""
+        if jar.startswith(_INSTALL_DIRS) or relative.startswith(_DEPENDENCY_CACHES):
+            continue
+        return m.group("jar")
     return ""
 
 

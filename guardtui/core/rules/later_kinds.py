@@ -11,6 +11,7 @@ Two families:
 Nothing here judges: the runs-later rule (later.py) hands what this returns to every rule."""
 from __future__ import annotations
 
+import fnmatch
 import json
 import posixpath
 import re
@@ -53,6 +54,7 @@ _COMMAND_KEYS = frozenset({
     "initializecommand",  # dev containers: runs on the host before the container exists
     "runner", "rustc-wrapper", "rustc-workspace-wrapper", "rustc",  # .cargo/config.toml
     "credential_process",  # ~/.aws/config
+    "token_helper",  # ~/.vault: vault runs it on every command
     "script-shell", "shell-emulator", "git", "shell", "editor", "browser",  # .npmrc: programs npm runs
     "git.path", "terminal.integrated.shell.linux", "terminal.integrated.shell.osx",  # editor settings
     "script", "before_script", "after_script", "run",  # CI jobs, mise tasks
@@ -60,6 +62,13 @@ _COMMAND_KEYS = frozenset({
     "pre_command", "post_command", "startup",
     "entry",  # a pre-commit hook of the project's own (repo: local)
     "argv",  # a Jupyter kernel.json: the command a notebook's kernel starts with
+    # editor settings naming a program the editor (or its extension) starts when the folder opens: the Python
+    # extension runs the interpreter to inspect it, the language servers and runtimes they start
+    "python.defaultinterpreterpath", "python.pythonpath", "python.condapath", "python.poetrypath",
+    "clangd.path", "rust-analyzer.server.path", "typescript.tsserver.nodepath", "deno.path",
+    "php.validate.executablepath", "php.executablepath", "ruby.interpreter.commandpath",
+    "rust-analyzer.check.overridecommand", "rust-analyzer.cargo.buildscripts.overridecommand",
+    "eslint.runtime", "julia.executablepath", "r.rterm.linux",
 })
 _LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
 _PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself
@@ -130,6 +139,8 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
         return _compose_commands(text, home, base_dir(path))
     if kind == "settings":
         return _settings_commands(text, path)
+    if kind == "tsconfig":
+        return _tsserver_plugins(text, path)
     if kind == "instructions":  # an agent's standing memory: the commands it quotes, it is told to run
         return [m.group(1) or m.group(2) for m in re.finditer(r"```[\w-]*\n(.*?)```|`([^`\n]+)`", text, re.S)][:16]
     if kind == "client-rc":  # ~/.sqliterc's .shell/.system lines, ~/.psqlrc's \! lines: run at every start
@@ -384,12 +395,23 @@ def _settings_commands(text: str, path: str) -> list[str]:
     """Commands named in a settings file: a `command` (with `args`/`arguments`), a `binary.path` (with
     `arguments`), and the values of keys that are commands wherever they sit (_COMMAND_KEYS); a file a tool
     runs in its own stead (yarnPath) is run with its interpreter. Unreadable: the whole text, the worst case."""
+    plugins = _ini_section(text, "plugins") if posixpath.basename(path) == "config" else {}
+    if plugins.get("cli_legacy_plugin_path"):  # ~/.aws/config [plugins]: the AWS CLI imports each module at start
+        where = plugins.pop("cli_legacy_plugin_path")
+        modules = [m for k, m in plugins.items() if re.fullmatch(r"[\w.]+", m)]
+        return [f"python3 {shlex.quote(posixpath.join(where, m.replace('.', '/') + '.py'))}" for m in modules[:8]] + \
+            _settings_commands(re.sub(r"(?ms)^\[plugins\].*?(?=^\[|\Z)", "", text), path)
+    root = base_dir(path)  # the editor's ${workspaceFolder}: the folder it opened
+    text = text.replace("${workspaceFolder}", root).replace("${workspaceRoot}", root)
     data = parse_structured(text, path)
     if data is None:
         return [text]
     out: list[str] = []
     for key, value, parent in _walk(data):
         low = key.lower()
+        if low == "clangd.arguments" and isinstance(value, list):
+            out += _query_drivers([str(v) for v in value], root)
+            continue
         if low in ("command", "path") and isinstance(parent, dict):
             args = parent.get("args", parent.get("arguments"))
             words = _words(value)
@@ -415,6 +437,87 @@ def _settings_commands(text: str, path: str) -> list[str]:
             if words is not None:
                 out.append(words[0] if len(words) == 1 else " ".join(shlex.quote(w) for w in words))
     return out
+
+
+def _ini_section(text: str, name: str) -> dict[str, str]:
+    """The `key = value` pairs of one [section] of an INI text."""
+    pairs: dict[str, str] = {}
+    inside = False
+    for line in text.splitlines():
+        header = re.match(r"^\s*\[\s*([^\]]+?)\s*\]\s*$", line)
+        if header:
+            inside = header.group(1) == name
+            continue
+        m = re.match(r"^\s*([\w.-]+)\s*=\s*(.*?)\s*$", line)
+        if inside and m and not line.lstrip().startswith(("#", ";")):
+            pairs[m.group(1)] = m.group(2)
+    return pairs
+
+
+def _tsserver_plugins(text: str, path: str) -> list[str]:
+    """tsconfig.json's compilerOptions.plugins: tsserver requires each named package from node_modules (found
+    upward from the config, as node does) in the editor's process; an unknown package asks as a program."""
+    data = parse_structured(text, path if path.endswith(".json") else path + ".json")
+    options = data.get("compilerOptions") if isinstance(data, dict) else None
+    plugins = options.get("plugins") if isinstance(options, dict) else None
+    out: list[str] = []
+    for plugin in plugins if isinstance(plugins, list) else []:
+        name = plugin.get("name") if isinstance(plugin, dict) else None
+        if not isinstance(name, str) or not re.fullmatch(r"(?:@[\w.-]+/)?[\w.-]+", name):
+            continue
+        directory = posixpath.dirname(path)
+        for _ in range(32):
+            package = posixpath.join(directory, "node_modules", name)
+            if posixpath.isdir(package):
+                out.append(f"node {shlex.quote(_package_entry(package))}")
+                break
+            if directory in ("/", ""):
+                break
+            directory = posixpath.dirname(directory)
+    return out[:8]
+
+
+def _package_entry(package: str) -> str:
+    """The file node loads for a package directory: its package.json `main`, else index.js."""
+    try:
+        with open(posixpath.join(package, "package.json"), encoding="utf-8") as handle:
+            main = json.loads(handle.read(1 << 20)).get("main")
+    except (OSError, ValueError, AttributeError, UnicodeDecodeError):
+        main = None
+    entry = posixpath.normpath(posixpath.join(package, main)) if isinstance(main, str) else posixpath.join(package, "index.js")
+    return entry if posixpath.isfile(entry) or not posixpath.isfile(entry + ".js") else entry + ".js"
+
+
+def _query_drivers(arguments: list[str], root: str) -> list[str]:
+    """clangd --query-driver=GLOBS: clangd runs every compiler of compile_commands.json that a glob matches (to
+    learn its include paths), as `DRIVER -E -v -x c -`; the compilers the project's database names are those."""
+    globs = [g for a in arguments if a.startswith("--query-driver=") for g in a.partition("=")[2].split(",") if g]
+    if not globs:
+        return []
+    dirs = [a.partition("=")[2] for a in arguments if a.startswith("--compile-commands-dir=")]
+    dirs = [posixpath.join(root, d) for d in dirs] + [root, posixpath.join(root, "build")]
+    drivers: list[str] = []
+    for directory in dirs:
+        try:
+            with open(posixpath.join(directory, "compile_commands.json"), encoding="utf-8") as handle:
+                entries = json.loads(handle.read(4 << 20))
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            argv = entry.get("arguments")
+            try:
+                first = argv[0] if isinstance(argv, list) and argv else shlex.split(str(entry.get("command", "")))[0]
+            except (ValueError, IndexError):
+                continue
+            base = str(entry.get("directory") or directory)
+            driver = posixpath.normpath(posixpath.join(base, str(first))) if "/" in str(first) else str(first)
+            if driver not in drivers and any(fnmatch.fnmatchcase(driver, g) for g in globs):
+                drivers.append(driver)
+        if drivers:
+            break
+    return [f"{shlex.quote(d)} -E -v -x c /dev/null" for d in drivers[:8]]
 
 
 def _words(value: object) -> list[str] | None:

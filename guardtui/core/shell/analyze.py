@@ -67,7 +67,7 @@ _FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "aria2c"}
 # filters that print the lines of a file they are told to pick (grep token app.properties)
 _CREDENTIAL_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed", "ag"})
 _PRELOADS = frozenset({"NODE_OPTIONS", "BASH_ENV", "ENV", "RUBYOPT", "PERL5OPT", "LUA_INIT", "LUA_INIT_5_1",
-                       "LUA_INIT_5_2", "LUA_INIT_5_3", "LUA_INIT_5_4"})
+                       "LUA_INIT_5_2", "LUA_INIT_5_3", "LUA_INIT_5_4", "PHP_INI_SCAN_DIR", "PHPRC"})
 # variables naming a file the program writes (a trace, a key log)
 _OUTPUT_VARIABLE = re.compile(r"GIT_TRACE\w*|GIT_TRACE2\w*|SSLKEYLOGFILE|LD_DEBUG_OUTPUT|MALLOC_TRACE|PYTHONPYCACHEPREFIX|"
                               r"HISTFILE")  # bash truncates HISTFILE to HISTFILESIZE lines
@@ -611,6 +611,13 @@ class _Run:
                 self.script(f"lua -e {shlex.quote(value.value)}", cmd.scope.copy(), f"${name}", cmd.depth + 1)
                 return True
             files, runner = [value.value[1:].strip()], "lua"
+        elif name in ("PHP_INI_SCAN_DIR", "PHPRC"):  # the ini files there: auto_prepend_file runs before every script
+            found = _php_ini_preloads(name, value.value, cmd.scope.cwd)
+            if found is None:
+                return False
+            files, runner = found, "php"
+            if not files:
+                return True
         elif name in ("RUBYOPT", "PERL5OPT"):
             found = _library_preloads(name, value.value, cmd)
             if found is None:
@@ -1650,6 +1657,35 @@ def _java_command_options(name: str, value: str) -> list[str]:
     except ValueError:
         words = value.split()
     return [w.split("=", 1)[1] for w in words if re.match(r"-XX:On(?:OutOfMemory)?Error=", w)]
+
+
+def _php_ini_preloads(name: str, value: str, cwd: str) -> list[str] | None:
+    """The PHP files the ini files PHP_INI_SCAN_DIR (directories, `:`-separated; an empty entry is the built-in one)
+    or PHPRC (a directory or a php.ini) add run before and after every script (auto_prepend_file, auto_append_file);
+    None when an ini file loads a library (extension=), which guardtui cannot read."""
+    inis: list[str] = []
+    for entry in (value.split(":") if name == "PHP_INI_SCAN_DIR" else [value]):
+        if not entry:
+            continue
+        path = posixpath.normpath(posixpath.join(cwd, entry))
+        if os.path.isdir(path):
+            try:
+                names = sorted(os.listdir(path))[:64]
+            except OSError:
+                continue
+            inis += [posixpath.join(path, n) for n in names if n.endswith(".ini") or name == "PHPRC" and n == "php.ini"]
+        elif os.path.isfile(path):
+            inis.append(path)
+    files: list[str] = []
+    for ini in inis:
+        for line in (read_text(ini) or "").splitlines():
+            m = re.match(r"""^\s*(auto_prepend_file|auto_append_file|(?:zend_)?extension)\s*=\s*["']?([^"';]*)""", line)
+            if m is None or not m.group(2).strip():
+                continue
+            if "extension" in m.group(1):
+                return None
+            files.append(posixpath.normpath(posixpath.join(cwd, m.group(2).strip())))
+    return files
 
 
 def _library_preloads(name: str, value: str, cmd: SimpleCommand) -> list[str] | None:

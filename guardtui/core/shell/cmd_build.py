@@ -9,10 +9,11 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from .findings import Finding, allow
+from ..model import BlastRadius
+from .findings import Finding, allow, ask
 from .gradlefiles import BUILD_NAMES, abbreviation, load_gradle
 from .invocation import UNKNOWN_WORD, Invocation, Origin
-from .projectfiles import cmake_commands, read_text, shown
+from .projectfiles import cmake_commands, find_upward, read_text, shown
 from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,8 +140,26 @@ def _judge(run: "Run", inv: Invocation, argv: list[str], file: str, line: int, c
 
 
 def maven_wrapper(run: "Run", inv: Invocation) -> list[Finding]:
-    """./mvnw GOALS: Maven itself, by its goals (deploy, release:perform ask)."""
-    return run.taxonomy(Invocation("mvn", inv.words, inv.cmd, inv.scope, inv.privileged, "mvn"))
+    """./mvnw GOALS (and mvn): Maven itself, by its goals (deploy, release:perform ask), with the JVM options of the
+    project's .mvn/jvm.config."""
+    return _jvm_config(inv) + run.taxonomy(Invocation("mvn", inv.words, inv.cmd, inv.scope, inv.privileged, "mvn"))
+
+
+def _jvm_config(inv: Invocation) -> list[Finding]:
+    """.mvn/jvm.config (found upward, as Maven finds the project's base directory) names the options Maven's own JVM
+    starts with: a -javaagent: jar the project holds runs inside it first, code guardtui cannot read."""
+    config = find_upward(inv.scope.cwd, (".mvn/jvm.config",), None) if inv.scope.cwd and not inv.scope.remote else None
+    if config is None:
+        return []
+    base = posixpath.dirname(posixpath.dirname(config))
+    text = (read_text(config) or "").replace("${MAVEN_PROJECTBASEDIR}", base).replace("$MAVEN_PROJECTBASEDIR", base)
+    out = []
+    for m in re.finditer(r"-javaagent:([^\s=\"']+)", text):
+        jar = posixpath.normpath(posixpath.join(base, m.group(1)))
+        if not jar.startswith((inv.scope.home.rstrip("/") + "/.m2/", "/usr/", "/opt/")):  # not a dependency or a JDK
+            out.append(ask(f"Maven's JVM loads the agent {m.group(1)} (.mvn/jvm.config), a jar guardtui cannot read",
+                           "dynamic-exec", BlastRadius.HIGH, "build.java-agent"))
+    return out
 
 
 # -- cmake -------------------------------------------------------------------------------------------
@@ -210,7 +229,7 @@ def _value_word(words: list[Word], flag: str) -> Word | None:
     return None
 
 
-HANDLERS = {"gradle": gradle, "gradlew": gradle, "./gradlew": gradle, "mvnw": maven_wrapper,
+HANDLERS = {"gradle": gradle, "gradlew": gradle, "./gradlew": gradle, "mvnw": maven_wrapper, "mvn": maven_wrapper,
             "./mvnw": maven_wrapper, "cmake": cmake}
 
 __all__ = ["HANDLERS", "BUILD_NAMES"]

@@ -150,6 +150,14 @@ SCHEMA = {
     # `shell_escape`: the flags that let the files handed run commands (pdflatex -shell-escape) and the patterns
     # finding them;
     # `flags`: the options without which the program configurations are not read (perl -d reads .perldb);
+    # `program_keys`: the keys of a configuration program naming more files it loads (vitest's globalSetup);
+    # `local_plugin`: the subcommands adding a plugin from a directory (`after`), read as an oclif package or a
+    # Python package registering entry points in `groups`;
+    # `install_options`: options installing an editor extension (a package file's code is judged);
+    # `configs_up`: the configs are looked for up to the root, above the project too (MSBuild's Directory.Build.*);
+    # `command_rewrites`: regex → replacement turning a build file's spelling of a command into shell (MSBuild's
+    # $(HOME), &quot;);
+    # `also_programs`: configuration programs the tool evaluates besides its own (vite loads postcss.config.*);
     # `dotfiles`: a dotfile manager, the configurations naming the home files it puts in place (or `mirror`: its
     # directory mirrors the home)
     "config_code": Field(dict, values={"configs": _LIST, "options": _LIST, "keys": _LIST, "language": Field(str),
@@ -164,7 +172,11 @@ SCHEMA = {
                                         "extension_options": _LIST,
                                         "command_patterns": _LIST, "command_region": Field(str),
                                         "option_suffixes": _LIST, "walk": Field(bool), "beside_arguments": Field(bool),
-                                        "code_language": Field(str), "flags": _LIST,
+                                        "code_language": Field(str), "flags": _LIST, "program_keys": _LIST,
+                                        "also_programs": _LIST, "configs_up": Field(bool), "install_options": _LIST,
+                                        "local_plugin": Field(dict, fields={"after": _LIST, "groups": _LIST,
+                                                                            "manifest": Field(str, choices=("oclif", "python"))}),
+                                        "command_rewrites": Field(dict, values=str),
                                         "shell_escape": Field(dict, fields={"flags": _LIST, "patterns": _LIST,
                                                                             "suffixes": _LIST}),
                                         "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,

@@ -23,10 +23,13 @@ import os
 import posixpath
 import re
 import shlex
+import tomllib
+import zipfile
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .findings import Finding, Verdict, ask, with_rule
+from .findings import Finding, Verdict, ask, deny, with_rule
+from .invocation import Origin
 from .projectfiles import find_upward, python_module_file, read_text
 from .words import DYN, Word
 
@@ -67,8 +70,8 @@ def config_for(tool: str, spec: dict, words: list[str], cwd: str, stop: str | No
                     return [path + suffix]
             return [path]
     found = []
-    for name in spec.get("configs", ()):
-        path = find_upward(cwd, (name,), stop)
+    for name in spec.get("configs", ()):  # MSBuild looks for Directory.Build.* up to the root (`configs_up`)
+        path = find_upward(cwd, (name,), None if spec.get("configs_up") else stop)
         if path:
             found.append(path)
     if spec.get("walk"):  # dune: a `dune` file in every directory of the tree it builds
@@ -193,6 +196,116 @@ def _extension_code(inv: "Invocation", words: list[str], spec: dict) -> list[str
                     if os.path.isfile(path) and path not in found:
                         found.append(path)
     return found
+
+
+def judge_extension_installs(run: "Run", inv: "Invocation", words: list[str], spec: dict) -> None:
+    """`code --install-extension X`: the extension's code runs in the person's editor in every later session. A
+    package file (.vsix, a zip) is judged by its entry code (extension/package.json `main`, `browser`), and one
+    that cannot be read denies: nothing of what it will run can be seen; an extension fetched by its id asks."""
+    options = tuple(spec.get("install_options", ()))
+    values = [words[i + 1] for i, w in enumerate(words[:-1]) if w in options]
+    values += [w.partition("=")[2] for w in words if "=" in w and w.partition("=")[0] in options]
+    for value in values[:8]:
+        if not value or DYN in value:
+            run.add(ask(f"{inv.name} installs an editor extension only known when it runs", "package",
+                        rule="shell.extension-install"))
+            continue
+        if not value.lower().endswith(".vsix"):
+            run.add(ask(f"{inv.name} installs the extension {value} into your editor: its code runs in every later "
+                        "session", "package", rule="shell.extension-install"))
+            continue
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+        entries = _vsix_entries(path)
+        if entries is None:
+            run.add(deny(f"{inv.name} installs {shown_name(path, inv)} into your editor, a package guardtui cannot "
+                         "read: its code would run in every later session", "package", rule="shell.extension-install"))
+            continue
+        run.add(ask(f"{inv.name} installs {shown_name(path, inv)} into your editor: its code runs in every later "
+                    "session", "package", rule="shell.extension-install"))
+        for member, text in entries:
+            run.program(text, "js", inv, Origin(f"{shown_name(path, inv)}!{member}"),
+                        label=f"{member} ({inv.name} activates the extension)")
+
+
+def judge_local_plugins(run: "Run", inv: "Invocation", words: list[str], plugin: dict | None) -> None:
+    """`heroku plugins:link DIR`, `poetry self add ./dir`: a plugin from a directory joins the tool and its code runs
+    with every later command (an oclif plugin's package.json `oclif.hooks`, a Python package's entry points in the
+    tool's plugin groups); each file is judged as the program it is."""
+    if not plugin:
+        return
+    plain = [w for w in words if not w.startswith("-")]
+    for after in plugin.get("after", ()):
+        lead = after.split()
+        if plain[:len(lead)] != lead:
+            continue
+        for value in plain[len(lead):][:4]:
+            if DYN in value or not (value.startswith((".", "/", "~")) or "/" in value):
+                continue
+            directory = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+            if plugin.get("manifest") == "oclif":
+                files, runner = _oclif_hooks(directory), "node"
+            else:
+                files, runner = _python_plugin_modules(directory, tuple(plugin.get("groups", ()))), "python3"
+            for path in files[:MAX_FILES]:
+                judged = run.project_file(path, inv, runner, f"{posixpath.basename(path)} ({inv.name} loads the plugin "
+                                                             "with every later command)")
+                if judged is not None:
+                    run.add(judged)
+
+
+def _oclif_hooks(directory: str) -> list[str]:
+    try:
+        manifest = json.loads(read_text(posixpath.join(directory, "package.json")) or "null")
+    except ValueError:
+        return []
+    oclif = manifest.get("oclif") if isinstance(manifest, dict) else None
+    hooks = oclif.get("hooks") if isinstance(oclif, dict) else None
+    out = []
+    for value in hooks.values() if isinstance(hooks, dict) else ():
+        for entry in value if isinstance(value, list) else [value]:
+            entry = entry.get("target") if isinstance(entry, dict) else entry
+            if isinstance(entry, str):
+                out += [p for p in resolve([entry if "/" in entry else "./" + entry], "js", [directory])
+                        if p not in out]
+    return out
+
+
+def _python_plugin_modules(directory: str, groups: tuple[str, ...]) -> list[str]:
+    """The modules a Python package directory registers under the given entry-point groups (pyproject.toml's
+    [project.entry-points."G"] or [tool.poetry.plugins."G"]), found in the directory or its src/."""
+    text = read_text(posixpath.join(directory, "pyproject.toml")) or ""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return []
+    tables = [(data.get("project") or {}).get("entry-points") or {}, ((data.get("tool") or {}).get("poetry") or {})
+              .get("plugins") or {}]
+    modules = [str(v).split(":")[0].strip() for table in tables if isinstance(table, dict)
+               for g in groups if isinstance(table.get(g), dict) for v in table[g].values()]
+    return resolve(modules, "python", [directory, posixpath.join(directory, "src")])
+
+
+def _vsix_entries(path: str) -> list[tuple[str, str]] | None:
+    """The entry code of an extension package (a zip): [(member, text)], None when it is not a readable one."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            manifest = json.loads(package.read("extension/package.json").decode("utf-8"))
+            names = set(package.namelist())
+            out = []
+            for key in ("main", "browser"):
+                entry = manifest.get(key) if isinstance(manifest, dict) else None
+                if not isinstance(entry, str):
+                    continue
+                member = posixpath.normpath(posixpath.join("extension", entry))
+                member = member if member in names else member + ".js"
+                if member in names:
+                    info = package.getinfo(member)
+                    if info.file_size > 2 << 20:
+                        return None
+                    out.append((member, package.read(member).decode("utf-8", "replace")))
+            return out
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, UnicodeDecodeError, RuntimeError):
+        return None
 
 
 def _runnable(path: str) -> bool:
@@ -333,6 +446,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                                      "runs its activate)")
         if judged is not None:
             run.add(judged)
+    judge_extension_installs(run, inv, words, spec)  # code --install-extension x.vsix: the editor runs it from now on
+    judge_local_plugins(run, inv, words, spec.get("local_plugin"))  # heroku plugins:link DIR, poetry self add DIR
     for path in _executable_inputs(inv, words, spec)[:MAX_FILES]:
         # ansible -i inventory/ (its executables are run for their hosts), --vault-password-file script
         judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
@@ -353,8 +468,11 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
     named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
     directories = _argument_dirs(inv, words) if spec.get("beside_arguments") else []
-    for path in named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
-                                          first=directories):
+    configs = named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
+                                        first=directories)
+    configs += [p for p in _program_configs(spec.get("also_programs", ()), cwd, inv.scope.project, every=True)
+                if p not in configs]  # vite build evaluates postcss.config.cjs too
+    for path in configs:
         label = f"{posixpath.basename(path)} ({inv.name} runs its configuration)"
         if spec.get("command_patterns"):  # meson.build's run_command, config.nims' exec: the commands in it
             judge_embedded(run, inv, spec, path, label)
@@ -362,6 +480,14 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                   label, language=spec.get("code_language"))
         if judged is not None:
             run.add(judged)
+        if spec.get("program_keys"):  # vitest.config.ts' globalSetup, setupFiles: files it loads by name
+            words = named_values(read_text(path) or "", tuple(spec["program_keys"]))
+            bases = [posixpath.dirname(path)] + [d for d in (cwd, inv.scope.project) if d and d != posixpath.dirname(path)]
+            for loaded in resolve(words, spec.get("language", "js"), bases, tuple(spec.get("prefixes", ())))[:MAX_FILES]:
+                judged = run.project_file(loaded, inv, _RUNNER.get(spec.get("language", "js"), ""),
+                                          f"{posixpath.basename(loaded)} ({inv.name} loads it: {posixpath.basename(path)})")
+                if judged is not None:
+                    run.add(judged)
     judge_shell_escapes(run, inv, words, spec.get("shell_escape"))
     off = spec.get("autoload_off")
     if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
@@ -409,6 +535,8 @@ def embedded_commands(text: str, spec: dict) -> list[str]:
                     out.append(groups["s"])
                 elif groups.get("c") is not None:
                     out.append(string_expression(groups["c"]))
+    for pattern, replacement in (spec.get("command_rewrites") or {}).items():  # MSBuild's $(HOME), &quot;
+        out = [re.sub(pattern, replacement, o) for o in out]
     return [o for o in out if o.strip()][:MAX_FILES]
 
 
@@ -531,14 +659,18 @@ def _program_configs(patterns, cwd: str, project: str | None, every: bool = Fals
     vite.config.*, as vitest itself prefers)."""
     found: list[str] = []
     for directory in dict.fromkeys(d for d in (*(first or ()), cwd, project) if d):
-        try:
-            names = sorted(os.listdir(directory))[:4096]
-        except OSError:
-            continue
-        for pattern in patterns:
-            match = next((n for n in names if fnmatch.fnmatchcase(n, pattern)), None)
+        listed: dict[str, list[str]] = {}
+        for pattern in patterns:  # `.storybook/main.*`: a pattern may name a subdirectory
+            sub, _, leaf = pattern.rpartition("/")
+            where = posixpath.join(directory, sub) if sub else directory
+            if where not in listed:
+                try:
+                    listed[where] = sorted(os.listdir(where))[:4096]
+                except OSError:
+                    listed[where] = []
+            match = next((n for n in listed[where] if fnmatch.fnmatchcase(n, leaf)), None)
             if match:
-                found.append(posixpath.join(directory, match))
+                found.append(posixpath.join(where, match))
                 if not every:
                     break
         if found:
