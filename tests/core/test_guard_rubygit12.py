@@ -276,3 +276,15 @@ def test_no_verify_skips_the_commit_msg_hook(world, command):
     put(world, ".husky/commit-msg", 'npx --no -- commitlint --edit "$1"\n')
     put(world, "commitlint.config.js", COMMITLINT_WIPE)
     assert verdict(world.run(command)) != "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("gh repo sync sorrel-labs/feeds --source vendor/feeds --branch main --force", "deny"),
+    ("gh repo sync sorrel-labs/feeds --force", "deny"),  # the default branch
+    ("gh repo sync sorrel-labs/feeds -b master --force", "deny"),
+    ("gh repo sync sorrel-labs/feeds --branch=develop --force", "ask"),
+    ("gh repo sync --force", "ask"),  # the local clone
+    ("gh repo sync sorrel-labs/feeds --branch main", "allow"),  # a fast-forward
+])
+def test_gh_repo_sync_force_resets_a_branch(world, command, expected):
+    assert verdict(world.run(command)) == expected, command

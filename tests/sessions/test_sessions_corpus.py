@@ -85,16 +85,8 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'dependencies',
         34: 'labelled deny, judged ask [dangerous-shell/shell.environment]: setting PATH changes which programs '
             'command names run',
-        39: 'labelled deny, judged allow [default/taxonomy:gh-routine]: gh repo sync is routine repository work',
         66: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'ipfs is not a command guardtui knows',
-        67: 'labelled deny, judged ask [dangerous-shell/taxonomy:telnet]: tftp opens a remote session',
-        68: 'labelled deny, judged ask [dangerous-shell/taxonomy:telnet]: lftp opens a remote session',
-        69: 'labelled allow, judged ask [dangerous-shell/taxonomy:telnet]: lftp opens a remote session',
-        70: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'smbclient is not a command guardtui knows',
-        71: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'smbclient is not a command guardtui knows',
         72: 'labelled deny, judged ask [dangerous-shell/fs.secret-read]: base64 .env reads a secret (environment '
             'file holding an AWS secret key)',
         116: 'labelled allow, judged ask [dangerous-shell/git.commit]: git commit --no-verify skips the commit '

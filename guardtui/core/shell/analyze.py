@@ -24,7 +24,8 @@ from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_dbus, cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc,
-               cmd_tasks, cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode)
+               cmd_tasks, cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode,
+               transfers)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -806,6 +807,8 @@ class _Run:
             inv = Invocation(program, inv.words[1:], inv.cmd, inv.scope, inv.privileged, inv.written_name)
             name = program
         handler = _HANDLERS.get(name)
+        if handler is None and name in transfers.clients():
+            handler = transfers.judge  # lftp -e 'mirror -R ~/.ssh …': what its script sends and fetches
         if handler is None and name in channels.browsers():
             handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
         if name in channels.url_readers():  # xmllint --noout http://…: fetches the URL (yq -i is still an editor)

@@ -32,6 +32,11 @@ _VALUED = {"-H", "--header", "-X", "--request", "-o", "--output", "-u", "--user"
 MAX_LIST = 32
 
 
+def request_table() -> dict:
+    """The Engine API's requests as data (loaded once)."""
+    return _data()
+
+
 @lru_cache(maxsize=1)
 def _data() -> dict:
     text = resources.files("guardtui.core.data").joinpath("engine_api.yaml").read_text(encoding="utf-8")
