@@ -117,3 +117,21 @@ def test_npx_of_a_program_the_projects_scripts_run_is_the_projects_own(world):
     assert verdict(world.run("npx wxt prepare")) == "allow"
     assert verdict(world.run("npx wxt submit --chrome-zip .output/t.zip")) == "ask"  # a store upload
     assert verdict(world.run("npx left-pad-cli")) == "ask"  # not the project's: npx may download it
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("kubectl --context prod delete -k deploy/prod/inventory", "deny"),
+    ("kubectl delete -k deploy/overlays/production", "deny"),
+    ("kubectl -n shop-prod delete --kustomize .", "deny"),
+    ("kubectl delete -k deploy/dev/inventory", "ask"),
+    ("kubectl --context kind-dev delete -k k8s/", "ask"),
+])
+def test_deleting_a_production_overlay_takes_the_service_down(world, command, expected):
+    assert verdict(world.run(command)) == expected, command
+
+
+def test_shopify_app_env_hands_out_the_api_secret(world):
+    put(world, "package.json", '{"name": "s", "scripts": {"shopify": "shopify", "dev": "shopify app dev"}}')
+    assert verdict(world.run("npm run shopify -- app env show")) == "ask"
+    assert verdict(world.run("npm run shopify -- app env pull --env-file .env")) == "ask"
+    assert verdict(world.run("npm run shopify -- app info")) == "allow"

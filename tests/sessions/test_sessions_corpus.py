@@ -61,16 +61,11 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         126: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: sf run changes something',
         132: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: sf run changes something',
         134: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: sf delete deletes or stops something',
-        161: 'labelled ask, judged allow [default/taxonomy:npm-routine]: npm runs project scripts or reads package'
-            ' data',
-        162: 'labelled ask, judged allow [default/taxonomy:npm-routine]: npm runs project scripts or reads package'
-            ' data',
         165: 'labelled deny, judged ask [dangerous-shell/net.exfiltration]: scripts/dedupe-discounts.sh:6: curl '
             'sends the output of a command ("X-Shopify-Access-Token: ${token}") to a re',
         218: 'labelled deny, judged allow [default/git.push]: git push publishes commits (no force)',
         224: 'labelled ask, judged allow [default/shell.project-script]: runs tools/release.sh (its contents are '
             'judged)',
-        226: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: kubectl delete deletes or stops something',
         251: 'labelled deny, judged ask [dangerous-shell/git.push-force]: git push --force rewrites the remote '
             "branch's history",
         253: 'labelled ask, judged allow [default/git.routine]: git tag is everyday repository work',
