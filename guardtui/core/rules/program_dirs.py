@@ -17,7 +17,7 @@ MAX_PROGRAMS = 16  # a directory of helpers is judged up to this many files
 MAX_KUSTOMIZATIONS = 24  # kustomization files followed from one build
 _WORD = r"(?:\"[^\"]+\"|'[^']+'|[^\s;&|()]+)"
 _GIT_EXEC_PATH = re.compile(rf"\bGIT_EXEC_PATH=(?P<d>{_WORD})(?=.*?\bgit\b)", re.S)
-_KUSTOMIZE = re.compile(rf"\b(?:kustomize\s+build|kubectl\s+kustomize)\b(?P<args>[^;&|\n]*)")
+_KUSTOMIZE = re.compile(r"\b(?:kustomize\s+build|kubectl\s+kustomize)\b(?P<args>[^;&|\n]*)")
 _EXEC_PATH = re.compile(r"(?m)^\s*exec:\s*\n\s*path:\s*['\"]?(?P<p>[^\s'\"]+)")
 _LIST_KEYS = ("resources", "components", "transformers", "generators", "validators", "bases")
 _KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")

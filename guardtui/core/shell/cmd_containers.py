@@ -20,6 +20,7 @@ from .findings import Finding, ask, deny
 from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, is_secret, secret_in_text
 from .parse import SimpleCommand
+from .mounts import host_path, to_host
 from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,7 +118,7 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
         if service:
             return [deny(f"{inv.name} {action} has the container reach {service} ({w.display()[:60]}), which hands out "
                          "the cloud machine's credentials", "secrets", "net.metadata")]
-    command = [_map(w, mounts) for w in rest[1:]]
+    command = [to_host(w, mounts) for w in rest[1:]]
     program = re.sub(r"[:@].*$", "", rest[0].value.rsplit("/", 1)[-1])
     if command[0].value.startswith("-") and re.fullmatch(r"[a-z][\w.-]*", program) and action != "exec":
         command = [Word(program, program)] + command  # curlimages/curl -s URL: the image's entrypoint is its name
@@ -303,7 +304,7 @@ def _add_volume(spec: str, mounts: list, inv: "Invocation") -> None:
     target, _, options = rest.partition(":")
     if host.startswith(("/", ".", "~")) and target.startswith("/"):
         read_only = "ro" in options.split(",")
-        mounts.append((target + (":ro" if read_only else ""), _host_path(host, inv)))
+        mounts.append((target + (":ro" if read_only else ""), host_path(host, inv)))
 
 
 def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
@@ -312,28 +313,7 @@ def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
     target = fields.get("target") or fields.get("destination") or fields.get("dst")
     if fields.get("type", "volume") == "bind" and source and target:
         read_only = any(k in fields for k in ("readonly", "ro")) and fields.get("readonly", "true") != "false"
-        mounts.append((target + (":ro" if read_only else ""), _host_path(source, inv)))
-
-
-def _host_path(path: str, inv: "Invocation") -> str:
-    if path.startswith("~"):
-        path = inv.scope.home + path[1:]
-    if not path.startswith("/"):
-        path = posixpath.join(inv.scope.cwd or "/", path)
-    return posixpath.normpath(path)
-
-
-def _map(word: Word, mounts: list[tuple[str, str]]) -> Word:
-    """Container paths under a bind mount become host paths, in words and inside script strings."""
-    value = word.value
-    for target, host in sorted(mounts, key=lambda m: -len(m[0])):
-        if value == target or value.startswith(target.rstrip("/") + "/"):
-            mapped = host.rstrip("/") + value[len(target.rstrip("/")):] or "/"
-            return Word(posixpath.normpath(mapped), word.raw, word.quoted, word.glob)
-        pattern = r"(?<![\w/.-])" + re.escape(target.rstrip("/")) + r"(?=/|\s|$|['\";)])"
-        if " " in value and re.search(pattern, value):  # sh -c ': > /mnt/etc/passwd'
-            value = re.sub(pattern, lambda _m: host.rstrip("/") or "/", value)
-    return word if value == word.value else Word(value, word.raw, word.quoted, word.glob)
+        mounts.append((target + (":ro" if read_only else ""), host_path(source, inv)))
 
 
 def _label(inv: "Invocation", what: str) -> str:

@@ -10,13 +10,12 @@ moved away. The options each tool has are data (taxonomy.yaml `sandboxes`, `moun
 """
 from __future__ import annotations
 
-import posixpath
-import re
 from typing import TYPE_CHECKING
 
 from .findings import Finding, allow, ask
 from ..model import BlastRadius
 from .parse import SimpleCommand
+from .mounts import host_path, to_host
 from .words import DYN, Scope, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,9 +68,9 @@ def sandbox(run: "Run", inv: "Invocation") -> list[Finding]:
             home_seen = False
         elif name in home_options:
             home_seen = home_seen or value in spec.get("home_values", ()) or \
-                value.rstrip("/").removeprefix("~") == "" or _host(value.split(":")[0], inv) == inv.scope.home
+                value.rstrip("/").removeprefix("~") == "" or host_path(value.split(":")[0], inv) == inv.scope.home
             if value.startswith(("/", "~")):
-                host = _host(value.split(":")[0], inv)
+                host = host_path(value.split(":")[0], inv)
                 mounts.append((host, host, value.endswith(":ro")))
         elif name in binds and value:
             for part in value.split(","):
@@ -79,7 +78,7 @@ def sandbox(run: "Run", inv: "Invocation") -> list[Finding]:
                 dest = rest.split(":")[0] or src
                 _bind(inv, mounts, hidden, src, dest, read_only=rest.endswith(":ro"))
         elif name in hides and value:
-            hidden.append(_host(value, inv))
+            hidden.append(host_path(value, inv))
         elif name in chdirs and value:
             workdir = value
         elif name in commands and value:
@@ -115,7 +114,7 @@ def sandbox(run: "Run", inv: "Invocation") -> list[Finding]:
 def _bind(inv: "Invocation", mounts: list, hidden: list, src: str, dest: str, read_only: bool) -> None:
     if not src or not dest or DYN in src + dest:
         return
-    host_src, host_dest = _host(src, inv), _host(dest, inv)
+    host_src, host_dest = host_path(src, inv), host_path(dest, inv)
     mounts.append((host_dest, host_src, read_only))
     if host_src != host_dest:  # another directory mounted over DEST hides what DEST holds
         hidden.append(host_dest)
@@ -126,8 +125,8 @@ def _judge_inside(run: "Run", inv: "Invocation", rest: list[Word], mounts: list,
     """The sandbox's command, judged on this machine when the sandbox sees its files (the root or the home
     bound, a path mapped); else as on another machine."""
     pairs = [(inside, host) for inside, host, _ in mounts]
-    command = [_map(w, pairs) for w in rest]
-    cwd = _map(Word(workdir, workdir), pairs).value if workdir else None
+    command = [to_host(w, pairs) for w in rest]
+    cwd = to_host(Word(workdir, workdir), pairs).value if workdir else None
     shared = {host for inside, host in pairs if inside == host}
     visible = "/" in shared or inv.scope.home in shared or any(m is not w for m, w in zip(command, rest)) or \
         (cwd is not None and (cwd != workdir or any(cwd == h or cwd.startswith(h + "/") for h in shared)))
@@ -150,7 +149,7 @@ def _vm(run: "Run", inv: "Invocation", spec: dict) -> list[Finding]:
     positionals = [w for w in words if not w.startswith("-")]
     verb = positionals[0] if positionals else ""
     if verb == "mount" and len(positionals) >= 3:  # multipass mount SRC VM[:DEST]
-        src = _host(positionals[1], inv)
+        src = host_path(positionals[1], inv)
         vm, _, dest = positionals[2].partition(":")
         known.setdefault(vm, []).append((dest or src, src, False))
         run.effect(src, src, "write", inv.cmd, detail="mentioned", members=("*",))
@@ -161,7 +160,7 @@ def _vm(run: "Run", inv: "Invocation", spec: dict) -> list[Finding]:
         vm = positionals[3]
         fields = dict(p.partition("=")[::2] for p in positionals[5:] if "=" in p)
         if "source" in fields and "path" in fields and fields["source"].startswith(("/", "~", ".")):
-            src = _host(fields["source"], inv)
+            src = host_path(fields["source"], inv)
             known.setdefault(vm, []).append((fields["path"], src, fields.get("readonly") in ("true", "1")))
             run.effect(src, src, "write", inv.cmd, detail="mentioned", members=("*",))
             return [ask(f"{inv.name} config device add shares {src} with {vm}: what runs there may change it",
@@ -212,28 +211,3 @@ def mount_point(run: "Run", inv: "Invocation") -> list[Finding]:
     run.effect(run.path(point, inv).path, point.display(), "move", inv.cmd, recursive=True)
     return [ask(f"{inv.name} mounts over {point.display()}, hiding what is there", "disk", BlastRadius.MEDIUM,
                 "sandbox.mount")]
-
-
-def _host(path: str, inv: "Invocation") -> str:
-    if path.startswith("~"):
-        path = inv.scope.home + path[1:]
-    if path.startswith("$HOME"):
-        path = inv.scope.home + path[5:]
-    if not path.startswith("/"):
-        path = posixpath.join(inv.scope.cwd or "/", path)
-    return posixpath.normpath(path)
-
-
-def _map(word: Word, mounts: list[tuple[str, str]]) -> Word:
-    """Sandbox paths under a mount become host paths, in words and inside script strings."""
-    value = word.value
-    for target, host in sorted(mounts, key=lambda m: -len(m[0])):
-        if target == host:
-            continue
-        if value == target or value.startswith(target.rstrip("/") + "/"):
-            mapped = host.rstrip("/") + value[len(target.rstrip("/")):] or "/"
-            return Word(posixpath.normpath(mapped), word.raw, word.quoted, word.glob)
-        pattern = r"(?<![\w/.-])" + re.escape(target.rstrip("/")) + r"(?=/|\s|$|['\";)])"
-        if " " in value and re.search(pattern, value):
-            value = re.sub(pattern, lambda _m: host.rstrip("/") or "/", value)
-    return word if value == word.value else Word(value, word.raw, word.quoted, word.glob)
