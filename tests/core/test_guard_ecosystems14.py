@@ -135,3 +135,21 @@ def test_shopify_app_env_hands_out_the_api_secret(world):
     assert verdict(world.run("npm run shopify -- app env show")) == "ask"
     assert verdict(world.run("npm run shopify -- app env pull --env-file .env")) == "ask"
     assert verdict(world.run("npm run shopify -- app info")) == "allow"
+
+
+# -- anonymous Apex read for its DML (shell/cmd_salesforce.py) ---------------------------------------------------
+WIPE_APEX = "List<Staging__c> rows = [SELECT Id FROM Staging__c];\ndelete rows;\nDatabase.emptyRecycleBin(rows);\n"
+
+
+@pytest.mark.parametrize("apex, org, expected", [
+    (WIPE_APEX, "fieldsvc-prod", "deny"),
+    ("delete [SELECT Id FROM Lead];\n", "production", "deny"),
+    ("Database.delete([select id from Case]);\n", "acme-prd", "deny"),
+    ("List<Contact> c = [SELECT Id, Email FROM Contact];\nDatabase.delete(c, false);\n", "live", "deny"),
+    (WIPE_APEX, "dev-scratch", "ask"),  # the whole object, but not production's
+    ("List<Lead> l = [SELECT Id FROM Lead WHERE IsConverted = true];\ndelete l;\n", "fieldsvc-prod", "ask"),
+    ("List<Lead> l = [SELECT Id FROM Lead LIMIT 10];\ndelete l;\n", "fieldsvc-prod", "ask"),
+])
+def test_anonymous_apex_that_deletes_every_record(world, apex, org, expected):
+    put(world, "scripts/apex/job.apex", apex)
+    assert verdict(world.run(f"sf apex run --target-org {org} --file scripts/apex/job.apex")) == expected, apex

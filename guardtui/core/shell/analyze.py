@@ -24,8 +24,8 @@ from ..effects import shell_acts
 from ..model import BlastRadius, Verdict
 from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_dbus, cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc,
-               cmd_tasks, cmd_sandbox, cmd_term, cmd_triggers, exposure, remote_access, selfcall, toolcode,
-               transfers)
+               cmd_salesforce, cmd_sandbox, cmd_tasks, cmd_term, cmd_triggers, exposure, remote_access, selfcall,
+               toolcode, transfers)
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
@@ -1597,6 +1597,7 @@ _HANDLERS = {
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,
     "ansible-playbook": cmd_ansible.ansible_playbook, "logrotate": cmd_logrotate.logrotate,
+    **{n: lambda run, inv: cmd_salesforce.judge(run, inv) or run.taxonomy(inv) for n in ("sf", "sfdx")},
     **{n: cmd_exec.terraform for n in ("terraform", "tofu", "terragrunt")},
     "gh": lambda run, inv: cmd_ci.gh_workflow(run, inv) or cmd_net.publish(run, inv), "glab": cmd_net.publish,
     "act": cmd_ci.act, "gh-act": cmd_ci.act,
