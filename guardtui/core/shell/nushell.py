@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from .statements import split_statements
+
 # nushell commands that only read, filter, reshape or print data
 _READS = frozenset({
     "ls", "length", "where", "select", "get", "first", "last", "sort-by", "sort", "group-by", "uniq", "uniq-by",
@@ -30,7 +32,7 @@ def nushell_as_shell(code: str, depth: int = 0) -> str:
     code = _HOME.sub("$HOME", code)
     code = _PATH_JOIN.sub(lambda m: "/".join([m.group(1)] + [p.strip("'\"") for p in m.group(2).split()]), code)
     lines: list[str] = []
-    for statement in _statements(code):
+    for statement in split_statements(code, quotes="'\"`", nests=True):
         try:
             words = shlex.split(statement)
         except ValueError:
@@ -55,26 +57,3 @@ def nushell_as_shell(code: str, depth: int = 0) -> str:
             lines.append(" ".join([head] + words[1:]) if words[0].startswith("^") else statement)
     return "\n".join(lines)
 
-
-def _statements(code: str) -> list[str]:
-    """Statements split on `;`, newlines and `|`, outside quotes and braces."""
-    out, current, quote, depth = [], [], "", 0
-    for ch in code:
-        if quote:
-            current.append(ch)
-            if ch == quote:
-                quote = ""
-            continue
-        if ch in "'\"`":
-            quote = ch
-        elif ch in "{[(":
-            depth += 1
-        elif ch in "}])":
-            depth = max(0, depth - 1)
-        if ch in ";\n|" and not depth:
-            out.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    out.append("".join(current))
-    return [s.strip() for s in out if s.strip() and not s.strip().startswith("#")]

@@ -9,6 +9,10 @@ import base64
 import re
 import shlex
 
+from .statements import split_statements
+
+_SEPARATORS = ";\n|{}"  # script-block braces end a statement too
+
 # cmdlets (and their aliases) that only read or print: nothing to judge
 _READS = {
     "get-childitem", "gci", "ls", "dir", "get-content", "gc", "cat", "type", "get-item", "gi", "get-itemproperty",
@@ -47,7 +51,7 @@ def powershell_as_shell(code: str) -> tuple[str, list[str]]:
     that are not known here (what they do is not known: they ask)."""
     code = _decoded(code) or code
     lines: list[str] = []
-    for statement in _statements(code):
+    for statement in split_statements(code, separators=_SEPARATORS):
         lines.extend(_translate(statement))
     unknown = [line.split()[0] for line in lines if line and _VERB_NOUN.match(line.split()[0])]
     return "\n".join(line for line in lines if line), unknown
@@ -64,26 +68,6 @@ def _decoded(code: str) -> str | None:
         return None
     return decoded if decoded.isprintable() or "\n" in decoded else None
 
-
-def _statements(code: str) -> list[str]:
-    """Statements split on `;`, newlines, `|` and script-block braces, outside quotes."""
-    out, current, quote = [], [], ""
-    for ch in code:
-        if quote:
-            current.append(ch)
-            if ch == quote:
-                quote = ""
-            continue
-        if ch in "'\"":
-            quote = ch
-            current.append(ch)
-        elif ch in ";\n|{}":
-            out.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    out.append("".join(current))
-    return [s.strip() for s in out if s.strip() and not s.strip().startswith("#")]
 
 
 def _words(statement: str) -> list[str]:
@@ -214,7 +198,8 @@ def _translate(statement: str) -> list[str]:
         fetched = re.match(r"__FETCH__(\S*)", argument)
         if fetched:  # iex (iwr URL): code downloaded and run
             return [f"curl -fsSL {_q([fetched.group(1) or '$URL'])} | sh"]
-        return [line for statement in _statements(argument) for line in _translate(statement)]
+        return [line for statement in split_statements(argument, separators=_SEPARATORS)
+                for line in _translate(statement)]
     if name in _START:
         program = _named(named, "filepath") or (positional.pop(0) if positional else "")
         arguments = _named(named, "argumentlist")
