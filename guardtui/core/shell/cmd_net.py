@@ -732,11 +732,9 @@ def sender(run: "Run", inv: "Invocation") -> list[Finding]:
                     not (i and inv.words[i - 1].value in values)]
     if inv.name == "rclone" and not any(":" in w.value for w in operands[-1:]):
         if sub in ("copy", "copyto") and len(operands) == 3 and ":" in operands[1].value:
-            # rclone copy REMOTE:path data/raw: a download, judged as a write of where it lands
-            written = run.write(operands[-1], inv, f"rclone {sub} writes")
-            return [written] if written is not None else [
-                allow(f"rclone {sub} downloads {operands[-2].display()} into {operands[-1].display()}", "network",
-                      rule="net.download")]
+            # rclone copy REMOTE:path data/raw: a download; where it lands is a write cloud_copy recorded
+            return [allow(f"rclone {sub} downloads {operands[-2].display()} into {operands[-1].display()}", "network",
+                          rule="net.download")]
         return []  # rclone between local paths: a copy (the file rules judge it)
     for w in operands[(1 if sub in subs and sub else 0):]:
         # oras push REF FILE:media/type: the file before its media type
