@@ -6,9 +6,11 @@ what the guard protects. Read at judging time, bounded."""
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 import tomllib
+from functools import lru_cache
 from typing import Any, Iterator
 
 from ..shell.projectfiles import read_text
@@ -26,26 +28,37 @@ def bound_paths(server: str, root: str | None, home: str) -> Iterator[str]:
     files = [posixpath.join(root, f) for f in _PROJECT_FILES] if root else []
     files += [home + f[1:] for f in _USER_FILES]
     for file in files:
-        text = read_text(file)
-        if not text or "mcpServers" not in text and "servers" not in text:
-            continue
-        try:
-            data = json.loads(text)
-        except ValueError:
-            continue
+        data = _parsed(file, "json")
         for config in _servers_in(data, root):
             for name, entry in config.items():
                 if normalise_server(str(name)) == wanted and isinstance(entry, dict):
                     yield from _paths(entry, root or home, home)
-    text = read_text(home + _CODEX[1:])
-    if text and "mcp_servers" in text:
-        try:
-            servers = tomllib.loads(text).get("mcp_servers") or {}
-        except tomllib.TOMLDecodeError:
-            servers = {}
-        for name, entry in servers.items():
-            if normalise_server(str(name)) == wanted and isinstance(entry, dict):
-                yield from _paths(entry, root or home, home)
+    codex = _parsed(home + _CODEX[1:], "toml")
+    servers = codex.get("mcp_servers") if isinstance(codex, dict) else None
+    for name, entry in (servers if isinstance(servers, dict) else {}).items():
+        if normalise_server(str(name)) == wanted and isinstance(entry, dict):
+            yield from _paths(entry, root or home, home)
+
+
+def _parsed(file: str, kind: str) -> Any:
+    """A configuration file parsed, once per version of it on disk (these are read on every MCP call that changes
+    something, and ~/.claude.json grows large): None when missing, unreadable or not the format."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return _parse(file, kind, st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+@lru_cache(maxsize=32)
+def _parse(file: str, kind: str, _mtime: int, _size: int, _inode: int) -> Any:
+    text = read_text(file)
+    if not text or ("mcp_servers" if kind == "toml" else "ervers") not in text:
+        return None
+    try:
+        return tomllib.loads(text) if kind == "toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError):
+        return None
 
 
 def _servers_in(data: Any, root: str | None) -> Iterator[dict]:
