@@ -1633,8 +1633,10 @@ _HANDLERS = {
     **{n: cmd_net.cloud_copy for n in ("aws", "gsutil", "rclone", "azcopy", "s3cmd", "mc", "b2", "s5cmd")},
     "gcloud": lambda run, inv: cmd_exec.gcloud_ssh(run, inv) or cmd_net.cloud_copy(run, inv), "ngrok": cmd_net.ngrok,
     **{n: cmd_proc.process_tool for n in cmd_proc.PROCESS_TOOLS},
-    "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
-    **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
+    # guardtui's own? else a job of ours, or a dev server (by its port, by the project program it runs)?
+    "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv) or cmd_proc.dev_kill(run, inv),
+    **{n: (lambda run, inv: cmd_proc.pkill(run, inv) or cmd_proc.dev_pkill(run, inv)) for n in ("pkill", "killall")},
+    "fuser": lambda run, inv: cmd_proc.fuser(run, inv) or cmd_proc.dev_fuser(run, inv),
     **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
     **{n: cmd_dbus.judge for n in ("gdbus", "busctl", "dbus-send")},  # a D-Bus call is the command it amounts to
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "emacsclient", "nano", "micro", "hx", "kak",
