@@ -63,3 +63,30 @@ def test_broad_system_or_foreign_process_kills_still_ask(world, command):
 ])
 def test_the_guard_itself_is_still_denied(world, command):
     assert verdict(world.run(command)) == "deny", command
+
+
+# -- make: the project's own tool directory ---------------------------------------------------------------
+_KUBEBUILDER = ("LOCALBIN ?= $(shell pwd)/bin\nCONTROLLER_GEN ?= $(LOCALBIN)/controller-gen\n"
+                "GOLANGCI_LINT = $(shell pwd -P)/bin/golangci-lint\nTOOLS := ${shell pwd}/hack/tools\n\n"
+                "manifests:\n\t$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths=\"./...\"\n"
+                "lint:\n\t$(GOLANGCI_LINT) run\n"
+                "gen:\n\t$(TOOLS)/gen-docs --out docs\n"
+                "wipe:\n\trm -rf $(shell pwd)/..\n"
+                "home:\n\trm -rf $(shell pwd)/../../..\n"
+                "who:\n\t$(shell whoami)/bin/x\n")
+
+
+@pytest.mark.parametrize("target", ["manifests", "lint", "gen"])
+def test_make_runs_tools_from_its_own_directory_quietly(world, target):
+    from .test_guard_tool_code import put
+    put(world, "Makefile", _KUBEBUILDER)
+    d = world.run(f"make {target}")
+    assert verdict(d) == "allow", (target, d.reason)
+
+
+@pytest.mark.parametrize("target", ["wipe", "home", "who"])
+def test_make_shell_pwd_resolves_to_where_make_runs(world, target):
+    from .test_guard_tool_code import put
+    put(world, "Makefile", _KUBEBUILDER)
+    d = world.run(f"make {target}")
+    assert verdict(d) != "allow", (target, d.reason)
