@@ -90,3 +90,65 @@ def test_make_shell_pwd_resolves_to_where_make_runs(world, target):
     put(world, "Makefile", _KUBEBUILDER)
     d = world.run(f"make {target}")
     assert verdict(d) != "allow", (target, d.reason)
+
+
+# -- migrations of the developer's own database --------------------------------------------------------------
+_DATABASE_YML = ("default: &default\n  adapter: postgresql\n  host: localhost\n\n"
+                 "development:\n  <<: *default\n  database: shop_development\n"
+                 "test:\n  <<: *default\n  database: shop_test\n"
+                 "staging:\n  adapter: postgresql\n  host: pg-staging.internal\n"
+                 "production:\n  url: <%= ENV['DATABASE_URL'] %>\n")
+_SQITCH_CONF = ('[core]\n\tengine = pg\n[engine "pg"]\n\ttarget = dev\n[target "dev"]\n\turi = db:pg://localhost/inv_dev\n'
+                '[target "prod"]\n\turi = db:pg://inv@prod-pg.internal/inv\n[target "sock"]\n\turi = db:pg:inv\n')
+
+
+@pytest.mark.parametrize("command", [
+    "bin/rails db:migrate",
+    "rails db:migrate && git diff --stat db/schema.rb",
+    "bundle exec rails db:migrate",
+    "bin/rails db:prepare",
+    "bin/rails db:create db:migrate db:seed",
+    "RAILS_ENV=test bin/rails db:migrate",
+    "bundle exec rails db:migrate:status",
+    "sqitch deploy",
+    "sqitch deploy dev",
+    "sqitch deploy --target sock",
+    "sqitch deploy db:pg://127.0.0.1/inv_dev",
+    "sqitch status dev",
+])
+def test_migrating_the_local_development_database_is_quiet(world, command):
+    from .test_guard_tool_code import put
+    put(world, "config/database.yml", _DATABASE_YML)
+    put(world, "sqitch.conf", _SQITCH_CONF)
+    d = world.run(command)
+    assert verdict(d) == "allow", (command, d.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "RAILS_ENV=production bin/rails db:migrate",
+    "bin/rails db:migrate RAILS_ENV=staging",
+    "RAILS_ENV=staging bin/rails db:migrate",
+    "DATABASE_URL=postgres://app@db.prod.example.com/app bin/rails db:migrate",
+    "bin/rails db:setup",                         # loads the schema over the tables
+    "bin/rails db:migrate db:drop",
+    "bin/rails db:rollback",
+    "sqitch deploy prod",
+    "sqitch deploy db:pg://inv@prod-pg.internal/inv",
+    "sqitch revert dev",
+    "sqitch deploy nosuchtarget",
+    "ssh app1 'cd /srv/app && bin/rails db:migrate'",
+])
+def test_other_environments_and_destructive_tasks_still_ask(world, command):
+    from .test_guard_tool_code import put
+    put(world, "config/database.yml", _DATABASE_YML)
+    put(world, "sqitch.conf", _SQITCH_CONF)
+    d = world.run(command)
+    assert verdict(d) != "allow", (command, d.reason)
+
+
+def test_a_development_database_on_another_host_still_asks(world):
+    from .test_guard_tool_code import put
+    put(world, "config/database.yml", "development:\n  adapter: postgresql\n  host: shared-dev-db.corp\n")
+    assert verdict(world.run("bin/rails db:migrate")) == "ask"
+    put(world, "config/database.yml", "development:\n  adapter: postgresql\n  host: <%= ENV['DB_HOST'] %>\n")
+    assert verdict(world.run("bin/rails db:migrate")) == "ask"
