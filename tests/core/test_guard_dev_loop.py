@@ -152,3 +152,5 @@ def test_a_development_database_on_another_host_still_asks(world):
     assert verdict(world.run("bin/rails db:migrate")) == "ask"
     put(world, "config/database.yml", "development:\n  adapter: postgresql\n  host: <%= ENV['DB_HOST'] %>\n")
     assert verdict(world.run("bin/rails db:migrate")) == "ask"
+    (world.project / "config" / "database.yml").unlink()  # where it points is not known
+    assert verdict(world.run("bin/rails db:migrate")) == "ask"

@@ -141,8 +141,8 @@ def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | No
 
 def _rails_target(inv: "Invocation", env: dict[str, str], cwd: str) -> str | None:
     """The database Rails migrates: DATABASE_URL, else config/database.yml's section for RAILS_ENV (and the
-    sections it merges in with `<<: *anchor`); "" when every host there is this machine's (or none is named:
-    the local socket, an SQLite file). None for another environment, a remote host or one ERB computes."""
+    sections it merges in with `<<: *anchor`), when every host there is this machine's (or none is named: the
+    local socket, an SQLite file). None for another environment, a remote host, one ERB computes, or no file."""
     for name, w in inv.cmd.assignments:
         env[name] = w.value
     for a in inv.args:  # rails db:migrate RAILS_ENV=production
@@ -156,7 +156,7 @@ def _rails_target(inv: "Invocation", env: dict[str, str], cwd: str) -> str | Non
         return env["DATABASE_URL"]
     text = _read("config/database.yml", cwd)
     if text is None:
-        return "sqlite:"  # no configuration to reach anything else: Rails' default, a file in the project
+        return None  # where it points is not known here
     sections: dict[str, tuple[str, str]] = {}
     for m in re.finditer(r"(?m)^([\w-]+):[ \t]*(?:&([\w-]+))?[ \t]*\n((?:(?:[ \t]+.*|[ \t]*)(?:\n|$))*)", text):
         sections[m.group(1)] = (m.group(2) or "", m.group(3))
