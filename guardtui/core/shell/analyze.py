@@ -1595,7 +1595,9 @@ _HANDLERS = {
     **{n: cmd_compose.compose for n in ("docker-compose", "podman-compose")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
-    "rails": cmd_code.rails, "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,
+    "rails": lambda run, inv: cmd_code.rails(run, inv) or cmd_migrate.migrations(run, inv) or [],
+    "sqitch": lambda run, inv: cmd_migrate.migrations(run, inv) or [],
+    "pytest": cmd_code.pytest, "py.test": cmd_code.pytest, "ansible": cmd_exec.ansible,
     "ansible-playbook": cmd_ansible.ansible_playbook, "logrotate": cmd_logrotate.logrotate,
     **{n: lambda run, inv: cmd_salesforce.judge(run, inv) or run.taxonomy(inv) for n in ("sf", "sfdx")},
     **{n: cmd_exec.terraform for n in ("terraform", "tofu", "terragrunt")},
@@ -1633,8 +1635,10 @@ _HANDLERS = {
     **{n: cmd_net.cloud_copy for n in ("aws", "gsutil", "rclone", "azcopy", "s3cmd", "mc", "b2", "s5cmd")},
     "gcloud": lambda run, inv: cmd_exec.gcloud_ssh(run, inv) or cmd_net.cloud_copy(run, inv), "ngrok": cmd_net.ngrok,
     **{n: cmd_proc.process_tool for n in cmd_proc.PROCESS_TOOLS},
-    "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv),  # guardtui's own? else a job of ours?
-    **{n: cmd_proc.pkill for n in ("pkill", "killall")}, "fuser": cmd_proc.fuser,
+    # guardtui's own? else a job of ours, or a dev server (by its port, by the project program it runs)?
+    "kill": lambda run, inv: cmd_proc.kill(run, inv) or cmd_exec.kill(run, inv) or cmd_proc.dev_kill(run, inv),
+    **{n: (lambda run, inv: cmd_proc.pkill(run, inv) or cmd_proc.dev_pkill(run, inv)) for n in ("pkill", "killall")},
+    "fuser": lambda run, inv: cmd_proc.fuser(run, inv) or cmd_proc.dev_fuser(run, inv),
     **{n: cmd_proc.service for n in ("systemctl", "launchctl", "service", "rc-service", "sv")},
     **{n: cmd_dbus.judge for n in ("gdbus", "busctl", "dbus-send")},  # a D-Bus call is the command it amounts to
     **{n: cmd_fs.editor for n in ("ed", "ex", "vi", "vim", "nvim", "emacs", "emacsclient", "nano", "micro", "hx", "kak",

@@ -1,4 +1,5 @@
-"""Database migrations and restores aimed at a database on this machine: routine local work.
+"""Database migrations and restores aimed at a database on this machine: routine local work (rails db:migrate
+with config/database.yml on localhost, sqitch deploy to a target whose uri is this machine too).
 
 `flyway -configFiles=conf/flyway-dev.conf migrate` whose configuration names jdbc:postgresql://localhost/…,
 `dbmate up` with DATABASE_URL on 127.0.0.1, `pg_restore --no-owner -d app_dev dump` (no host: the local
@@ -27,7 +28,12 @@ _APPLY = {
     "dbmate": {"up", "migrate", "create", "wait", "status"},
     "goose": {"up", "up-by-one", "up-to", "status", "version"},
     "hanami": {"migrate", "prepare", "create", "version"},  # `hanami db migrate`: the app's own database
+    # Rails: forward migrations, seeds, a missing database created (db:setup loads the schema over the tables: no)
+    "rails": {"db:migrate", "db:prepare", "db:create", "db:seed", "db:migrate:status", "db:version"},
+    "sqitch": {"deploy", "status", "verify", "log", "plan"},
 }
+# the environments that are a developer's own (RAILS_ENV, RACK_ENV)
+_DEV_STAGES = {"development", "dev", "test"}
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "localhost.localdomain"}
 _CONFIG_BYTES = 64 * 1024
 
@@ -121,12 +127,78 @@ def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | No
             if url:
                 return url
         return None
+    if tool == "rails":
+        return _rails_target(inv, env, cwd)
+    if tool == "sqitch":
+        return _sqitch_target(args, cwd)
     if tool == "goose":
         positionals = [a for a in args if not a.startswith("-")]
         if len(positionals) >= 3:  # goose DRIVER DBSTRING COMMAND
             return positionals[1]
         return env.get("GOOSE_DBSTRING")
     return None
+
+
+def _rails_target(inv: "Invocation", env: dict[str, str], cwd: str) -> str | None:
+    """The database Rails migrates: DATABASE_URL, else config/database.yml's section for RAILS_ENV (and the
+    sections it merges in with `<<: *anchor`), when every host there is this machine's (or none is named: the
+    local socket, an SQLite file). None for another environment, a remote host, one ERB computes, or no file."""
+    for name, w in inv.cmd.assignments:
+        env[name] = w.value
+    for a in inv.args:  # rails db:migrate RAILS_ENV=production
+        name, eq, value = a.partition("=")
+        if eq and re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+            env[name] = value
+    stage = env.get("RAILS_ENV") or env.get("RACK_ENV") or "development"
+    if stage not in _DEV_STAGES:
+        return None
+    if env.get("DATABASE_URL"):
+        return env["DATABASE_URL"]
+    text = _read("config/database.yml", cwd)
+    if text is None:
+        return None  # where it points is not known here
+    sections: dict[str, tuple[str, str]] = {}
+    for m in re.finditer(r"(?m)^([\w-]+):[ \t]*(?:&([\w-]+))?[ \t]*\n((?:(?:[ \t]+.*|[ \t]*)(?:\n|$))*)", text):
+        sections[m.group(1)] = (m.group(2) or "", m.group(3))
+    if stage not in sections:
+        return None
+    bodies = [sections[stage][1]]
+    for ref in re.findall(r"<<:\s*\*([\w-]+)", bodies[0]):
+        bodies += [body for anchor, body in sections.values() if anchor == ref]
+    for body in bodies:
+        for m in re.finditer(r"(?m)^\s+(host|url):\s*['\"]?([^'\"\n#]*)", body):
+            value = m.group(2).strip()
+            if "<%" in value or "${" in value:
+                return None
+            host = value if m.group(1) == "host" else _host(value)
+            if not _is_local(host.lower() if host is not None else None):
+                return None
+    named = any(re.search(r"(?m)^\s+(host|url):", b) for b in bodies)
+    return f"db://localhost/ (config/database.yml, {stage})" if named else f"sqlite: (config/database.yml, {stage})"
+
+
+def _sqitch_target(args: list[str], cwd: str) -> str | None:
+    """The database sqitch deploys to: a db: URI, or a target's uri in sqitch.conf (the engine's default target
+    when none is named)."""
+    conf = _read("sqitch.conf", cwd) or ""
+
+    def section(name: str) -> str:
+        m = re.search(r"(?ms)^\[" + re.escape(name) + r"\]\s*$(.*?)(?=^\[|\Z)", conf)
+        return m.group(1) if m else ""
+
+    positionals = [a for a in args if not a.startswith("-")]
+    target = _option(args, "--target", "-t") or (positionals[1] if len(positionals) > 1 else None)
+    if target is None:
+        engine = _setting(section("core"), "engine")
+        target = _setting(section(f'engine "{engine}"'), "target") if engine else None
+        if target is None:
+            return None
+    if not target.startswith("db:"):
+        target = _setting(section(f'target "{target}"'), "uri") or ""
+        if not target.startswith("db:"):
+            return None
+    uri = target[3:]
+    return uri if "://" in uri else "sqlite:" + uri  # db:pg:inventory: the local socket
 
 
 def migrations(run: "Run", inv: "Invocation") -> list[Finding] | None:
@@ -139,7 +211,17 @@ def migrations(run: "Run", inv: "Invocation") -> list[Finding] | None:
         return None
     positionals = [a for a in args if not a.startswith("-")]
     verb = positionals[-1] if positionals else ""
-    if verb not in _APPLY.get(tool, ()) or tool == "hanami" and positionals[:1] != ["db"]:
+    if tool == "rails":  # every task named is one that applies (or looks); NAME=value sets the environment
+        tasks = [a for a in positionals if not re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", a)]
+        if not tasks or any(t not in _APPLY[tool] for t in tasks) or len(tasks) != len(positionals) and \
+                any(a.startswith("-") for a in args):
+            return None
+        verb = " ".join(tasks)
+    elif tool == "sqitch":
+        verb = positionals[0] if positionals else ""
+        if verb not in _APPLY[tool]:
+            return None
+    elif verb not in _APPLY.get(tool, ()) or tool == "hanami" and positionals[:1] != ["db"]:
         return None
     url = _target(tool, args, inv, cwd)
     if url is None or not _is_local(_host(url)):

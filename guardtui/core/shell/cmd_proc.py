@@ -10,6 +10,10 @@ What each command aims at:
                    $(pgrep -f guardtui), $(pidof …), $(lsof -ti :8765), `… | xargs kill`
     fuser -k       the broker's port (8765/tcp, -n tcp 8765) or a path of guardtui's
 
+Then a developer's own processes (dev_kill, dev_pkill): the listener on an unprivileged port found by
+lsof or fuser, or a command line naming a program of the project (taxonomy `dev_processes`), stopped
+without sudo, allow: restarting one's dev server is the inner loop.
+
 Anything else returns nothing here: the taxonomy judges it (process control asks).
 """
 from __future__ import annotations
@@ -20,7 +24,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from ..protect import protect_data
-from .findings import Finding, deny
+from .findings import Finding, allow, deny
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -239,7 +243,171 @@ def fuser(run: "Run", inv: "Invocation") -> list[Finding]:
     return []
 
 
-__all__ = ["kill", "pkill", "fuser"]
+# -- a developer's own processes -------------------------------------------------------------------
+_PORT_SPEC = re.compile(r"(?i)(?:tcp|udp)?(?:@[\w.\[\]:-]*?)?:(\d+)")
+_REGEX_WILDCARDS = re.compile(r"[*+?|()\[\]{}^$\\]")
+
+
+def _dev(run: "Run") -> dict:
+    return run.tax.dev_processes or {}
+
+
+def _dev_port(port: str, run: "Run") -> bool:
+    _, _, ours = _processes()
+    lowest = int(_dev(run).get("lowest_port", 1 << 16))
+    return port.isdigit() and lowest <= int(port) < 1 << 16 and int(port) not in ours
+
+
+def _port_finder(text: str, run: "Run") -> bool:
+    """`lsof -ti :3000`, `lsof -t -i tcp:5173 -sTCP:LISTEN`, `fuser 8000/tcp`: a command that prints only the
+    pids listening on (or connected to) unprivileged ports, none of them guardtui's."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return False
+    if not words:
+        return False
+    name, args = posixpath.basename(words[0]), words[1:]
+    ports: list[str] = []
+    if name == "fuser":
+        proto = False
+        for i, a in enumerate(args):
+            if a in ("-n", "--namespace") or a in ("tcp", "udp") and i and args[i - 1] in ("-n", "--namespace"):
+                proto = proto or a != "-n"
+                continue
+            m = re.fullmatch(r"(\d+)(?:/(?:tcp|udp))?", a)
+            if m is None or "/" not in a and not proto:
+                return False
+            ports.append(m.group(1))
+        return bool(ports) and all(_dev_port(p, run) for p in ports)
+    if name != "lsof":
+        return False
+    terse = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        m = re.fullmatch(r"-([tnPa]*)i(.*)", a)
+        if m:  # -i SPEC, -ti SPEC, -ti:3000, -i:3000
+            terse |= "t" in m.group(1)
+            spec = m.group(2)
+            if not spec:
+                if i + 1 >= len(args):
+                    return False
+                i += 1
+                spec = args[i]
+            port = _PORT_SPEC.fullmatch(spec)
+            if port is None:
+                return False
+            ports.append(port.group(1))
+        elif re.fullmatch(r"-[tnPa]+", a):
+            terse |= "t" in a
+        elif re.fullmatch(r"(?i)-s(tcp|udp):\w+", a):
+            pass
+        elif a == "-s" and i + 1 < len(args) and re.fullmatch(r"(?i)(tcp|udp):\w+", args[i + 1]):
+            i += 1
+        else:
+            return False
+        i += 1
+    return terse and bool(ports) and all(_dev_port(p, run) for p in ports)
+
+
+def dev_kill(run: "Run", inv: "Invocation") -> list[Finding]:
+    """kill $(lsof -ti :3000), kill -9 `lsof -t -i:4000`, lsof -ti :5173 | xargs kill: the pids listening on
+    an unprivileged port (a dev server's), found as the command runs."""
+    if inv.privileged or inv.scope.remote:
+        return []
+    producer = inv.cmd.items_from
+    operands = []
+    skip = False
+    for w in inv.words:
+        if skip:
+            skip = False
+        elif w.value in ("-s", "-n", "--signal"):
+            skip = True
+        elif not w.value.startswith("-") or w.value == "-":
+            operands.append(w)
+    if producer is not None and producer.argv and all(w.dynamic and "$(" not in w.raw and "`" not in w.raw
+                                                      for w in operands):  # the items xargs hands over
+        found = producer.text
+        if "|" not in found and _port_finder(found, run):
+            return [allow(f"{inv.name} stops what listens on a dev port (`{found}`)", "process",
+                          rule="proc.dev-port")]
+        return []
+    if not operands:
+        return []
+    for w in operands:
+        m = _SUBSTITUTION.fullmatch(w.raw.strip('"'))
+        if m is None or not _port_finder((m.group(1) or m.group(2) or "").strip(), run):
+            return []
+    return [allow(f"kill stops what listens on a dev port ({operands[0].raw})", "process", rule="proc.dev-port")]
+
+
+def dev_fuser(run: "Run", inv: "Invocation") -> list[Finding]:
+    """fuser -k 3000/tcp, fuser -k -n tcp 5173: what holds an unprivileged port (a dev server)."""
+    if inv.privileged or inv.scope.remote:
+        return []
+    words = [w.value for w in inv.words]
+    killing = [v for v in words if v in ("-k", "--kill") or re.fullmatch(r"-[kimsuvw]*k[kimsuvw]*", v)]
+    if not killing:
+        return []
+    rest = [v for v in words if v not in killing and not re.fullmatch(r"-(\d+|[A-Z]+|SIG[A-Z]+)|-[iw]", v)]
+    if _port_finder(shlex.join(["fuser", *rest]), run):
+        return [allow(f"fuser -k stops what holds a dev port ({' '.join(rest)})", "process", rule="proc.dev-port")]
+    return []
+
+
+def dev_pkill(run: "Run", inv: "Invocation") -> list[Finding]:
+    """pkill -f 'node server.js', pkill -f node_modules/.bin/vite: a command line that names a program of
+    the project (a script, a tool the project installed), with no wildcards that would reach further."""
+    if inv.privileged or inv.scope.remote or posixpath.basename(inv.name) not in ("pkill",):
+        return []
+    dev = _dev(run)
+    suffixes = tuple(dev.get("script_suffixes", ()))
+    launchers = tuple(dev.get("launcher_dirs", ()))
+    full = False
+    operands: list[Word] = []
+    i = 0
+    words = inv.words
+    while i < len(words):
+        v = words[i].value
+        if v.startswith("-") and not operands:
+            name = v.partition("=")[0]
+            if name in _PKILL_VALUES:
+                if name not in ("--signal",) or "=" not in v:
+                    i += 1
+                if name not in ("--signal",):
+                    return []  # by user, group, terminal, parent, pid file: not by what runs
+            full |= v == "--full" or (not v.startswith("--") and "f" in v[1:])
+            i += 1
+            continue
+        operands.append(words[i])
+        i += 1
+    if not full or len(operands) != 1 or operands[0].dynamic:
+        return []
+    pattern = operands[0].value
+    if _REGEX_WILDCARDS.search(pattern):
+        return []
+    project = (inv.scope.project or "").rstrip("/") + "/"
+
+    def names_project_program(token: str) -> bool:
+        if token.startswith("/"):  # an absolute path names the project's program only inside the project
+            if not project.strip("/") or not token.startswith(project):
+                return False
+            token = token[len(project):]
+        if token.startswith("~") or ".." in token.split("/"):
+            return False
+        base = posixpath.basename(token)
+        script = any(base.endswith(suffix) and len(base) > len(suffix) for suffix in suffixes)
+        launched = any(("/" + token).find("/" + d) >= 0 and not token.endswith(d) for d in launchers)
+        return script or launched
+
+    if any(names_project_program(t) for t in pattern.split()):
+        return [allow(f"pkill -f {operands[0].display()} stops a program of the project", "process",
+                      rule="proc.dev-program")]
+    return []
+
+
+__all__ = ["kill", "pkill", "fuser", "dev_kill", "dev_fuser", "dev_pkill"]
 
 
 # what a service manager does to a unit that stops or keeps it from running (systemctl, launchctl, service)

@@ -861,6 +861,8 @@ class _MakeExpander:
         function, argument = m.group(1), m.group(2)
         if function == "shell":
             command = self.expand(argument)
+            if re.fullmatch(r"\s*pwd(\s+-[LP])?\s*", command) and self.directory:
+                return self.directory  # LOCALBIN ?= $(shell pwd)/bin: where make runs, as $(CURDIR) says
             if command.strip():
                 self.run.program(command, "shell", self.inv, self.origin, _scope(self.inv, self.directory),
                                  f"make $(shell …) › {self.origin.at(0)}")

@@ -100,6 +100,9 @@ SCHEMA = {
     # tools whose whole resources live on this machine (a dev cluster, the tool's own metadata database):
     # deleting one asks, as a named local path does
     "local_resource_tools": Field(list, items=str),
+    # a developer's own processes: the listener on an unprivileged port, a command line naming a project program
+    "dev_processes": Field(dict, fields={"lowest_port": Field(int, required=True), "script_suffixes": _LIST,
+                                         "launcher_dirs": _LIST}),
     # options whose value is a command line the tool hands to a shell (git grep -O, zip -TT, rsync -e)
     "command_options": Field(dict, values=_LIST),
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
@@ -280,6 +283,7 @@ class Taxonomy:
     datastore_dirs: tuple[str, ...] = ()  # database servers' data directories (globs)
     whole_resources: frozenset[str] = frozenset()
     local_resource_tools: frozenset[str] = frozenset()
+    dev_processes: dict = field(default_factory=dict)
     command_options: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
     program_builders: frozenset[str] = frozenset()
@@ -397,6 +401,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         in_place_editors=data.get("in_place_editors") or {},
         whole_resources=frozenset(data.get("whole_resources") or ()),
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
+        dev_processes=dict(data.get("dev_processes") or {}),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
         program_builders=frozenset(data.get("program_builders") or ()),
