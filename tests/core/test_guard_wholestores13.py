@@ -61,3 +61,68 @@ def test_whole_tree_emptied_denies(world, command):
 ])
 def test_scoped_truncates_stay(world, command, expected):
     assert verdict(world.run(command)) == expected, command
+
+
+# --- code run against a shared environment (production, staging) --------------------------------------
+
+BACKFILL = ('import argparse, os\nfrom sqlalchemy import create_engine, text\n'
+            'p = argparse.ArgumentParser()\np.add_argument("--database-url")\np.add_argument("--apply", action="store_true")\n'
+            'a = p.parse_args()\nwith create_engine(a.database_url).begin() as c:\n'
+            '    print(c.execute(text("SELECT count(*) FROM payments")).scalar())\n'
+            '    if a.apply:\n        c.execute(text("UPDATE payments SET status = \'x\' WHERE id > 3"))\n')
+REQUEUE = ('import os\nfrom redis import Redis\nfrom rq import Queue\nconn = Redis.from_url(os.environ["REDIS_URL"])\n'
+           'q = Queue("digests", connection=conn)\nfor j in q.failed_job_registry.get_job_ids():\n'
+           '    q.failed_job_registry.requeue(j)\n')
+REPORT = ('import os\nfrom redis import Redis\nr = Redis.from_url(os.environ["REDIS_URL"])\n'
+          'print(r.llen("rq:queue:digests"))\n')
+WIPE = ("import 'package:x/admin.dart';\nFuture<void> main(List<String> argv) async {\n"
+        "  final db = await adminFirestore(projectId: argv[1]);\n  await db.recursiveDelete(db.collection('rsvps'));\n}\n")
+
+
+@pytest.mark.parametrize("command", [
+    'uv run python -m scripts.backfill --database-url "$PROD_DATABASE_URL" --apply',
+    'python3 scripts/backfill.py --database-url "${PRODUCTION_DB_URL}" --apply',
+    "python scripts/backfill.py --database-url postgresql://app@db-prod.internal:5432/app --apply",
+    'REDIS_URL="$STAGING_REDIS_URL" poetry run python scripts/requeue.py',
+    "REDIS_URL=redis://cache.staging.acme.io:6379/0 python scripts/requeue.py",
+    "dart run tool/wipe.dart --project rsvp-prod",
+    "./gradlew flywayRepair -Pflyway.url=jdbc:postgresql://dunning-staging.rds.amazonaws.com:5432/dunning",
+    "mvn flyway:repair -Dflyway.url=jdbc:mysql://orders-prod.db.internal/orders",
+])
+def test_code_run_against_a_shared_environment_asks(world, command):
+    put(world, "scripts/backfill.py", BACKFILL)
+    put(world, "scripts/requeue.py", REQUEUE)
+    put(world, "tool/wipe.dart", WIPE)
+    (world.project / "scripts" / "__init__.py").write_text("")
+    assert verdict(world.run(command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    # the same programs on this machine, a report that only reads, the opt-in write left out, a dry run
+    "uv run python -m scripts.backfill --database-url postgresql://localhost/app_dev --apply",
+    'python scripts/backfill.py --database-url "$DATABASE_URL" --apply',
+    'python scripts/backfill.py --database-url "$PROD_DATABASE_URL"',
+    'REDIS_URL="$STAGING_REDIS_URL" python scripts/report.py',
+    "REDIS_URL=redis://localhost:6379/0 python scripts/requeue.py",
+    'REDIS_URL="$STAGING_REDIS_URL" python scripts/requeue.py --dry-run',
+    "dart run tool/wipe.dart --project rsvp-dev",
+    "./gradlew test",
+    "NODE_ENV=production npm run build",
+    "MIX_ENV=prod mix compile",
+])
+def test_local_and_read_only_runs_stay_allowed(world, command):
+    put(world, "scripts/backfill.py", BACKFILL)
+    put(world, "scripts/requeue.py", REQUEUE)
+    put(world, "scripts/report.py", REPORT)
+    put(world, "tool/wipe.dart", WIPE)
+    put(world, "package.json", '{"scripts": {"build": "vite build"}}')
+    (world.project / "scripts" / "__init__.py").write_text("")
+    assert verdict(world.run(command)) == "allow", command
+
+
+def test_a_task_recipe_handed_production_asks(world):
+    put(world, "scripts/backfill.py", BACKFILL)
+    put(world, "Makefile", "fix:\n\tuv run python scripts/backfill.py --database-url \"$$PROD_DATABASE_URL\" --apply\n"
+                           "count:\n\tuv run python scripts/backfill.py --database-url \"$$PROD_DATABASE_URL\"\n")
+    assert verdict(world.run("make fix")) == "ask"
+    assert verdict(world.run("make count")) == "allow"
