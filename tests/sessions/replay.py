@@ -259,7 +259,8 @@ def payload(world: World, session: dict, row: dict, index: int) -> bytes:
     cwd = world.map(row.get("cwd") or session["cwd"])
     sid = f"{session['id']}-{uuid.uuid5(uuid.NAMESPACE_URL, session['id']).hex[:8]}"
     event = adapter_of(session).DEFAULT_EVENT
-    body = {"session_id": sid, "transcript_path": f"{world.home}/.claude/projects/x/{sid}.jsonl", "cwd": cwd,
+    # Cursor names its session conversation_id; the others session_id
+    body = {"session_id": sid, "conversation_id": sid, "transcript_path": f"{world.home}/.claude/projects/x/{sid}.jsonl", "cwd": cwd,
             "permission_mode": "default", "hook_event_name": event, "tool_name": row["tool_name"],
             "tool_use_id": f"toolu_{index:05d}"}
     if "tool_input" in row:

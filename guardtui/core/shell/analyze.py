@@ -29,6 +29,7 @@ from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, c
 from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute_effects, by_radius, deny, unknown,
                        with_rule, worst)
 from .deletes import everything_listed
+from .shared_env import shared_environment_run
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
@@ -442,6 +443,9 @@ class _Run:
         self.result.acts.extend(shell_acts(inv.name, inv.args, inv.scope.cwd))
         before = len(self.result.findings)
         findings = self.judge_invocation(inv)
+        shared = shared_environment_run(inv, findings, self.tax)
+        if shared is not None:  # uv run python -m scripts.fix --database-url "$PROD_DATABASE_URL"
+            findings.append(shared)
         self.operand_reads(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius, Verdict
 from ..protect import agent_of_program, protect_data
 from ..web import metadata_in_text
-from .deletes import DELETERS, find_delete, find_listing
+from .deletes import DELETERS, empties_files, find_delete, find_listing
 from .findings import Finding, allow, ask, deny, with_rule
 from .generated import TEXT_FILTERS, run_process_input
 from .invocation import UNKNOWN_WORD, Invocation
@@ -691,7 +691,8 @@ def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> 
     """`find . -type f | xargs rm`, `ls | grep -v keep | xargs rm -rf`: judge the delete of what was
     listed, as find -exec rm would be (everything under the root unless the listing was filtered)."""
 
-    if not child or posixpath.basename(child[0].value) not in DELETERS:
+    emptier = empties_files(child)
+    if not child or posixpath.basename(child[0].value) not in DELETERS and not emptier:
         return False
     producer, narrowed = inv.cmd.stdin_from, False
     while producer is not None and producer.argv and posixpath.basename(producer.argv[0].value) in TEXT_FILTERS:
@@ -705,7 +706,9 @@ def _deleters_over_listing(run: "Run", inv: "Invocation", child: list[Word]) -> 
     if listing is None:
         return False
     roots, filtered = listing
-    for finding in find_delete(run, inv, roots, filtered or narrowed, "… | xargs rm"):
+    if emptier and (filtered or narrowed):
+        return False  # a chosen few files emptied (logs): judged as the writes they are
+    for finding in find_delete(run, inv, roots, filtered or narrowed, f"… | xargs {emptier or 'rm'}"):
         run.add(with_rule(finding, "exec.xargs"))
     return True
 

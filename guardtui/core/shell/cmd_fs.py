@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..model import BlastRadius, Verdict
 from ..secrets import secret_catalog
-from .deletes import DELETERS, FIND_FILTERS, find_delete
+from .deletes import DELETERS, FIND_FILTERS, empties_files, find_delete
 from .findings import Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
@@ -907,6 +907,9 @@ def _find_exec(run: "Run", inv: "Invocation", roots: list[Word], filtered: bool,
     head = child[0].value.rsplit("/", 1)[-1]
     if head in DELETERS:
         return find_delete(run, inv, roots, filtered, f"find {action} {head}")
+    emptier = empties_files(child)
+    if emptier and not filtered:  # every file under the root left empty: as good as deleted
+        return find_delete(run, inv, roots, False, f"find {action} {emptier}")
     out: list[Finding] = []
     for root in roots:
         placeholder = root if not filtered else Word(root.value.rstrip("/") + "/" + DYN, root.raw + "/{}")

@@ -23,6 +23,25 @@ FIND_FILTERS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename
                  "-fstype", "-nouser", "-nogroup", "-readable", "-writable", "-executable", "-context"}
 
 
+def empties_files(child: list[Word]) -> str | None:
+    """`truncate -s 0 F…`, `cp /dev/null F`: a command that leaves each file it is handed empty, its contents
+    gone as a delete's would be; its name for messages, or None."""
+    if not child:
+        return None
+    name = posixpath.basename(child[0].value)
+    values = [w.value for w in child[1:]]
+    if name == "truncate":
+        for i, v in enumerate(values):
+            size = v[len("--size="):] if v.startswith("--size=") else v[2:] if v.startswith("-s") and len(v) > 2 \
+                else values[i + 1] if v in ("-s", "--size") and i + 1 < len(values) else None
+            if size is not None and re.fullmatch(r"0+([KMGTPEZY]i?B?)?", size):
+                return "truncate -s 0"
+        return None
+    if name in ("cp", "cat") and "/dev/null" in values[:1]:
+        return f"{name} /dev/null"
+    return None
+
+
 def find_listing(producer: SimpleCommand) -> tuple[list[Word], bool] | None:
     """What `find ROOTS …` or `ls [DIRS]` lists, for commands fed by it: (roots, narrowed by filters)."""
     if not producer.argv:
@@ -115,14 +134,22 @@ _LISTING_WORD = re.compile(r"^(list|describe|get|ls)-(db-)?(cluster-)?(snapshots
 # what a delete fed by the tool's own unfiltered listing wipes out: every backup (nothing left to
 # restore from), or every namespace, instance, cluster, volume or release (the whole environment)
 _EVERYTHING = re.compile(r"(?i)\b(snapshots|backups|archives|ns|namespaces?|instances|db-instances|clusters|volumes|"
-                         r"buckets|stacks|functions)\b|^helm (list|ls)\b")
+                         r"buckets|stacks|functions)\b|^helm (list|ls)\b|"
+                         # the datastore's or the environment's items themselves: every topic, queue, index,
+                         # collection, database, server, app, job or repository there is
+                         r"\b(topics?|queues?|streams?|collections?|indexes|indices|index|databases?|dbs|keyspaces?|"
+                         r"tables?|servers?|droplets?|vms?|machines?|jobs?|apps?|services?|deployments?|"
+                         r"repos?|repositories|projects?)\b")
+# a label filter naming a whole environment (`-l cluster=k3s`, `--selector env=prod`) selects all of it
+_WHOLE_ENVIRONMENT_FILTER = re.compile(r"(?i)\s(-l|--label|--selector|--filter|--tag)[ =]['\"]?"
+                                       r"(cluster|env|environment|stage|project|stack|tier)=[\w.-]+['\"]?(?=\s)")
 
 
 def everything_listed(inv: Invocation, category: str) -> str | None:
     """The listing a delete is fed, when it deletes all of what matters (see _EVERYTHING)."""
     listing = whole_listing(inv)
     return listing if listing and (category == "backup" or _EVERYTHING.search(listing)) else None
-_NARROWING = re.compile(r"\b((grep|egrep)(?!\s+-\w*v)|head|sed|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
+_NARROWING = re.compile(r"(?<![\w-])((grep|egrep)(?!\s+-\w*v)|head(?=\s|$)|sed(?=\s)|select\(|map\(select|awk\s+'[^']*(==|~|>|<))|--(filters?|tag|"
                         r"host|path|older|before|since|label|prefix|keep)|\[\?|\s-f\s|\s-l\s")
 
 
@@ -147,7 +174,8 @@ def whole_listing(inv: Invocation) -> str | None:
         first = inner.split("|")[0].split()
         if not first or posixpath.basename(first[0]) != inv.name:
             continue
-        if any(v in _LISTING_VERBS or _LISTING_WORD.match(v) for v in first[1:4]) and \
-                not _NARROWING.search(" " + inner + " "):
+        # `kafka-topics --bootstrap-server B --list`: the listing asked for by an option
+        if any(v in _LISTING_VERBS or _LISTING_WORD.match(v) or v == "--list" for v in first[1:6]) and \
+                not _NARROWING.search(_WHOLE_ENVIRONMENT_FILTER.sub(" ", " " + inner + " ")):
             return inner
     return None

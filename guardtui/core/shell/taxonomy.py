@@ -190,6 +190,9 @@ SCHEMA = {
     "everyday_verbs": Field(list, items=str),
     # tools that send files or text elsewhere, by the subcommands that do it
     "senders": Field(dict, values=_LIST),
+    # programs run against a shared environment ask (shell/shared_env.py): the runners of code whose effect
+    # guardtui cannot read, the options that name one
+    "shared_environments": Field(dict, fields={"runners": _LIST, "options": _LIST}),
     # programs tar -I may name that only compress
     "compressors": Field(list, items=str),
     # tools that run TOOL-SUB from PATH for a SUB of their own they do not have (git, kubectl plugins)
@@ -298,6 +301,7 @@ class Taxonomy:
     config_code: dict[str, dict] = field(default_factory=dict)
     everyday_verbs: frozenset[str] = frozenset()
     senders: dict[str, list[str]] = field(default_factory=dict)
+    shared_environments: dict[str, frozenset[str]] = field(default_factory=dict)
     compressors: frozenset[str] = frozenset()
     plugin_hosts: frozenset[str] = frozenset()
     typing_code: tuple[re.Pattern, ...] = ()
@@ -416,6 +420,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         config_code=dict(data.get("config_code") or {}),
         everyday_verbs=frozenset(data.get("everyday_verbs") or ()),
         senders={k: str_or_list(v) for k, v in (data.get("senders") or {}).items()},
+        shared_environments={k: frozenset(v) for k, v in (data.get("shared_environments") or {}).items()},
         compressors=frozenset(data.get("compressors") or ()),
         plugin_hosts=frozenset(data.get("plugin_hosts") or ()),
         cleared_dirs=dict(data.get("cleared_dirs") or {}),
