@@ -126,4 +126,32 @@ def _hashed_match(host: str, salt: bytes, digest: bytes) -> bool:
     return hmac.compare_digest(hmac.new(salt, host.encode(), hashlib.sha1).digest(), digest)
 
 
-__all__ = ["known_host", "is_local"]
+_PUBLIC_KEY = re.compile(r"\b((?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)"
+                         r"@openssh\.com)\s+[A-Za-z0-9+/=]{16,})")
+
+
+def foreign_keys(text: str, home: str) -> str | None:
+    """The first public key in `text` that is none of the person's own (~/.ssh/*.pub, the keys already in
+    authorized_keys), shortened for a message; None when every key is theirs."""
+    keys = [m.group(1).split()[1] for m in _PUBLIC_KEY.finditer(text or "")]
+    if not keys:
+        return None
+    own: set[str] = set()
+    ssh = os.path.join(home, ".ssh")
+    try:
+        names = [n for n in os.listdir(ssh) if n.endswith(".pub") or n.startswith("authorized_keys")][:64]
+    except OSError:
+        names = []
+    for name in names:
+        try:
+            data = read_regular_file(os.path.join(ssh, name), _CAP).decode("utf-8", "replace")
+        except (OSError, DataError):
+            continue
+        own.update(m.group(1).split()[1] for m in _PUBLIC_KEY.finditer(data))
+    for key in keys:
+        if key not in own:
+            return key[:24] + "…"
+    return None
+
+
+__all__ = ["known_host", "is_local", "foreign_keys"]

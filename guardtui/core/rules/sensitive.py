@@ -7,6 +7,7 @@ import posixpath
 import re
 
 from ..catalog import sensitive_patterns
+from ..infra import foreign_keys
 from ..secrets import MAX_CONTENT_BYTES, secret_catalog
 from ..shell.words import DYN
 from ..yamlfile import DataError, read_regular_file
@@ -32,6 +33,12 @@ class SensitiveFileRule:
                     targets.append((effect.path, "deletes" if effect.kind == "delete" else "writes", effect.segment,
                                     effect.origin, _with_disk(effect.path, text) if text is not None else None))
         for path, verb, segment, origin, text in targets:
+            key = foreign_keys(text, ctx.home) if text and path.endswith(("/.ssh/authorized_keys",
+                                                                            "/.ssh/authorized_keys2")) else None
+            if key is not None:
+                return Decision(Verdict.DENY, f"{call.tool} adds a key the person does not hold ({key}) to {path}: "
+                                f"whoever holds its private half logs in to this machine", self.id,
+                                BlastRadius.CRITICAL, "privilege", {"path": path})
             reason = self.why(path, ctx, text, call.cwd or "")
             if reason:
                 where = f" ({origin})" if origin else ""
