@@ -68,6 +68,7 @@ def load_all_data() -> None:
     `serve`, the standby, `check --batch`) must not load one inside a call's 60 ms budget (the
     first call that needed the secrets list, 20-45 ms to build, asked as "over budget")."""
     from .catalog import runs_later
+    from .credroutes import routes
     from .mcp.catalog import mcp_catalog
     from .protect import protect_data
     from .secrets import secret_catalog
@@ -77,7 +78,7 @@ def load_all_data() -> None:
     from .shell import channels, engine_api, exposure, libconfig, transfers
 
     tool_classes(), sensitive_patterns(), runs_later(), protect_data(), secret_catalog(), metadata_endpoints()
-    mcp_catalog()
+    mcp_catalog(), routes()
     channels.channels(), exposure.server_catalog(), libconfig.libraries(), engine_api.request_table(), \
         transfers.clients()
     home = os.path.expanduser("~")  # the patterns compiled for this home: not inside the first call's budget

@@ -17,7 +17,16 @@ from .test_guard_holds import world  # noqa: F401  (the fixture: a home with gua
     "ssh -o 'ForwardAgent yes' host uptime",
 ])
 def test_agent_forwarding_asks(world, command):
+    _known_hosts(world)  # the person's own hosts; an outside one denies (test_guard_credroutes.py)
     assert world.verdict(command) == "ask", command
+
+
+def _known_hosts(world):
+    """The hosts these tests reach are ones the person already uses (known_hosts names them)."""
+    path = world.home / ".ssh" / "known_hosts"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{h} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKey{i}AAAA\n"
+                            for i, h in enumerate(["ci.example.net", "bastion.example.net", "relay.example.net"])))
 
 
 @pytest.mark.parametrize("command", [
@@ -53,7 +62,9 @@ def test_a_reverse_forward_of_a_dev_port_still_asks(world):
     "tailscale funnel 22",
 ])
 def test_publishing_sshd_asks_with_a_high_radius(world, command):
-    # sshd still wants a key or a password: published, it is a door, not a way in (an older corpus agrees)
+    # sshd still wants a key or a password: published on a host the person uses, it is a door, not a way in (an
+    # older corpus agrees); on an outside relay it denies (test_guard_credroutes.py)
+    _known_hosts(world)
     d = world.run(command)
     assert world.verdict(command) == "ask" and d.rule.endswith("net.remote-login"), (command, d.rule)
 

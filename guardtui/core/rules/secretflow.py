@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Iterator
 
+from ..credroutes import is_config_file, routed
 from ..mcp.catalog import mcp_catalog
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS
 from ..secrets import MAX_CONTENT_BYTES, secret_catalog
@@ -43,7 +44,7 @@ class SecretFlowRule:
             self._remember_reads(call, ctx)
         except Exception:  # remembering must never break judging; the other rules judge the call
             pass
-        return self._synced_write(call, ctx) or self._carried(call, ctx)
+        return self._synced_write(call, ctx) or self._routed_config(call, ctx) or self._carried(call, ctx)
 
     # -- what the session reads -------------------------------------------------------------
     def _remember_reads(self, call: ToolCall, ctx: EvalContext) -> None:
@@ -105,6 +106,25 @@ class SecretFlowRule:
             if held:
                 return _deny(f"the command puts {_what(held)} into {effect.path}, in {folder}, a folder a sync "
                              f"client mirrors to other devices: the secret leaves the machine")
+        return None
+
+    # -- a config file written that hands a token to a host that did not issue it ----------------------
+    def _routed_config(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
+        """`.npmrc` with `//mirror/:_authToken=${NPM_TOKEN}`, a requirements file with `${GITHUB_TOKEN}@pypi.mirror`:
+        the package manager sends the token to that host on its next run (core/credroutes.py)."""
+        written: list[tuple[str, str]] = []
+        if call.tool in WRITE_TOOLS and call.file_path:
+            written = [(resolve_path(call.file_path, call.cwd, ctx.home), "\n".join(_written_text(call.input)))]
+        elif call.is_shell and call.command.strip():
+            written = [(e.path, e.content) for e in ctx.shell(call).effects
+                       if e.kind == "write" and e.path and not e.remote and e.content]
+        for path, text in written:
+            if not text or not is_config_file(path):
+                continue
+            where = routed(text, ctx.home, call.cwd or None)
+            if where:
+                return _deny(f"{call.tool} writes {path}, which sends {where}: the package manager or git hands "
+                             f"the credential to a host that did not issue it")
         return None
 
     # -- a remembered value carried out ------------------------------------------------------------

@@ -21,8 +21,9 @@ from typing import Callable
 from urllib.parse import unquote
 
 from ..effects import shell_acts
+from ..infra import foreign_keys
 from ..model import BlastRadius, Verdict
-from . import (channels, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
+from . import (channels, credroutes, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_dbus, cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc,
                cmd_salesforce, cmd_sandbox, cmd_tasks, cmd_term, cmd_triggers, exposure, remote_access, selfcall,
                toolcode, transfers)
@@ -56,6 +57,7 @@ MAX_FILE_NESTING = 6  # project scripts that run project scripts, followed this 
 MAX_FILES_READ = 48  # project files (scripts, tasks) judged for one command
 _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "curl", "wget", "npm", "python",
                           "python3", "node", "make", "docker", "kubectl", "cat", "echo", "test", "command", "exit"})
+_LOGIN_KEYS = re.compile(r"/\.ssh/authorized_keys2?$")  # the keys that log in to this account
 _TOOL_BINS = re.compile(r"(^|/)(node_modules/\.bin|\.venv/bin|venv/bin|vendor/bin)/[^/]+$")
 # commands whose operands are files they read (and write to stdout)
 _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq", "sed", "gsed", "awk", "gawk", "mawk",
@@ -504,6 +506,10 @@ class _Run:
                     self.persistent(info.path, out.text, cmd)
                 elif out.kind == "network":
                     self.downloaded.add(info.path)
+                if _LOGIN_KEYS.search(info.path) and out.kind == "text" and out.text and \
+                        (key := foreign_keys(out.text, cmd.scope.home)) is not None:
+                    self.add(deny(f"adds a key the person does not hold ({key}) to {r.target.display()}: whoever "
+                                  "holds its private half logs in to this machine", "privilege", "shell.authorized-keys"))
                 if info.path.endswith("/.ssh/authorized_keys") and out.kind == "network":
                     self.add(deny(f"appends a downloaded key to {r.target.display()}: someone else gets in",
                                   "privilege", "shell.authorized-keys"))
@@ -858,6 +864,7 @@ class _Run:
         self.replaced_files(inv)
         findings.extend(self.deleted_sources(inv))
         findings.extend(remote_access.judge(self, inv))  # a way into this machine or the person's keys
+        findings.extend(credroutes.judge(self, inv))  # a token routed to a host that did not issue it
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program

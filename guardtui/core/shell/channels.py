@@ -104,7 +104,8 @@ def _option_values(words: list[Word], options) -> list[Word]:
     for i, w in enumerate(words):
         option, eq, value = w.value.partition("=")
         if option in options and eq and option.startswith("--"):
-            out.append(Word(value, value))
+            raw = w.raw.partition("=")[2] if "=" in w.raw else value
+            out.append(Word(value, raw, origin=w.origin))
         elif w.value in options and i + 1 < len(words):
             out.append(words[i + 1])
     return out
@@ -146,14 +147,9 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
     for w in files:
         if w.value == "-" and run.stdin_source(inv.cmd).kind == "secret":  # --body-file -: its input
             return "secrets on its input (keys, credentials or the environment)"
-        if w.dynamic:
-            continue
-        info = run.path(w, inv)
-        if info.path and (is_secret(info.path, inv.scope.home, run.tax) or is_secret_area(info.path, inv.scope.home)):
-            return f"{w.display()} (keys or credentials)"
-        held = holds_credentials(info.path) if info.path and not inv.scope.remote else None
-        if held:
-            return f"{w.display()}, which holds {held}"
+        found = _file_secret(run, inv, w)
+        if found:
+            return found
     sends_stdin = bool(set(w.value for w in words) & set(spec.get("stdin", ()))) or \
         (spec.get("stdin_default") and not files and not _option_values(words, set(spec.get("messages", ()))))
     if sends_stdin and run.stdin_source(inv.cmd).kind == "secret":
@@ -162,6 +158,12 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
     if spec.get("operand_messages"):
         messages += operands
     for w in messages:
+        if re.match(r"fileb?://", w.value):  # the aws CLI's file://PATH: the value is the file's content
+            path = w.value.split("://", 1)[1]
+            found = _file_secret(run, inv, Word(path, path))
+            if found:
+                return found
+            continue
         if w.dynamic and (secret_in_text(w.raw + " " + w.origin, inv.scope) or
                           dumps_a_credential_file(w.raw + " " + w.origin, inv.scope)):
             return f"secrets ({w.raw})"
@@ -169,6 +171,17 @@ def _secret_sent(run: "Run", inv: "Invocation", spec: dict, taken: int) -> str |
         if credential:
             return credential
     return None
+
+
+def _file_secret(run: "Run", inv: "Invocation", w: Word) -> str | None:
+    """The secret a file it sends is or holds."""
+    if w.dynamic:
+        return None
+    info = run.path(w, inv)
+    if info.path and (is_secret(info.path, inv.scope.home, run.tax) or is_secret_area(info.path, inv.scope.home)):
+        return f"{w.display()} (keys or credentials)"
+    held = holds_credentials(info.path) if info.path and not inv.scope.remote else None
+    return f"{w.display()}, which holds {held}" if held else None
 
 
 # -- ssh's environment ------------------------------------------------------------------------------------

@@ -1220,9 +1220,26 @@ def bisect(run, inv, rest) -> list[Finding]:
     return [allow("git bisect", "git", rule="git.bisect")]
 
 
+def blob_secrets(run, inv, rest) -> list[Finding]:
+    """`git show REV:deploy/staging.env`, `git cat-file -p REV:.env`: a secret file's text as a commit holds it,
+    printed where the agent reads it (a secret by name, or an environment file: staging.env). What that old
+    version holds is not known without running git: it asks, as reading the file would when it holds credentials."""
+    cwd = inv.scope.cwd
+    for w in rest:
+        m = re.match(r"^[^-:][^:]*:(?!/)(.+)$", w.value) if w.static else None
+        if m is None or not cwd:
+            continue
+        root = (repository(cwd) or (cwd,))[0]
+        path = posixpath.normpath(posixpath.join(cwd if m.group(1).startswith("./") else root, m.group(1)))
+        if is_secret(path, inv.scope.home) or fnmatch.fnmatchcase(posixpath.basename(path), "?*.env"):
+            return [ask(f"git prints {m.group(1)} as {w.value.split(':', 1)[0]} holds it: a secret file's contents "
+                        f"(keys or credentials)", "secrets", BlastRadius.MEDIUM, "git.secret-blob")]
+    return []
+
+
 def diff_like(run, inv, rest) -> list[Finding]:
     options, _, _ = _options(rest)
-    findings: list[Finding] = []
+    findings: list[Finding] = blob_secrets(run, inv, rest)
     if _long(options, "--ext-diff", "--textconv"):
         findings.append(ask("--ext-diff/--textconv make git run configured programs", "git", BlastRadius.MEDIUM,
                             "git.diff-exec"))
@@ -1359,6 +1376,8 @@ _SUBCOMMANDS = {
     "send-email": send_email, "add": add, "remote": remote, "gc": gc, "lfs": lfs, "merge": merge,
     "checkout-index": checkout_index, "credential": credential, "mv": git_mv, "apply": apply,
     "sparse-checkout": sparse_checkout, "am": apply,
+    "cat-file": lambda run, inv, rest: blob_secrets(run, inv, rest) or [
+        allow("git cat-file only reads the repository", "git", rule="git.read")],
     # push's plumbing takes push's refspecs and --force: judged as the push it is
     "send-pack": lambda run, inv, rest: ([ask("git send-pack --stdin reads the refs it pushes from its input", "git",
                                               BlastRadius.HIGH, "git.push")]

@@ -412,9 +412,18 @@ def _hosts(words: list[Word]) -> list[str | None]:
     hosts: list[str | None] = []
     for w in words:
         m = _URL_HOST.match(w.value)
+        bare = _BARE_HOST.match(w.value) if m is None else None  # curl localhost:8080/x: http:// by default
         if m is not None:
             hosts.append(None if DYN in m.group(0) else m.group(1))
+        elif bare is not None:
+            hosts.append(None if DYN in bare.group(0) else bare.group(1) or bare.group(2))
     return hosts
+
+
+# a URL written without its scheme (curl takes it as http://): a host name with a dot, or localhost, then a port or path
+# (a dotted word with neither, report.csv, is a file)
+_BARE_HOST = re.compile(r"(?i)^(?:(localhost)(?=:\d+(?:/|$)|/|$)|(\[[0-9a-f:]+\]|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z0-9-]{2,}|"
+                        r"\d+(?:\.\d+){3})(?=:\d+(?:/|$)|/))")
 
 
 _ISSUED_BY = re.compile(r"\$\(\s*(?:command\s+)?([\w.-]+)\s|`\s*([\w.-]+)\s")

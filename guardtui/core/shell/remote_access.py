@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ..infra import is_local, known_host
 from ..model import BlastRadius
 from .findings import Finding, ask, deny
 from .listeners import broker_ports
@@ -101,22 +102,41 @@ def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
     host = words[i].display() if i < len(words) else "the host"
     if i < len(words) and _LOOPBACK.match(words[i].value.rsplit("@", 1)[-1]):
         return []  # this machine: nothing leaves it
+    outside = _outside(words[i].value, inv) if i < len(words) else False
     for spec in forwards:
         reason = _reverse_forward(run, spec)
         if reason:
             found.append(deny(f"ssh -R {spec.display()} {reason} to {host}: it gets a way into this machine or the "
                               "person's keys", "network", "net.remote-access"))
-        elif (port := _forwarded_port(spec.value)) in set(_spec(run).get("login_ports", ())):
+        elif (port := _forwarded_port(spec.value)) in set(_spec(run).get("login_ports", ())) and outside:
+            found.append(deny(f"ssh -R {spec.display()} publishes this machine's ssh login on {host}, a host none of "
+                              "the person's configuration names: whoever holds it gets in from there", "network",
+                              "net.remote-login"))
+        elif port in set(_spec(run).get("login_ports", ())):
             found.append(ask(f"ssh -R {spec.display()} publishes this machine's ssh login on {host}: whoever holds a "
                              "key or password for it gets in from there", "network", BlastRadius.HIGH,
                              "net.remote-login"))
-    if agent:
+    if agent and outside:
+        found.append(deny(f"ssh forwards the person's ssh-agent to {host}, a host none of the person's configuration "
+                          "names (~/.ssh/config, known_hosts): it can use every loaded key (git hosts, servers) while "
+                          "the session lasts", "secrets", "net.agent-forwarding"))
+    elif agent:
         found.append(ask(f"ssh forwards the person's ssh-agent to {host}: it can use every loaded key (git hosts, "
                          "servers) while the session lasts", "secrets", BlastRadius.HIGH, "net.agent-forwarding"))
     return found
 
 
 _SSH_VALUES = set("BbcDEeFIiJLlmOopQRSWw")
+
+
+def _outside(target: str, inv: "Invocation") -> bool:
+    """A host that is neither on this machine or the private network nor named by the person's configuration
+    (core/infra.py: ~/.ssh/config, known_hosts, …): someone else's machine."""
+    host = target.rsplit("@", 1)[-1]
+    host = re.sub(r"^ssh://", "", host).split(":", 1)[0] if not host.startswith("[") else host
+    if not host or DYN in host or "." not in host.strip("[]") and ":" not in host:
+        return False
+    return not is_local(host) and not known_host(host, inv.scope.home, inv.scope.project or inv.scope.cwd)
 
 
 def _reverse_forward(run: "Run", spec: Word) -> str | None:
