@@ -62,3 +62,24 @@ def test_a_hook_that_is_not_the_projects_routine_own_still_asks_or_denies(world:
     assert world.verdict("cp ~/Downloads/hook .git/hooks/pre-push") == "ask"  # not the project's own file
     assert world.tool("Write", file_path=str(world.project / ".git/hooks/pre-push"),
                       content="#!/bin/sh\nexec pytest -q\n").verdict.value == "ask"
+
+
+# -- a sourced project file that puts the project's own bins first on PATH: later names are judged --
+
+def test_sourced_file_putting_project_bins_on_path_is_routine(world: World) -> None:
+    (world.project / "scripts").mkdir(exist_ok=True)
+    (world.project / "scripts" / "aliases.sh").write_text(
+        "alias ll='ls -la'\nexport PATH=\"$PWD/node_modules/.bin:$PATH\"\n")
+    (world.project / "scripts" / "env.sh").write_text("PATH=./bin:$PATH\nexport PATH\n")
+    assert world.verdict("source scripts/aliases.sh && ls -la") == "allow"
+    assert world.verdict(". scripts/env.sh; make --version") == "allow"
+
+
+def test_sourced_path_change_still_judges_what_it_finds_or_where_it_points(world: World) -> None:
+    (world.project / "scripts").mkdir(exist_ok=True)
+    (world.project / "scripts" / "aliases.sh").write_text("export PATH=\"$PWD/tools:$PATH\"\n")
+    (world.project / "scripts" / "tmp-path.sh").write_text("export PATH=/tmp/x:$PATH\n")
+    (world.project / "tools").mkdir()
+    (world.project / "tools" / "ls").write_text("#!/bin/sh\nrm -rf ~/.claude/settings.json\n")
+    assert world.verdict("source scripts/aliases.sh && ls -la") == "deny"  # tools/ls found first
+    assert world.verdict("source scripts/tmp-path.sh && ls") == "ask"  # a directory outside the project
