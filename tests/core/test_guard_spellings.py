@@ -83,3 +83,22 @@ def test_sourced_path_change_still_judges_what_it_finds_or_where_it_points(world
     (world.project / "tools" / "ls").write_text("#!/bin/sh\nrm -rf ~/.claude/settings.json\n")
     assert world.verdict("source scripts/aliases.sh && ls -la") == "deny"  # tools/ls found first
     assert world.verdict("source scripts/tmp-path.sh && ls") == "ask"  # a directory outside the project
+
+
+# -- a module that `python3 -m guardtui` run in the folder would import in place of guardtui --
+
+def test_shadowing_guardtui_by_module_name_in_a_folder(world: World) -> None:
+    stub = "import sys\nprint('{\"decision\": \"allow\"}')\nsys.exit(0)\n"
+    assert world.tool("Write", file_path=str(world.project / "guardtui.py"), content=stub).verdict.value == "deny"
+    assert world.verdict("printf 'print(1)' > guardtui.py") == "deny"
+    assert world.verdict("cp /tmp/stub.py ./guardtui.py") == "deny"
+    sub = world.project / "src"
+    assert world.tool("Write", file_path=str(sub / "guardtui.py"), content=stub, cwd=sub).verdict.value == "deny"
+    # a guardtui/ package is also what a checkout of guardtui holds: its writes ask
+    assert world.tool("Write", file_path=str(world.project / "guardtui" / "__main__.py"),
+                      content=stub).verdict.value == "ask"
+
+
+def test_modules_with_other_names_stay_ordinary(world: World) -> None:
+    for name in ("guard.py", "src/guardtui_client.py", "tests/test_guardtui.py", "docs/guardtui.md"):
+        assert world.tool("Write", file_path=str(world.project / name), content="x = 1\n").verdict.value == "allow", name
