@@ -563,8 +563,9 @@ class Protected:
                         continue
                     direct = "/" not in form[len(prefix):].rstrip("/")
                     for target in targets:
-                        if target not in found and (contains == "any" or contains == "near" and direct or
-                                                    self.exists(target.path)):
+                        # (code that is not there guards nothing: a folder's absent guardtui.py is no loss)
+                        if target not in found and (contains == "any" or contains == "near" and direct and
+                                                    target.kind != GUARD_CODE or self.exists(target.path)):
                             found[target] = Match(target, cand, "contains", form[len(prefix):])
         return list(found.values())
 

@@ -102,3 +102,18 @@ def test_shadowing_guardtui_by_module_name_in_a_folder(world: World) -> None:
 def test_modules_with_other_names_stay_ordinary(world: World) -> None:
     for name in ("guard.py", "src/guardtui_client.py", "tests/test_guardtui.py", "docs/guardtui.md"):
         assert world.tool("Write", file_path=str(world.project / name), content="x = 1\n").verdict.value == "allow", name
+
+
+# -- $IFS as a word separator --
+
+def test_ifs_as_separator_reaches_the_guard(world: World) -> None:
+    for command in ("rm${IFS}-f${IFS}$HOME/.codex/hooks.json", "rm$IFS-f$IFS$HOME/.claude/settings.json",
+                    "truncate${IFS}-s0${IFS}$HOME/.claude/settings.json",
+                    "bash -c 'rm${IFS}-rf${IFS}$HOME/.config/guardtui'"):
+        assert world.verdict(command) == "deny", command
+
+
+def test_ifs_quoted_or_reassigned_is_left_alone(world: World) -> None:
+    assert world.verdict('echo "a${IFS}b"') == "allow"
+    assert world.verdict("cat${IFS}README.md") == "allow"
+    assert world.verdict("printf '%s' \"$IFS\" | od -c") == "allow"

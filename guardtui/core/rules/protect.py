@@ -377,6 +377,8 @@ def _glob_reach(e: FileEffect, protected: Protected, cwd: str, subject: str) -> 
         return []
     out = []
     for target in protected.targets:
+        if target.kind == GUARD_CODE and action in ("remove", "chmod"):
+            continue  # code that is not there (the glob matches nothing now) guards nothing
         if target.kind != RUNTIME and _glob_matches(pattern, target.path):
             v = judge_action(Match(target, target.path, "path"), action, subject)
             if v is not None:
