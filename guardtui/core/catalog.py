@@ -10,7 +10,8 @@ from .yamlfile import Field, check, load_yaml
 _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Field(list, required=True, items=str),
                  "write": Field(list, required=True, items=str), "shell": Field(list, required=True, items=str),
                  "equivalents": Field(dict, values=Field(list, items=str))}
-_PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True), "credentials_only": Field(bool)}
+_PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True), "credentials_only": Field(bool),
+            "own_copies": Field(bool)}
 # how a file that runs later runs (core/rules/later_kinds.py reads each)
 _LATER_KINDS = ("shell", "unit", "plist", "cron", "desktop", "vscode-tasks", "vim", "program", "python", "js", "ruby",
                 "perl", "php", "groovy", "rust", "elisp", "settings", "compose", "procfile", "tilt", "ssh-config",
@@ -44,6 +45,7 @@ class SensitivePattern:
     path: str | None
     reason: str
     credentials_only: bool = False  # asks only when the file as written holds a credential (a project .npmrc)
+    own_copies: bool = False  # the project's own file copied or linked here, routine to run, asks nothing
 
 
 def _read(name: str) -> tuple[str, str]:
@@ -67,7 +69,8 @@ def sensitive_patterns() -> tuple[SensitivePattern, ...]:
     for i, p in enumerate(doc.data["patterns"]):
         if bool(p.get("name")) == bool(p.get("path")):
             raise doc.error(("patterns", i), "give exactly one of name or path")
-        out.append(SensitivePattern(p.get("name"), p.get("path"), p["reason"], bool(p.get("credentials_only"))))
+        out.append(SensitivePattern(p.get("name"), p.get("path"), p["reason"], bool(p.get("credentials_only")),
+                                    bool(p.get("own_copies"))))
     return tuple(out)
 
 

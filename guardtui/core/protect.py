@@ -114,6 +114,7 @@ class Match:
 
 # -- data -------------------------------------------------------------------------------------
 _ENTRY = {"agent": Field(str, choices=tuple(_AGENT_NAMES)), "kind": Field(str, required=True, choices=KINDS),
+          "editable": Field(bool),
           "format": Field(str, choices=("json", "toml", "yaml", "trust-folders", "trust-projects")), "paths": Field(list, required=True, items=str)}
 _BYPASS = {"key": Field(str, required=True), "is": Field((str, bool, int)), "has": Field(str)}
 _SCHEMA = {
@@ -215,7 +216,8 @@ def _label(entry: dict) -> str:
     agent = _AGENT_NAMES.get(entry.get("agent", ""), "")
     return {HOOKS: f"{agent}'s hook settings", PERMISSIONS: f"{agent}'s permission rules",
             USER_GUARDS: "your guard plugins (trusted)", PROJECT_GUARDS: "the project's guard plugins",
-            GUARD_CODE: "guardtui's installed code (the hooks run it)",
+            GUARD_CODE: "what `python3 -m guardtui` run here imports in place of guardtui"
+            if any(p.startswith("<project>/") for p in entry["paths"]) else "guardtui's installed code (the hooks run it)",
             TRUST: f"{agent}'s trusted folders" if entry.get("format") == "trust-folders" else
             f"{agent}'s configuration, which holds the folders it trusts"}[entry["kind"]]
 
@@ -333,14 +335,17 @@ class Protection:
                 for d in dirs:
                     if entry["kind"] == PROJECT_GUARDS and _at_or_above_a_home(d, homes):
                         continue  # the home directory and above are the user's own (loader.project_root)
-                    out.append(_target(entry, d.rstrip("/") + "/" + rel, rel))
+                    path = d.rstrip("/") + "/" + rel
+                    if entry["kind"] == GUARD_CODE and self.code_dir and _under(_norm(path), _norm(self.code_dir)):
+                        continue  # guardtui's own code: its target says how it is installed
+                    out.append(_target(entry, path, rel))
         return tuple(out)
 
 
 def _target(entry: dict, path: str, tail: str) -> Target:
     tree = path.endswith("/")
     return Target(_norm(path), entry["kind"], _label(entry), tree, entry.get("agent", ""), entry.get("format", ""),
-                  tail.rstrip("/"))
+                  tail.rstrip("/"), editable=bool(entry.get("editable")))
 
 
 def _ancestors(path: str) -> list[str]:
@@ -558,8 +563,9 @@ class Protected:
                         continue
                     direct = "/" not in form[len(prefix):].rstrip("/")
                     for target in targets:
-                        if target not in found and (contains == "any" or contains == "near" and direct or
-                                                    self.exists(target.path)):
+                        # (code that is not there guards nothing: a folder's absent guardtui.py is no loss)
+                        if target not in found and (contains == "any" or contains == "near" and direct and
+                                                    target.kind != GUARD_CODE or self.exists(target.path)):
                             found[target] = Match(target, cand, "contains", form[len(prefix):])
         return list(found.values())
 

@@ -147,8 +147,10 @@ def test_shell_changes_to_hook_settings_deny(world, command):
 def test_writes_through_links_made_before_deny(world):
     os.symlink(world.user_settings, world.project / "s.json")
     os.link(world.user_settings, world.project / "h.json")
-    for command in ("echo '{}' > s.json", "echo '{}' > h.json", "sed -i d h.json"):
+    for command in ("echo '{}' > s.json", "echo '{}' > h.json", "sed -i --follow-symlinks d s.json"):
         assert_denied_for_the_person(world.run(command), command)
+    # sed -i (without --follow-symlinks) renames a new file over the name: the link is replaced, the settings kept
+    assert verdict(world.run("sed -i d h.json")) == "allow"
     for tool, extra in (("Write", {"content": "{}"}), ("Edit", {"old_string": "hooks", "new_string": "x"})):
         for name in ("s.json", "h.json"):
             d = world.tool(tool, file_path=name, **extra)

@@ -317,7 +317,10 @@ def test_what_a_script_sets_for_itself_ends_with_it(machine):
                    "hijack.sh": "export PATH=/tmp/evil:$PATH\ngit status\n"})
     assert machine.verdict("bash e2e.sh --project=chromium") == "allow"
     assert machine.verdict("bash hijack.sh") == "ask"
-    assert machine.verdict("source e2e.sh") == "ask"  # sourced: its aliases outlive it
+    # sourced, its PATH lasts to the end of the call: the project's bins first is routine (a program found
+    # there is judged as what it is), a directory outside the project asks
+    assert machine.verdict("source e2e.sh") == "allow"
+    assert machine.verdict("source hijack.sh") == "ask"
     assert machine.verdict("kill 4242") == "ask"
     assert machine.verdict("npx wait-on http://localhost:3000") == "allow"  # installed: nothing is downloaded
     assert machine.verdict("npx left-pad-cli x") == "ask"

@@ -41,7 +41,7 @@ from ..listing import archive_members, tree_entries
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_restrictive
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN, TRUST,
                        USER_GUARDS, Match, Protected, protect_data)
-from ..shell.findings import FileEffect
+from ..shell.findings import REPLACES, FileEffect
 from ..shell.projectfiles import read_text
 from .base import EvalContext
 from .dangerous import shell_decision
@@ -377,6 +377,8 @@ def _glob_reach(e: FileEffect, protected: Protected, cwd: str, subject: str) -> 
         return []
     out = []
     for target in protected.targets:
+        if target.kind == GUARD_CODE and action in ("remove", "chmod"):
+            continue  # code that is not there (the glob matches nothing now) guards nothing
         if target.kind != RUNTIME and _glob_matches(pattern, target.path):
             v = judge_action(Match(target, target.path, "path"), action, subject)
             if v is not None:
@@ -440,7 +442,8 @@ def _judge_path(e: FileEffect, protected: Protected, cwd: str, links: dict[str, 
                 add(act(m, "link", subject))
         return out
     if e.kind == "write":
-        for m in protected.matches(path, cwd, contains="existing" if e.recursive or e.members else ""):
+        for m in protected.matches(path, cwd, follow=e.detail != REPLACES,
+                                   contains="existing" if e.recursive or e.members else ""):
             if m.contains and not (_members_hit(m, e.members, e.recursive) and _git_hits(m, e)):
                 continue
             if m.kind == HOOKS and not m.contains:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS
+from ..shell.findings import REPLACES
 from .base import EvalContext, is_within, resolve_path
 
 
@@ -32,8 +33,9 @@ class WorkingDirRule:
                     return Decision(Verdict.ASK, f"the command writes to {effect.raw}{where}, a path known only at "
                                     "run time", self.id, BlastRadius.MEDIUM, "fs-write",
                                     {"segment": effect.segment, "origin": effect.origin})
-                if not self._inside(effect.path, cwd, ctx, follow=effect.kind != "link"):
-                    shown = _landing(effect.path, ctx) if effect.kind != "link" else effect.path
+                follows = effect.kind != "link" and effect.detail != REPLACES  # sed -i replaces a link
+                if not self._inside(effect.path, cwd, ctx, follow=follows):
+                    shown = _landing(effect.path, ctx) if follows else effect.path
                     return Decision(Verdict.ASK, f"the command writes to {shown}{where}, outside the project {cwd}",
                                     self.id, BlastRadius.MEDIUM, "fs-write",
                                     {"segment": effect.segment, "path": effect.path, "origin": effect.origin})

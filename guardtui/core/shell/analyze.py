@@ -86,6 +86,7 @@ _ROUTINE_NODE_OPTION = re.compile(r"^--(max-old-space-size|max-semi-space-size|s
                                   r"unhandled-rejections|openssl-legacy-provider|dns-result-order|conditions|"
                                   r"experimental-vm-modules|experimental-specifier-resolution|"
                                   r"experimental-json-modules|no-experimental-fetch|max-http-header-size)(=\S*)?$")
+SOURCED_FILE = "sourced-file"  # scope fact: the project file `source`d into the calling shell
 _ENV_DANGER = {"LD_PRELOAD": "preloads a library into every program",
                "LD_LIBRARY_PATH": "changes which libraries programs load",
                "DYLD_INSERT_LIBRARIES": "injects a library into every program",
@@ -303,6 +304,8 @@ class _Run:
             scope.arrays["BASH_SOURCE"] = [path]
             if posixpath.basename(runner) not in ("source", "."):
                 scope.facts["in-file"] = path  # its own process: what it sets dies with it
+            else:
+                scope.facts[SOURCED_FILE] = path  # the caller's shell: what it sets lasts to the end of this call
             runs = Invocation(posixpath.basename(runner) if runner else _RUNNER_OF.get(language, "sh"), inv.words,
                               inv.cmd, inv.scope, inv.privileged, inv.written_name)
             sourced = posixpath.basename(runner) in ("source", ".")  # its functions serve the caller
@@ -589,7 +592,10 @@ class _Run:
                 self.script(out.text, cmd.scope.copy(), f"${name}", cmd.depth + 1)
                 return
         exported = bool(cmd.argv) and cmd.argv[0].value in ("export", "declare", "typeset", "readonly")
-        if name == "PATH" and (prefix and not exported or cmd.scope.facts.get("in-file")):
+        if name == "PATH" and (prefix and not exported or cmd.scope.facts.get("in-file") or
+                               cmd.scope.facts.get(SOURCED_FILE)):
+            # (a command found first in a project directory put there is judged as the program it is:
+            # toolcode.local_program)
             # a one-command prefix, as `npm run` sets it, or a script run in its own process
             raw = value.raw.strip("'\"").replace("${HOME}", "~").replace("$HOME", "~")
             entries = [e for e in raw.split(":") if e and e not in ("$PATH", "${PATH}")]
@@ -597,7 +603,8 @@ class _Run:
                 return
             project = cmd.scope.project
             resolved = [e for e in value.value.split(":") if e and DYN not in e]
-            if cmd.scope.facts.get("in-file") and resolved and all(
+            in_file = cmd.scope.facts.get("in-file") or cmd.scope.facts.get(SOURCED_FILE)
+            if in_file and resolved and all(
                     _USUAL_PATH.match(e) or (project and e.startswith(project.rstrip("/") + "/"))
                     for e in resolved) and raw.count(":") + 1 == len(resolved) + (DYN in value.value):
                 return  # the project's own bins and the usual places, ahead of the inherited PATH

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
-from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, worst
+from .findings import REPLACES, Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .datacode import code_in_data, loaders_in
 from .libconfig import code_for_script
 from .deletes import find_delete
@@ -561,7 +561,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     if in_place:
         for w in operands or []:
             if not w.value.startswith("-"):
-                f = run.write(w, inv, f"{inv.name} -i")
+                f = run.write(w, inv, f"{inv.name} -i", detail=REPLACES)  # renames a new file over the name
                 if f:
                     findings.append(f)
     best = worst(findings)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius, Verdict
 from ..secrets import secret_catalog
 from .deletes import DELETERS, FIND_FILTERS, empties_files, find_delete
-from .findings import Finding, allow, ask, deny, with_rule, worst
+from .findings import REPLACES, Finding, allow, ask, deny, with_rule, worst
 from .parse import SimpleCommand
 from .patches import patch_targets, read_patch
 from .projectfiles import read_text
@@ -972,6 +972,7 @@ def sed(run: "Run", inv: "Invocation") -> list[Finding]:
     files: list[Word] = []
     in_place = False
     quiet = False
+    follows = False  # --follow-symlinks: writes through a link; without it a new file is renamed over the name
     words = inv.words
     i = 0
     explicit_script = False
@@ -996,6 +997,8 @@ def sed(run: "Run", inv: "Invocation") -> list[Finding]:
                 i += 1
         elif v in ("--quiet", "--silent"):
             quiet = True
+        elif v == "--follow-symlinks":
+            follows = True
         elif v.startswith("--"):
             pass
         else:
@@ -1033,7 +1036,7 @@ def sed(run: "Run", inv: "Invocation") -> list[Finding]:
         findings += read_secret(run, inv)  # `sed -n p .env` prints it as cat does
     if in_place:
         for w in files:
-            f = run.write(w, inv, "sed -i")
+            f = run.write(w, inv, "sed -i", **({} if follows else {"detail": REPLACES}))
             if f is not None:
                 findings.append(f)
         if quiet and re.search(r"p", "\n".join(scripts)):

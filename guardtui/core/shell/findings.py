@@ -81,6 +81,9 @@ def worst(findings: list[Finding]) -> Finding | None:
 EFFECT_KINDS = ("write", "delete", "move", "chmod", "link", "copy", "unpack", "read")
 WRITE_KINDS = frozenset({"write", "chmod", "link", "copy", "unpack"})  # put something at the path
 DELETE_KINDS = frozenset({"delete", "move"})  # take the path away from where it was
+# a write's detail: the new content goes to a new file renamed over the name (sed -i without
+# --follow-symlinks, perl -i): a symbolic or hard link there is replaced, what it led to is untouched
+REPLACES = "replaces"
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,8 @@ class FileEffect:
     copy    the file or tree `source` lands at the path (cp, mv, rsync, git mv)
     unpack  an archive (`source`; None: read from a pipe) is extracted into the directory at the path
     read    the file is read (kept apart, in ShellAnalysis.reads)
+
+    A write whose `detail` is REPLACES renames a new file over the name: a link there is not followed.
 
     `members` narrows a recursive effect to the files under the path matching these globs (a find's
     -name, an archive's listed members); `only` narrows a git effect to "tracked" files (reset,

@@ -873,6 +873,8 @@ class Walker:
         elif name in ("source", ".") and len(words) > 1 and words[1].endswith("/bin/activate") and scope.cwd and \
                 not argv[1].dynamic:  # the environment's bin/ now comes first on PATH
             scope.facts["path-first"] = posixpath.dirname(posixpath.normpath(posixpath.join(scope.cwd, words[1])))
+        elif name in ("source", ".") and len(words) > 1 and scope.cwd and not argv[1].dynamic and self.depth < 4:
+            self._sourced_path(posixpath.normpath(posixpath.join(scope.cwd, words[1])), scope)
         elif name == "ln" and any(w.startswith("-") and "s" in w.lstrip("-") and not w.startswith("--")
                                   or w == "--symbolic" for w in words[1:]):
             operands = [a for a in argv[1:] if not a.value.startswith("-")]
@@ -880,6 +882,17 @@ class Walker:
                 link = posixpath.normpath(posixpath.join(scope.cwd, operands[1].value))
                 target = operands[0].value  # `ln -sfn "$HOME" x`: a later `rm -rf x/*` deletes in the target
                 scope.facts["link-to:" + link] = posixpath.normpath(posixpath.join(posixpath.dirname(link), target))
+
+    def _sourced_path(self, path: str, scope: Scope) -> None:
+        """`source env.sh && ls`: the PATH the sourced file leaves is the one later names are looked up in
+        (a project program found first there is judged: toolcode.local_program)."""
+        text = _small_text(path)
+        if not text or "PATH" not in text:
+            return
+        inner = scope.copy()
+        parse_script(text, inner, depth=self.depth + 1)
+        if "PATH" in inner.variables and inner.variables["PATH"] != scope.variables.get("PATH"):
+            scope.variables["PATH"] = inner.variables["PATH"]
 
     def _follow_cd(self, argv: list[Word], scope: Scope, cdpath: str | None = None) -> None:
         if not argv or argv[0].value not in ("cd", "pushd", "popd", "chdir"):

@@ -7,6 +7,9 @@
   (tree-sitter reads `{name}` as an argument, `exec {trace}>x` as running `{trace}`). The word becomes
   blanks and a descriptor digit, a redirect as bash reads it.
 
+- `rm${IFS}-f${IFS}x`: an unquoted $IFS, never assigned in the script, splits the word where it stands
+  (its default value is blanks): it becomes blanks, so the words are walked as bash splits them.
+
 Same length: every span, line and byte offset of the walk still points at the text the agent sent.
 """
 from __future__ import annotations
@@ -23,7 +26,12 @@ NAMED_FD_NUMBER = "10"  # bash gives a named descriptor the first free number fr
 
 def wanted(source: bytes) -> bool:
     """Cheap test first: most scripts have neither."""
-    return b"coproc" in source or (b"}>" in source or b"}<" in source)
+    return b"coproc" in source or (b"}>" in source or b"}<" in source) or _splits_on_ifs(source)
+
+
+def _splits_on_ifs(source: bytes) -> bool:
+    return b"IFS" in source and not re.search(rb"\bIFS\s*[+]?=|\bread\b|\bIFS\b[^$}]", source.replace(b"${IFS}", b"")
+                                               .replace(b"$IFS", b""))
 
 
 def respell(source: bytes, root) -> tuple[bytes, dict[str, str]]:
@@ -37,6 +45,11 @@ def respell(source: bytes, root) -> tuple[bytes, dict[str, str]]:
         kind = node.type
         if kind == "command":
             _coproc(node, source, edits, variables)
+        elif kind in ("simple_expansion", "expansion") and source[node.start_byte:node.end_byte] in (b"$IFS", b"${IFS}") \
+                and node.parent is not None and node.parent.type in ("concatenation", "command") and \
+                _splits_on_ifs(source):
+            edits.append((node.start_byte, node.end_byte, b" " * (node.end_byte - node.start_byte)))
+            continue
         elif kind in ("word", "concatenation") and node.end_byte < len(source) and \
                 source[node.end_byte:node.end_byte + 1] in (b"<", b">") and \
                 _NAMED_FD.match(source[node.start_byte:node.end_byte]):
