@@ -131,7 +131,8 @@ _SCHEMA = {
                                      "ports": Field(list, required=True, items=int),
                                      "terminals": Field(list, items=str)}),
     "delegation": Field(dict, fields={k: Field(list, items=str) for k in ("tools", "fields", "change_verbs",
-                                                                          "negations", "typing", "terminals")}),
+                                                                          "negations", "typing", "terminals",
+                                                                          "guard_names")}),
     "settings_changes": Field(dict, values=Field(dict, fields={"neutral": Field(list, items=str),
                                                                "tighten": Field(list, items=str)})),
     "agent_programs": Field(dict, values=Field(dict, fields={

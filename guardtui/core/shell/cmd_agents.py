@@ -57,6 +57,8 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     override_opts = set(spec.get("overrides", ()))
     sources_opt = spec.get("sources", "")
     words = [w.value for w in inv.words]
+    # its prompt is words for rules/protect.py to read: told to change the guard, the run denies
+    run.result.data.append(("task", "\n".join(w.replace(DYN, " ") for w in words)[:20000]))
     unhooked = bool(spec.get("unhooked"))
     approvals = _UNHOOKED if unhooked else _APPROVALS
     arguments = " ".join(w for w in words if DYN not in w)
