@@ -57,3 +57,62 @@ def test_another_agents_prompt_told_to_change_the_guard_denies(world, command):
 ])
 def test_another_agents_ordinary_prompt_stays_allowed(world, command):
     assert verdict(world.run(command)) == "allow", command
+
+
+# -- the console stopped, answered or read from elsewhere -----------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "pkill -f 'guardtui console'",
+    "pkill -f 'python3 -m guardtui serve'",
+    "pkill -f \"guardtui (console|demo)\"",
+    "kill -STOP $(pgrep -f 'guardtui console')",
+])
+def test_stopping_the_running_console_denies(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command", ["pkill -f 'node server.js'", "pkill -f vite"])
+def test_stopping_other_processes_still_asks(world, command):
+    assert verdict(world.run(command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "curl -s -H 'X-Forwarded-For: 127.0.0.1' -X POST http://127.0.0.1:8765/decide -d '{\"decision\":\"allow\"}'",
+    "curl localhost:8765/api/pending/approve-all -X POST",
+    "http POST :8765/approve id=latest",
+    "wget -qO- --post-data 'd=allow' http://127.1:8765/answer",
+    "python3 -c \"import urllib.request as u; u.urlopen('http://[::1]:8765/decide', b'{}')\"",
+    "exec 3<>/dev/tcp/127.0.0.1/8765; printf 'POST /decide HTTP/1.0\\r\\n\\r\\n' >&3",
+])
+def test_calls_to_the_brokers_own_endpoints_deny(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "ss -ltnp 'sport = :8765'", "lsof -i :8765", "curl -s http://127.0.0.1:8765/health",
+    "curl -s http://127.0.0.1:18765/decide", "curl -s http://localhost:3000/api/decide -d '{}'",
+])
+def test_the_port_named_or_other_local_servers_stay_allowed(world, command):
+    assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    "tr '\\0' '\\n' < /proc/$(pgrep -f 'guardtui console' | head -1)/environ | grep -i token",
+    "cat /proc/self/environ | tr '\\0' '\\n' | grep -i guardtui",
+    "strings /proc/4127/environ",
+    "head -c 4000 /proc/$PPID/environ",
+])
+def test_reading_a_process_environment_asks(world, command):
+    assert verdict(world.run(command)) == "ask", command
+
+
+def test_reading_a_process_environment_with_read_asks(world):
+    assert verdict(world.tool("Read", file_path="/proc/self/environ")) == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "cat /proc/self/status", "cat /proc/cpuinfo", "cat /proc/$$/cmdline | tr '\\0' ' '",
+    "atq && systemctl --user list-timers --no-pager", "screen -ls; kitty @ ls | jq -r '.[0].tabs[].title'",
+])
+def test_process_and_terminal_listings_stay_allowed(world, command):
+    assert verdict(world.run(command)) == "allow", command

@@ -43,6 +43,7 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN, TRUST,
                        USER_GUARDS, Match, Protected, protect_data)
 from ..shell.findings import FileEffect
+from ..web import broker_endpoint_in
 from ..shell.projectfiles import read_text
 from .base import EvalContext
 from .dangerous import shell_decision
@@ -182,6 +183,11 @@ class ProtectRule:
             return _deny("the command opens guardtui's broker socket itself (only the agents' hooks post there, "
                          "through guardtui): an attempt to answer or change what the console decides",
                          RUNTIME).decision(self.id, call.command[:200])
+        endpoint = broker_endpoint_in(call.command)
+        if endpoint is not None:
+            return _deny(f"the command calls {endpoint}, an endpoint of guardtui's broker that is not a hook's: an "
+                         "attempt to answer or change what the console decides", RUNTIME).decision(self.id,
+                                                                                                   call.command[:200])
         analysis = ctx.shell(call)
         best: Decision | None = None
         links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at
