@@ -116,3 +116,28 @@ def test_reading_a_process_environment_with_read_asks(world):
 ])
 def test_process_and_terminal_listings_stay_allowed(world, command):
     assert verdict(world.run(command)) == "allow", command
+
+
+# -- a nested agent without this machine's network: its HTTP hooks fail open --------------------------------
+
+@pytest.mark.parametrize("command", [
+    "unshare --user --map-root-user --net claude -p 'tidy the repo'",
+    "unshare -Urn codex exec 'fix tests'",
+    "unshare --net=/run/netns/blue gemini -p 'refactor utils'",
+    "bwrap --unshare-all --bind / / gemini -p 'x'",
+    "bwrap --unshare-net --ro-bind / / --bind ~ ~ claude -p hi",
+    "firejail --net=none claude -p hi",
+    "systemd-run --user --pty -p PrivateNetwork=yes claude -p hi",
+])
+def test_an_agent_started_offline_denies(world, command):
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "unshare --user --map-root-user claude -p 'tidy the repo'",
+    "unshare -n ping -c1 localhost",
+    "bwrap --ro-bind / / claude -p hi",
+    "firejail --net=none curl -s http://example.com",
+])
+def test_offline_tools_and_agents_with_the_network_stay_as_they_were(world, command):
+    assert verdict(world.run(command)) != "deny", command
