@@ -132,7 +132,8 @@ _SCHEMA = {
                                      "ports": Field(list, required=True, items=int),
                                      "terminals": Field(list, items=str)}),
     "delegation": Field(dict, fields={k: Field(list, items=str) for k in ("tools", "fields", "change_verbs",
-                                                                          "negations", "typing", "terminals")}),
+                                                                          "negations", "typing", "terminals",
+                                                                          "guard_names")}),
     "settings_changes": Field(dict, values=Field(dict, fields={"neutral": Field(list, items=str),
                                                                "tighten": Field(list, items=str)})),
     "agent_programs": Field(dict, values=Field(dict, fields={
@@ -145,6 +146,7 @@ _SCHEMA = {
         "approve": Field(list, items=str), "settings_writes": Field(dict, values=Field(list, items=str)),
         "unhooked": Field(bool)})),
     "hook_env": Field(list, items=str),
+    "offline_wrappers": Field(dict, values=Field(list, items=str)),
 }
 
 
@@ -161,6 +163,14 @@ class ProtectData:
     settings_changes: Mapping[str, dict] = field(default_factory=dict)  # agent -> neutral keys, tightening lists
     delegation: Mapping[str, tuple] = field(default_factory=dict)  # a sub-agent's task: its tools and words
     hook_env: frozenset[str] = frozenset()  # variables that choose the programs an agent's hooks run
+    offline_wrappers: Mapping[str, tuple] = field(default_factory=dict)  # wrapper -> options that cut the network
+
+
+def cuts_network(wrapper: str, words: list[str]) -> str:
+    """The first of a wrapper's words that starts what it runs in a network namespace of its own
+    (offline_wrappers: `unshare --net`, `bwrap --unshare-all`), or ""."""
+    globs = protect_data().offline_wrappers.get(posixpath.basename(wrapper), ())
+    return next((w for w in words if any(fnmatch.fnmatchcase(w, g) for g in globs)), "")
 
 
 def project_guard_paths() -> tuple[str, ...]:
@@ -200,7 +210,8 @@ def parse_protect_data(text: str, file: str) -> ProtectData:
                        {k: tuple(v) for k, v in (data.get("processes") or {}).items()},
                        dict(data.get("agent_programs") or {}), dict(data.get("settings_changes") or {}),
                        {k: tuple(v) for k, v in (data.get("delegation") or {}).items()},
-                       frozenset(data.get("hook_env") or ()))
+                       frozenset(data.get("hook_env") or ()),
+                       {k: tuple(v) for k, v in (data.get("offline_wrappers") or {}).items()})
 
 
 def agent_of_program(name: str) -> str | None:

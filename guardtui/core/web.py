@@ -248,6 +248,30 @@ def broker_port_of(url: str) -> int | None:
     return port if loopback and port in protect_data().processes.get("ports", ()) else None
 
 
+_LOOPBACK_AT = (r"(?:localhost|[\w.-]+\.localhost|127(?:\.\d+){0,3}|0x7f[0-9a-f]*|2130706433|0\.0\.0\.0|0|"
+                r"\[(?:::1|0:0:0:0:0:0:0:1|::ffff:127\.[\d.]+)\])")
+_HOOK_PATHS = re.compile(r"^/(?:hooks/[\w-]+/?|health/?)?$")
+
+
+def broker_endpoint_in(text: str) -> str | None:
+    """A place on guardtui's broker port on this machine that `text` (a command line, a script) reaches beyond
+    what a hook does (a POST to /hooks/<agent>, /health): `http://127.0.0.1:8765/decide`, `localhost:8765/api/x`,
+    httpie's `:8765/approve`, bash's `/dev/tcp/127.0.0.1/8765`. None when it reaches none."""
+    for port in protect_data().processes.get("ports", ()):
+        url = re.compile(rf"(?i)(?:(?<![\w.-])(?:[a-z][a-z0-9+.-]*://)?(?:[^@\s/'\"]*@)?{_LOOPBACK_AT}|(?<![\w.]))"
+                         rf":{port}(?!\d)(/[^\s'\"?#]*)?")
+        for m in url.finditer(text):
+            path = m.group(1)
+            if m.group(0).startswith(":") and path is None:
+                continue  # `ss 'sport = :8765'`, `lsof -i :8765`: a port named, nothing sent
+            if not _HOOK_PATHS.match(path or "/"):
+                return m.group(0)
+        tcp = re.search(rf"/dev/(?:tcp|udp)/{_LOOPBACK_AT}/{port}(?!\d)", text)
+        if tcp:
+            return tcp.group(0)
+    return None
+
+
 def judge_url(url: str) -> UrlJudgement | None:
     """What a tool reaching `url` does that matters: a metadata service (deny), a credential in
     the URL itself (deny: it is sent to that host), a local file (judge it as a read). None when

@@ -91,6 +91,14 @@ class LaterRule:
                 found = self._judge_planted(call, ctx, path, text, guard_only=place == "project")
                 if found is not None:
                     return found
+            if kind is None and text is not None and language_of(path, text) is not None:
+                # a script of the project's, run when the agent calls it: one that types into a terminal (an
+                # auto-approver) or starts an agent unguarded has no routine use, and denies when written. (Its
+                # other denies, a guard file changed among them, wait for the run: arguments decide those.)
+                found = self._judge_program(call, ctx, path, text, PROGRAM)
+                if found is not None and (found.category == "terminal-input" or
+                                          found.rule.endswith("agent.unguarded")):
+                    return found
             if kind is None or text is None:
                 continue
             if kind in RUNNERS or kind == PROGRAM:

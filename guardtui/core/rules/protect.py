@@ -18,8 +18,9 @@ interpreter code, a nested script); a file tool by the file it writes or reads. 
     guardtui's code    deny (a source          deny                      allow
                        checkout: ask)
 
-A sub-agent's task (Task, Agent) is judged here too: its prompt's quoted commands and its requests
-to change the guard.
+A sub-agent's task (Task, Agent, other agents' delegation tools) is judged here too, and so is the prompt a
+command hands another agent (`claude -p`, `codex exec`, a message posted to an agent's server): its quoted
+commands and its requests to change the guard or type into a terminal deny.
 
 Removing, loosening or bypassing the guard denies, and the reason says the person must do it
 themselves. An ask here never hides a deny the shell analysis found in the same command.
@@ -42,6 +43,7 @@ from ..model import BlastRadius, Decision, ToolCall, Verdict, WRITE_TOOLS, more_
 from ..protect import (GUARD_CODE, GUARD_CONFIG, HOOKS, PERMISSIONS, PROJECT_GUARDS, RUNTIME, STATE, TOKEN, TRUST,
                        USER_GUARDS, Match, Protected, protect_data)
 from ..shell.findings import REPLACES, FileEffect
+from ..web import broker_endpoint_in
 from ..shell.projectfiles import read_text
 from .base import EvalContext
 from .dangerous import shell_decision
@@ -181,6 +183,11 @@ class ProtectRule:
             return _deny("the command opens guardtui's broker socket itself (only the agents' hooks post there, "
                          "through guardtui): an attempt to answer or change what the console decides",
                          RUNTIME).decision(self.id, call.command[:200])
+        endpoint = broker_endpoint_in(call.command)
+        if endpoint is not None:
+            return _deny(f"the command calls {endpoint}, an endpoint of guardtui's broker that is not a hook's: an "
+                         "attempt to answer or change what the console decides", RUNTIME).decision(self.id,
+                                                                                                   call.command[:200])
         analysis = ctx.shell(call)
         best: Decision | None = None
         links: dict[str, str] = {}  # links made earlier in this command: path -> what it points at
@@ -197,6 +204,12 @@ class ProtectRule:
                 links[effect.path] = effect.source
             if effect.path and effect.kind in ("write", "copy", "unpack", "link"):
                 made.add(effect.path)
+        for kind, text in analysis.data:  # the prompt handed to another agent (claude -p, codex exec, a POST)
+            if kind == "task" and (best is None or best.verdict is not Verdict.DENY):
+                told = _told_to_change_the_guard(text, call.cwd, protected, "the prompt handed to another agent "
+                                                 "tells it", self.id)
+                if told is not None:
+                    return told
         if best is not None and best.verdict is Verdict.ASK and best.rule.endswith("/" + TOKEN) and \
                 _reaches_the_broker(call.command):
             return _deny("the command reads guardtui's hook token and calls the console with it beyond what a hook "
@@ -214,8 +227,8 @@ class ProtectRule:
     # -- a sub-agent's task -------------------------------------------------------------------------
     def _delegation(self, call: ToolCall, ctx: EvalContext, protected: Protected) -> Decision | None:
         """A sub-agent's own calls are judged one by one, so its prompt is words: a command quoted in it that
-        the guard denies denies the task; a sentence that tells it to change the guard, or to type into a
-        terminal, asks (the person should know it was asked)."""
+        the guard denies denies the task; so does a sentence that tells it to change the guard, or to type into
+        a terminal: whoever is told to do it, removing the guard is a deliberate compromise."""
         words = protect_data().delegation
         definition = _definition_of(call, ctx)
         if definition is not None:  # the sub-agent or skill it starts: its frontmatter is settings
@@ -233,12 +246,7 @@ class ProtectRule:
             if d is not None and d.verdict is Verdict.DENY:
                 return Decision(Verdict.DENY, f"the task tells a sub-agent to run `{span}`, which the guard denies: "
                                               f"{d.reason}", f"{self.id}/delegation", BlastRadius.CRITICAL, CATEGORY)
-        asked = _asks_to_change_the_guard(text, call.cwd, protected, words)
-        if asked:
-            return Decision(Verdict.ASK, f"the task asks a sub-agent {asked}: its calls are judged one by one too, "
-                                         "but you should know it was asked", f"{self.id}/delegation",
-                            BlastRadius.HIGH, CATEGORY)
-        return None
+        return _told_to_change_the_guard(text, call.cwd, protected, "the task tells a sub-agent", self.id)
 
     def _read_tool(self, call: ToolCall, protected: Protected) -> Decision | None:
         best: Decision | None = None
@@ -305,6 +313,14 @@ def _code_spans(text: str) -> list[str]:
     return out[:8]
 
 
+def _told_to_change_the_guard(text: str, cwd: str, protected: Protected, who: str, rule: str) -> Decision | None:
+    """A deny when the prompt `text` tells its agent to change the guard or type into a terminal."""
+    asked = _asks_to_change_the_guard(text, cwd, protected, protect_data().delegation)
+    if not asked:
+        return None
+    return _deny(f"{who} {asked}", "delegation").decision(rule)
+
+
 def _asks_to_change_the_guard(text: str, cwd: str, protected: Protected, words: Mapping[str, tuple]) -> str:
     """What a prompt asks that changes the guard ("to change ~/.claude/settings.json"), or ""."""
     lower = text.lower()
@@ -325,6 +341,9 @@ def _asks_to_change_the_guard(text: str, cwd: str, protected: Protected, words: 
             hit = protected.match(m.group(0).rstrip(".,:;)'\""), cwd) or protected.match_text(m.group(0))
             if hit is not None and hit.kind != GUARD_CODE:
                 return f"to {verb} {m.group(0).rstrip('.,:;')} ({hit.target.label})"
+        named = next((n for p in words.get("guard_names", ()) if (n := re.search(p, low))), None)
+        if named is not None:
+            return f"to {verb} {sentence[named.start():named.end()]} (a part of the guard)"
         if re.search(r"\bguardtui\b", low) and verb in ("trust", "uninstall", "install", "kill", "stop", "disable",
                                                         "remove", "bypass", "turn off", "switch off"):
             return f"to {verb} guardtui"

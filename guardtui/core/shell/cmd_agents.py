@@ -21,7 +21,7 @@ import tomllib
 from typing import TYPE_CHECKING, Any
 
 from ..hook_settings import MAX_TEXT, Unreadable, bypasses, our_entries, parse
-from ..protect import agent_of_program, protect_data
+from ..protect import agent_of_program, cuts_network, protect_data
 from ..model import BlastRadius
 from .findings import Finding, allow, ask, deny
 from .words import DYN, Word
@@ -57,6 +57,8 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
     override_opts = set(spec.get("overrides", ()))
     sources_opt = spec.get("sources", "")
     words = [w.value for w in inv.words]
+    # its prompt is words for rules/protect.py to read: told to change the guard, the run denies
+    run.result.data.append(("task", "\n".join(w.replace(DYN, " ") for w in words)[:20000]))
     unhooked = bool(spec.get("unhooked"))
     approvals = _UNHOOKED if unhooked else _APPROVALS
     arguments = " ".join(w for w in words if DYN not in w)
@@ -74,6 +76,10 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             run.nested(" ".join(shlex.quote(w) for w in words[words.index("--") + 1:]), inv, f"{shown} mcp add")
         return [ask(f"{shown} mcp add registers an MCP server that starts with every {shown} session", "agent",
                     BlastRadius.MEDIUM, "agent.mcp-add")]
+    offline = _offline_wrapper(inv)
+    if offline:
+        return _denied(f"{offline} starts {shown} without this machine's network: its hooks cannot reach the console, "
+                       "and a hook that cannot connect lets the call through")
     env = dict(inv.scope.variables)
     env.update({name: word.value for name, word in inv.cmd.assignments})
     for name, accepted in (spec.get("env_values") or {}).items():
@@ -135,6 +141,23 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
                     f"prompts stand between it and this machine", "agent", BlastRadius.HIGH, "agent.unhooked")]
     return [allow(f"{shown} starts another agent: its calls go through its own hooks, judged one by one",
                   "agent", rule="agent.hooked")]
+
+
+def _offline_wrapper(inv: "Invocation") -> str:
+    """The wrapper words before the agent's program that give it a network namespace of its own
+    (protect.yaml offline_wrappers: `unshare --user --net`), or ""."""
+    programs = {posixpath.basename(inv.name), *protect_data().agent_programs[agent_of(inv.name)].get("programs", ())}
+    wrapper, words = "", []
+    for word in inv.cmd.argv:
+        base = posixpath.basename(word.value)
+        if base in programs:
+            break
+        if base in protect_data().offline_wrappers:
+            wrapper, words = base, []
+        elif wrapper:
+            words.append(word.value)
+    cut = cuts_network(wrapper, words) if wrapper else ""
+    return f"{wrapper} {cut}" if cut else ""
 
 
 _SYSTEM_DIRS = ("/usr/", "/bin", "/sbin", "/opt/homebrew/", "/usr/local/", "/nix/", "/snap/")

@@ -1632,7 +1632,12 @@ def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
         return _prints_secret_names(inv)
     stdin_files = [r.target for r in inv.cmd.redirects if r.op == "<" and r.fd in (None, 0) and r.target is not None]
     for w in list(inv.words) + stdin_files:
-        if w.value.startswith("-") or w.dynamic:
+        if w.value.startswith("-"):
+            continue
+        if w.dynamic:
+            if _secret_whatever_fills(w.value, inv.scope.home):  # < /proc/$(pgrep -f 'guardtui console')/environ
+                return [ask(f"{inv.name} {w.display()} reads a secret (keys or credentials) whatever its unknown part "
+                            "turns out to be", "sensitive-read", BlastRadius.MEDIUM, "fs.secret-read")]
             continue
         info = run.path(w, inv)
         if not info.path:
@@ -1646,6 +1651,18 @@ def read_secret(run: "Run", inv: "Invocation") -> list[Finding]:
             return [ask(f"{inv.name} {w.display()} reads a secret ({reason})", "sensitive-read",
                         BlastRadius.MEDIUM, "fs.secret-read")]
     return []
+
+
+def _secret_whatever_fills(value: str, home: str) -> bool:
+    """An absolute path known but for a part inside it (`/proc/$$/environ`, `/proc/$(pgrep x)/environ`) that is a
+    secret with that part filled by a plain name: the secret's place does not depend on it."""
+    if value.startswith(DYN) or not value.startswith(("/", "~/")):
+        return False
+    filled = re.sub(f"{re.escape(DYN)}+", "1", value)
+    if "*" in filled or "?" in filled:
+        return False
+    filled = home.rstrip("/") + filled[1:] if filled.startswith("~/") else filled
+    return is_secret(posixpath.normpath(filled), home, home_only=True)
 
 
 def _what(info) -> str:

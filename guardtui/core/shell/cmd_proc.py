@@ -65,8 +65,14 @@ def _hits(pattern: str, candidates: tuple[str, ...], exact: bool, fold: bool) ->
 
 
 def _command_lines(home: str) -> tuple[str, ...]:
+    """guardtui's command lines as ps shows them: those listed, and each launcher (a line that ends in
+    `guardtui`) with each subcommand that keeps running (`guardtui console`, `python3 -m guardtui serve`)."""
     _, lines, _ = _processes()
-    return tuple(line.replace("~/", home.rstrip("/") + "/") for line in lines)
+    commands = protect_data().commands
+    running = [c for c in (*sorted(commands.get("console", ())), *sorted(commands.get("broker", ()))) if c]
+    launchers = [line for line in lines if line.endswith("guardtui")]
+    every = list(lines) + [f"{launcher} {sub}" for launcher in launchers for sub in running]
+    return tuple(dict.fromkeys(line.replace("~/", home.rstrip("/") + "/") for line in every))
 
 
 # -- pkill, pgrep, killall ------------------------------------------------------------------------

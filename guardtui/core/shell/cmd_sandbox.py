@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .findings import Finding, allow, ask
+import posixpath
+
+from .findings import Finding, allow, ask, deny
 from ..model import BlastRadius
+from ..protect import agent_of_program, cuts_network
 from .parse import SimpleCommand
 from .mounts import host_path, to_host
 from .words import DYN, Scope, Word
@@ -107,6 +110,12 @@ def sandbox(run: "Run", inv: "Invocation") -> list[Finding]:
     if not rest:
         return [ask(f"{inv.name} starts a sandbox whose program is not named here", "container", BlastRadius.MEDIUM,
                     "sandbox.run")]
+    cut = cuts_network(inv.name, [w.value for w in words[:i]])
+    program = posixpath.basename(rest[0].value)
+    if cut and agent_of_program(program) is not None:  # bwrap --unshare-net claude: its HTTP hooks fail open
+        return [deny(f"{inv.name} {cut} starts {program} without this machine's network: its hooks cannot reach the "
+                     "console, and a hook that cannot connect lets the call through: an agent may not start another "
+                     "one unguarded; if you mean it, run it yourself in a terminal", "guard-self", "agent.unguarded")]
     _judge_inside(run, inv, rest, mounts, workdir, label=inv.name)
     return [_inside(inv)]
 

@@ -136,7 +136,8 @@ class ShellAnalysis:
     effects: list[FileEffect] = field(default_factory=list)
     reads: list[FileEffect] = field(default_factory=list)  # files the command reads (for protected ones)
     parse_errors: list[str] = field(default_factory=list)
-    # text bash reads but never runs: comments, heredoc bodies fed to cat/tee/grep/…
+    # text bash reads but never runs: comments, heredoc bodies fed to cat/tee/grep/…; ("task", …): a prompt
+    # handed to another agent (cmd_agents, an agent server's API), for rules/protect.py to read
     data: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
     # what the command destroys besides files, named tool-independently (core/effects.py): ("sql", …),
     # ("k8s-delete", "namespace/shop"), … — for recognising a retry of something denied earlier
