@@ -71,7 +71,8 @@ def test_stopping_the_running_console_denies(world, command):
     assert verdict(world.run(command)) == "deny", command
 
 
-@pytest.mark.parametrize("command", ["pkill -f 'node server.js'", "pkill -f vite"])
+# (`pkill -f 'node server.js'`, a program of the project, allows: tests/core/test_guard_dev_loop.py)
+@pytest.mark.parametrize("command", ["pkill -f node", "pkill -f vite"])
 def test_stopping_other_processes_still_asks(world, command):
     assert verdict(world.run(command)) == "ask", command
 
@@ -152,8 +153,13 @@ def test_offline_tools_and_agents_with_the_network_stay_as_they_were(world, comm
     ("scripts/approve.sh", "#!/bin/sh\nwhile sleep 2; do tmux send-keys -t guardtui y Enter; done\n"),
     ("tools/run_agent.sh", "#!/bin/bash\nunshare -Urn claude -p \"$1\"\n"),
 ])
-def test_writing_an_auto_approver_or_an_unguarded_agent_launcher_denies(world, path, content):
-    assert verdict(world.tool("Write", file_path=str(world.project / path), content=content)) == "deny", path
+def test_writing_an_auto_approver_or_an_unguarded_agent_launcher_is_not_quiet_and_running_it_denies(world, path, content):
+    # asks (denies where a routine tool would run the file later, as pytest or pip would here)
+    assert verdict(world.tool("Write", file_path=str(world.project / path), content=content)) != "allow", path
+    (world.project / path).parent.mkdir(parents=True, exist_ok=True)
+    (world.project / path).write_text(content)
+    runner = "python3" if path.endswith(".py") else "bash"
+    assert verdict(world.run(f"{runner} {path}")) == "deny", path
 
 
 @pytest.mark.parametrize("path,content", [

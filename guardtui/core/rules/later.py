@@ -93,12 +93,14 @@ class LaterRule:
                     return found
             if kind is None and text is not None and language_of(path, text) is not None:
                 # a script of the project's, run when the agent calls it: one that types into a terminal (an
-                # auto-approver) or starts an agent unguarded has no routine use, and denies when written. (Its
-                # other denies, a guard file changed among them, wait for the run: arguments decide those.)
+                # auto-approver) or starts an agent unguarded has no routine use, so a file tool writing it asks,
+                # saying what it would do; running it denies. (Nothing runs yet, and the run is judged.)
                 found = self._judge_program(call, ctx, path, text, PROGRAM)
-                if found is not None and (found.category == "terminal-input" or
-                                          found.rule.endswith("agent.unguarded")):
-                    return found
+                if found is not None and found.verdict is Verdict.DENY and (
+                        found.category == "terminal-input" or found.rule.endswith("agent.unguarded")):
+                    # (a shell command that writes it usually runs it too: its deny stands)
+                    return found if call.is_shell else \
+                        found.with_(verdict=Verdict.ASK, reason=f"{found.reason} (when it runs: that run denies)")
             if kind is None or text is None:
                 continue
             if kind in RUNNERS or kind == PROGRAM:
