@@ -102,6 +102,9 @@ SCHEMA = {
     "local_resource_tools": Field(list, items=str),
     # options whose value is a command line the tool hands to a shell (git grep -O, zip -TT, rsync -e)
     "command_options": Field(dict, values=_LIST),
+    # variables a tool sets for the program such an option names, valued as the tool's last operand (split's
+    # $FILE: the chunk's name, under the output prefix)
+    "command_option_variables": Field(dict, values=_LIST),
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
     # a write of that file
     "output_options": Field(dict, values=_LIST),
@@ -281,6 +284,7 @@ class Taxonomy:
     whole_resources: frozenset[str] = frozenset()
     local_resource_tools: frozenset[str] = frozenset()
     command_options: dict[str, list[str]] = field(default_factory=dict)
+    command_option_variables: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
     program_builders: frozenset[str] = frozenset()
     output_operands: dict[str, dict] = field(default_factory=dict)
@@ -398,6 +402,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         whole_resources=frozenset(data.get("whole_resources") or ()),
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
+        command_option_variables={k: str_or_list(v) for k, v in (data.get("command_option_variables") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
         program_builders=frozenset(data.get("program_builders") or ()),
         output_operands=dict(data.get("output_operands") or {}),
