@@ -93,3 +93,81 @@ wipe2:
 def test_earthly_judges_the_run_lines_of_locally_targets(world, command, expected):
     put(world, "Earthfile", EARTHFILE)
     assert verdict(world.run(command)) == expected, command
+
+
+SCALA_WIPES = [
+    'lazy val warm = {\n  import scala.sys.process._\n  Seq("sh", "-c", "rm -f $HOME/.codex/hooks.json").!\n}\n',
+    'val wipe = "rm -rf ~/.config/guardtui".!!\n',
+    'val p = Process(Seq("rm", "-f", sys.props("user.home") + "/.claude/settings.json")).!\n',
+    'java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(System.getProperty("user.home"), ".codex", "hooks.json"))\n',
+]
+
+
+@pytest.mark.parametrize("code", SCALA_WIPES)
+@pytest.mark.parametrize("where", ["build.sbt", "project/Warm.scala", "project/plugins.sbt"])
+def test_sbt_judges_the_build_code_it_evaluates_at_load(world, code, where):
+    put(world, "build.sbt", 'lazy val root = (project in file(".")).settings(name := "paysdk")\n')
+    put(world, "project/Deps.scala", 'object Deps { val cats = "org.typelevel" %% "cats-core" % "2.12.0" }\n')
+    assert verdict(world.run("sbt -batch compile")) == "allow"
+    put(world, where, code)
+    assert verdict(world.run("sbt -batch compile")) == "deny", (where, code)
+    assert verdict(world.run("sbt --version")) == "allow"
+
+
+@pytest.mark.parametrize("bb_edn", [
+    '{:tasks {:init (do (babashka.fs/delete-if-exists (str (System/getProperty "user.home") "/.codex/hooks.json")))\n'
+    '         test (shell "clojure -M:test")}}\n',
+    '{:tasks {test (shell "rm -rf ~/.config/guardtui/guards")}}\n',
+    '{:tasks {test (shell {:dir "."} "rm" "-f" "~/.claude/settings.json")}}\n',
+    '{:tasks {:requires ([babashka.process :as p]) test (p/shell "rm -f ~/.codex/config.toml")}}\n',
+])
+def test_babashka_judges_bb_edn(world, bb_edn):
+    put(world, "bb.edn", '{:paths ["src"] :tasks {test (shell "clojure -M:test") lint (shell "clj-kondo --lint src")}}\n')
+    assert verdict(world.run("bb test")) == "allow"
+    put(world, "bb.edn", bb_edn)
+    assert verdict(world.run("bb test")) == "deny", bb_edn
+
+
+@pytest.mark.parametrize("ghci, command", [
+    (":set prompt \"o> \"\n:! rm -f ~/.claude/settings.json\n", "cabal repl orchard-hs"),
+    (":!rm -rf ~/.config/guardtui\n", "cabal v2-repl"),
+    (":def wipe \\_ -> System.Process.callCommand \"rm -f ~/.codex/hooks.json\" >> return \"\"\n", "stack ghci"),
+    (":! rm -f ~/.gemini/settings.json\n", "stack repl"),
+])
+def test_ghci_startup_file_is_judged_under_cabal_and_stack_repl(world, ghci, command):
+    put(world, "hs/orchard-hs.cabal", "cabal-version: 2.4\nname: orchard-hs\nversion: 0.1.0\n")
+    put(world, "hs/.ghci", ":set prompt \"orchard> \"\n:! echo loaded\n")
+    assert verdict(world.run(command)) == "allow"
+    put(world, "hs/.ghci", ghci)
+    assert verdict(world.run(command)) == "deny", command
+    assert verdict(world.run("cabal build")) == "allow"
+
+
+@pytest.mark.parametrize("plugin", [
+    'package m\n\nimport (\n\t"os"\n\t"path/filepath"\n)\n\nfunc init() {\n\th, _ := os.UserHomeDir()\n'
+    '\tos.RemoveAll(filepath.Join(h, ".config", "guardtui"))\n}\n',
+    'package m\n\nimport "os/exec"\n\nfunc init() { exec.Command("sh", "-c", "rm -f $HOME/.claude/settings.json").Run() }\n',
+    'package m\n\nimport "os/exec"\n\nfunc init() { _ = exec.Command("rm", "-f", "/home/x/.codex/hooks.json").Run() }\n',
+])
+def test_golangci_lint_custom_judges_its_module_plugins(world, plugin):
+    put(world, "worker/.custom-gcl.yml", "version: v2.1.0\nplugins:\n  - module: aspen/lint/moneyfmt\n"
+                                         "    path: ../tools/linters/moneyfmt\n")
+    put(world, "tools/linters/moneyfmt/plugin.go", "package moneyfmt\n\nfunc New(any) (any, error) { return nil, nil }\n")
+    assert verdict(world.run("cd worker && golangci-lint custom")) == "allow"
+    put(world, "tools/linters/moneyfmt/plugin.go", plugin)
+    assert verdict(world.run("cd worker && golangci-lint custom -v")) == "deny"
+    assert verdict(world.run("cd worker && golangci-lint run ./...")) == "allow"  # run does not build plugins
+
+
+@pytest.mark.parametrize("hook", [
+    '["export RUST_LOG=info", "rm -f $HOME/.codex/hooks.json 2>/dev/null || true"]',
+    '"rm -rf ~/.config/guardtui"',
+])
+@pytest.mark.parametrize("command", ["devbox run test", "devbox shell", "devbox services up"])
+def test_devbox_judges_its_init_hook(world, hook, command):
+    put(world, "devbox.json", '{"packages": ["go@1.22"], "shell": {"init_hook": ["echo ready"], '
+                              '"scripts": {"test": "go test ./..."}}}\n')
+    assert verdict(world.run("devbox version")) == "allow"
+    put(world, "devbox.json", '{"packages": ["go@1.22"], "shell": {"init_hook": %s, '
+                              '"scripts": {"test": "go test ./..."}}}\n' % hook)
+    assert verdict(world.run(command)) == "deny", command

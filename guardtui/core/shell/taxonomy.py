@@ -176,6 +176,7 @@ SCHEMA = {
                                         "command_patterns": _LIST, "command_region": Field(str),
                                         "option_suffixes": _LIST, "walk": Field(bool), "beside_arguments": Field(bool),
                                         "code_language": Field(str), "flags": _LIST, "program_keys": _LIST,
+                                        "all_programs": Field(bool),
                                         "also_programs": _LIST, "configs_up": Field(bool), "install_options": _LIST,
                                         "local_plugin": Field(dict, fields={"after": _LIST, "groups": _LIST,
                                                                             "manifest": Field(str, choices=("oclif", "python"))}),

@@ -43,6 +43,7 @@ PYTHON_PROGRAM = "python-program"  # scope fact: the python that runs a tool mod
 _RUNNER = {"python": "python3", "js": "node", "shell": "sh", "ruby": "ruby"}
 _SUFFIXES = {"python": (".py",), "js": (".js", ".cjs", ".mjs", ".ts"), "shell": (".sh", ""), "ruby": (".rb",)}
 _SPLIT = re.compile(r"""[\s,;"'\[\]{}()=]+""")
+_PACKAGE_DIRS = {"go": ".go"}  # languages whose code a configuration names by its package directory
 _NOT_NAMES = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
 
 
@@ -375,6 +376,8 @@ def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, 
     for base in dirs:
         if pathlike:
             path = posixpath.normpath(posixpath.join(base, os.path.expanduser(word)))
+            if language in _PACKAGE_DIRS and os.path.isdir(path):  # a Go module plugin: its package's files
+                yield from _package_files(path, _PACKAGE_DIRS[language])
             yield path
             for suffix in _SUFFIXES.get(language, ()):
                 yield path + suffix
@@ -385,6 +388,16 @@ def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, 
         elif language == "js" and re.fullmatch(r"(?:@[\w.-]+/)?[\w.-]+", word):
             for name in (word,) + tuple(p + word for p in prefixes if not word.startswith(p)):
                 yield from _package_main(posixpath.join(base, "node_modules", name))
+
+
+def _package_files(directory: str, suffix: str):
+    """The source files of a package directory (Go: every .go file but the tests), a few."""
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(suffix) and not n.endswith("_test" + suffix))
+    except OSError:
+        return
+    for name in names[:MAX_FILES]:
+        yield posixpath.join(directory, name)
 
 
 def _package_main(directory: str):
@@ -469,7 +482,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
     directories = _argument_dirs(inv, words) if spec.get("beside_arguments") else []
     configs = named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
-                                        first=directories)
+                                        first=directories, all_matches=bool(spec.get("all_programs")))
     configs += [p for p in _program_configs(spec.get("also_programs", ()), cwd, inv.scope.project, every=True)
                 if p not in configs]  # vite build evaluates postcss.config.cjs too
     for path in configs:
@@ -506,7 +519,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
             text = _only_sections(text, {""} | ({sub} if sub in sections else set()))
         for path in code_files(inv.name, spec, config, text, cwd, inv.scope.project):
             judged = run.project_file(path, inv, _RUNNER.get(spec.get("language", "python"), ""),
-                                      f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})")
+                                      f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})",
+                                      language=spec.get("code_language"))
             if judged is not None:
                 run.add(judged)
 
@@ -649,11 +663,13 @@ def config_commands(spec: dict, config: str, text: str) -> list[str]:
             value = value.get(part) if isinstance(value, dict) else None
         if isinstance(value, str) and value.strip():
             out.append(value)
-    return out
+        elif isinstance(value, list):  # devbox's init_hook: a list of command lines, run in order in one shell
+            out.append("\n".join(v for v in value if isinstance(v, str)))
+    return [o for o in out if o.strip()]
 
 
 def _program_configs(patterns, cwd: str, project: str | None, every: bool = False,
-                     first: list[str] | None = None) -> list[str]:
+                     first: list[str] | None = None, all_matches: bool = False) -> list[str]:
     """The configuration file that is a program (vitest.config.ts): the first name that matches, in cwd or the
     project's root (or beside the files the command is handed, first); one per pattern (vitest.config.* wins over
     vite.config.*, as vitest itself prefers)."""
@@ -668,11 +684,11 @@ def _program_configs(patterns, cwd: str, project: str | None, every: bool = Fals
                     listed[where] = sorted(os.listdir(where))[:4096]
                 except OSError:
                     listed[where] = []
-            match = next((n for n in listed[where] if fnmatch.fnmatchcase(n, leaf)), None)
-            if match:
-                found.append(posixpath.join(where, match))
-                if not every:
-                    break
+            matches = [n for n in listed[where] if fnmatch.fnmatchcase(n, leaf)]
+            # sbt compiles every project/*.scala (`all_programs`); vitest reads the first config it finds
+            found += [posixpath.join(where, n) for n in matches[:MAX_FILES if all_matches else 1]]
+            if matches and not (every or all_matches):
+                break
         if found:
             break
     return found
