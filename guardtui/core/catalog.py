@@ -13,7 +13,7 @@ _TOOLS_SCHEMA = {"version": Field(int, required=True, choices=(1,)), "read": Fie
 _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, required=True)}
 # how a file that runs later runs (core/rules/later_kinds.py reads each)
 _LATER_KINDS = ("shell", "unit", "plist", "cron", "desktop", "vscode-tasks", "vim", "program", "python", "js", "ruby",
-                "perl", "php", "groovy", "rust", "elisp", "settings", "compose", "procfile", "tilt", "ssh-config",
+                "perl", "php", "groovy", "rust", "elisp", "settings", "gemfile", "compose", "procfile", "tilt", "ssh-config",
                 "slash-command", "tmux", "kitty", "gitconfig", "agent-definition", "makefile", "cmake", "instructions", "pdbrc",
                 "tool-config", "julia", "r", "client-rc", "debugger-rc", "mailcap", "screen", "lesskey", "hgrc",
                 "powershell", "wm", "terminal-config", "nushell", "library-config", "tsconfig")

@@ -245,12 +245,18 @@ class _Run:
         self.script(text, scope or inv.scope.copy(), via, inv.cmd.depth + 1 + _depth_of(inv.cmd.via), origin=origin)
 
     def nested_routine(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> bool:
-        """`nested`, and whether all it found allows: a program an option names (`split --filter=gzip`, a helm
-        post-renderer script that only pipes through yq) that is routine needs no ask of its own."""
-        start = len(self.result.findings)
+        """`nested`, and whether what it runs is routine: a program an option names (`split --filter=gzip`, a helm
+        post-renderer script that only pipes through yq, `go run ./cmd/dump`) needs no ask of its own when all it
+        found allows, every program it runs could be read (not a script that is not there yet), and it changes
+        nothing outside the project."""
+        start, effects = len(self.result.findings), len(self.result.effects)
         self.nested(text, inv, label, scope)
         added = self.result.findings[start:]
-        return bool(added) and all(f.verdict is Verdict.ALLOW for f in added)
+        within = [d.rstrip("/") + "/" for d in (inv.scope.project, inv.scope.cwd) if d]
+        return bool(added) and all(f.verdict is Verdict.ALLOW and (f.rule != "shell.script" or _installed(f.segment))
+                                   for f in added) and \
+            all(e.kind == "read" or e.remote or (e.path or "").startswith(tuple(within)) and bool(within)
+                for e in self.result.effects[effects:])
 
     # -- project files ---------------------------------------------------------------
     def enter_file(self, key: str) -> Finding | None:
@@ -1449,6 +1455,12 @@ def _wrapper_options(name: str, spec: dict, words: list[Word]) -> tuple[list[tup
             options.append((flag, None))
         i += 1
     return options, words[i:]
+
+
+def _installed(segment: str) -> bool:
+    """A command run by its path among the system's programs (`$(command -v shadow)`): installed, not planted."""
+    words = segment.split()
+    return bool(words) and words[0].startswith(SYSTEM_PROGRAM_DIRS)
 
 
 def _depth_of(via: str) -> int:
