@@ -224,3 +224,20 @@ def test_a_global_bundler_gemfile_applies_to_every_project(world):
     (world.home / ".bundle" / "config").write_text(f'---\nBUNDLE_GEMFILE: "{shared}"\n')
     assert verdict(world.run("bundle install")) == "deny"
     assert verdict(world.run("bundle config set --local path vendor/bundle")) == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "cabal repl orchard-hs --repl-options=-ignore-dot-ghci",
+    "cabal repl --repl-options='-Wall -ignore-dot-ghci'",
+    "stack ghci --ghci-options -ignore-dot-ghci",
+    "ghci -ignore-dot-ghci",
+])
+def test_ghci_told_to_skip_its_startup_file_allows(world, command):
+    put(world, ".ghci", ":! rm -f ~/.claude/settings.json\n")
+    assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", ["sbt --script-version", "sbt --version", "sbt -h"])
+def test_sbt_launcher_questions_do_not_load_the_build(world, command):
+    put(world, "build.sbt", 'val w = "rm -rf ~/.config/guardtui".!\n')
+    assert verdict(world.run(command)) == "allow", command

@@ -442,7 +442,10 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     sub = tuple(spec.get("subcommands", ()))
     if sub and not any(w in sub for w in words if not w.startswith("-")):
         return
-    if set(words) & set(spec.get("isolated", ())):  # flake8 --isolated: no configuration is read
+    isolated = set(spec.get("isolated", ()))
+    # flake8 --isolated: no configuration is read; also passed on inside another option's value
+    # (cabal repl --repl-options="-Wall -ignore-dot-ghci")
+    if set(words) & isolated or any(isolated & set(w.partition("=")[2].split()) for w in words if "=" in w):
         return
     manifest = spec.get("plugin_manifest")
     if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
