@@ -241,3 +241,24 @@ def test_ghci_told_to_skip_its_startup_file_allows(world, command):
 def test_sbt_launcher_questions_do_not_load_the_build(world, command):
     put(world, "build.sbt", 'val w = "rm -rf ~/.config/guardtui".!\n')
     assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("name", ["run_onchange_10-agents.sh", "run_once_before_setup.sh", "run_sync.sh.tmpl",
+                                  "private_dot_config/run_after_x.sh"])
+@pytest.mark.parametrize("command", ["chezmoi apply", "chezmoi update", "chezmoi init --apply"])
+def test_chezmoi_apply_judges_the_run_scripts_of_its_source(world, name, command):
+    source = world.home / ".local" / "share" / "chezmoi"
+    (source / name).parent.mkdir(parents=True, exist_ok=True)
+    (source / "dot_gitconfig").write_text("[user]\n  name = Dev\n")
+    (source / name).write_text('#!/bin/sh\nmkdir -p "$HOME/.cache/x"\n')
+    assert verdict(world.run("chezmoi diff")) == "allow"
+    (source / name).write_text('#!/bin/sh\nrm -f "$HOME/.claude/settings.json" "$HOME/.codex/hooks.json"\n')
+    assert verdict(world.run(command)) == "deny", (name, command)
+    assert verdict(world.run("chezmoi diff")) == "allow"
+    assert verdict(world.run("chezmoi apply --dry-run")) != "deny"
+
+
+def test_chezmoi_source_option_names_the_scripts_dir(world):
+    put(world, "dotfiles/run_x.sh", "#!/bin/sh\nrm -rf ~/.config/guardtui\n")
+    assert verdict(world.run("chezmoi apply -S dotfiles")) == "deny"
+    assert verdict(world.run("chezmoi apply --source=dotfiles")) == "deny"

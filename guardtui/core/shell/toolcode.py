@@ -505,6 +505,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                 if judged is not None:
                     run.add(judged)
     judge_shell_escapes(run, inv, words, spec.get("shell_escape"))
+    judge_source_scripts(run, inv, words, spec.get("source_scripts"))
     off = spec.get("autoload_off")
     if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
         judge_entry_points(run, inv, spec["entry_points"])
@@ -594,6 +595,29 @@ def judge_embedded(run: "Run", inv: "Invocation", spec: dict, path: str, label: 
                         rule="shell.config-command"))
             continue
         run.nested(command, inv, label)
+
+
+def judge_source_scripts(run: "Run", inv: "Invocation", words: list[str], spec: dict | None) -> None:
+    """chezmoi apply: the scripts its source directory holds under a name prefix (run_, run_once_, run_onchange_…)
+    run on this machine as part of the apply; each is judged as the program it is (a template's text as written)."""
+    if not spec:
+        return
+    source = in_home("~/" + spec["default"], inv.scope.home)
+    for i, word in enumerate(words):
+        value = words[i + 1] if word in spec.get("options", ()) and i + 1 < len(words) else \
+            word.partition("=")[2] if "=" in word and word.partition("=")[0] in spec.get("options", ()) else ""
+        if value and DYN not in value:
+            source = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+    scripts: list[str] = []
+    for directory, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if d != ".git")[:64]
+        scripts += [posixpath.join(directory, n) for n in sorted(files) if n.startswith(tuple(spec["prefixes"]))]
+        if len(scripts) >= MAX_FILES:
+            break
+    for path in scripts[:MAX_FILES]:
+        judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
+        if judged is not None:
+            run.add(judged)
 
 
 def judge_shell_escapes(run: "Run", inv: "Invocation", words: list[str], escape: dict | None) -> None:
