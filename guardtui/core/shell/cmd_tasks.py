@@ -1536,12 +1536,10 @@ _EVAL_GEMFILE = re.compile(r"""(?m)^\s*eval_gemfile\s*\(?\s*["']([^"']+)["']""")
 def _judge_gemfile(run: "Run", inv: Invocation, gemfile: str, why: str, depth: int = 0) -> None:
     """A Gemfile judged as the Ruby it is, then the plugins its `plugin "x", path: "dir"` lines load (dir/plugins.rb)
     and the Gemfiles its `eval_gemfile "f"` lines evaluate (a few deep)."""
-    if not os.path.isfile(gemfile):
-        return
     judged = run.project_file(gemfile, inv, "ruby", f"{_shown(inv, gemfile)} ({why})")
     if judged is not None:
         run.add(judged)
-    text = read_text(gemfile) or ""
+    text = read_text(gemfile) or ""  # as written, when this is the write of it being judged
     here = posixpath.dirname(gemfile)
     for m in list(_GEMFILE_PLUGIN.finditer(text))[:8]:
         _judge_bundler_plugin(run, inv, posixpath.normpath(posixpath.join(here, m.group(1))))
@@ -1552,7 +1550,7 @@ def _judge_gemfile(run: "Run", inv: Invocation, gemfile: str, why: str, depth: i
 
 def _judge_bundler_plugin(run: "Run", inv: Invocation, directory: str) -> None:
     path = posixpath.join(directory, "plugins.rb")
-    if os.path.isfile(path):
+    if read_text(path) is not None:
         judged = run.project_file(path, inv, "ruby", f"{_shown(inv, path)} (Bundler loads the plugin with every "
                                                      "bundle command)")
         if judged is not None:
