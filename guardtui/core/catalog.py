@@ -14,7 +14,7 @@ _PATTERN = {"name": Field(str), "path": Field(str), "reason": Field(str, require
             "own_copies": Field(bool)}
 # how a file that runs later runs (core/rules/later_kinds.py reads each)
 _LATER_KINDS = ("shell", "unit", "plist", "cron", "desktop", "vscode-tasks", "vim", "program", "python", "js", "ruby",
-                "perl", "php", "groovy", "rust", "elisp", "settings", "compose", "procfile", "tilt", "ssh-config",
+                "perl", "php", "groovy", "rust", "elisp", "settings", "gemfile", "compose", "procfile", "tilt", "ssh-config",
                 "slash-command", "tmux", "kitty", "gitconfig", "agent-definition", "makefile", "cmake", "instructions", "pdbrc",
                 "tool-config", "julia", "r", "client-rc", "debugger-rc", "mailcap", "screen", "lesskey", "hgrc",
                 "powershell", "wm", "terminal-config", "nushell", "library-config", "tsconfig")

@@ -359,7 +359,8 @@ class LaterRule:
 
 # who runs a program file of each language later, for the reason
 _RUN_BY = {"python": "pytest, pip or python", "js": "the project's node tooling", "ruby": "bundle or rake",
-           "perl": "perl", "php": "composer or php", "groovy": "Gradle", "rust": "cargo", "elisp": "Emacs"}
+           "perl": "perl", "php": "composer or php", "groovy": "Gradle", "rust": "cargo", "elisp": "Emacs",
+           "gemfile": "every bundle command"}
 
 _GIT_COMMAND = re.compile(r"(?:^|[;&|(`\n]\s*|\$\(\s*|\b(?:sudo|env|exec|command|time|nice|nohup|xargs)\s+)"
                           r"(?:\S*/)?git\s+(?:-C\s+(?P<c>\"[^\"]+\"|'[^']+'|\S+)\s+)?(?:-[-\w.=]+\s+)*(?P<sub>[a-z][\w-]*)")

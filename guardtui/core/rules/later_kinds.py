@@ -29,7 +29,8 @@ from ..shell.pwsh import powershell_as_shell
 
 # the program that runs a file of each language, as a command a person would type
 RUNNERS = {"python": "python3", "js": "node", "ruby": "ruby", "perl": "perl", "php": "php", "groovy": "groovy",
-           "rust": "rust-script", "elisp": "emacs --batch -l", "julia": "julia", "r": "Rscript"}
+           "rust": "rust-script", "elisp": "emacs --batch -l", "julia": "julia", "r": "Rscript",
+           "gemfile": "bundle install --gemfile"}
 # a file named here runs as whatever its #! line or its name says (a program put on PATH)
 PROGRAM = "program"
 

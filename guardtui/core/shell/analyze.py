@@ -248,6 +248,20 @@ class _Run:
         via = f"{inv.cmd.via} › {label}" if inv.cmd.via else label
         self.script(text, scope or inv.scope.copy(), via, inv.cmd.depth + 1 + _depth_of(inv.cmd.via), origin=origin)
 
+    def nested_routine(self, text: str, inv: Invocation, label: str, scope: Scope | None = None) -> bool:
+        """`nested`, and whether what it runs is routine: a program an option names (`split --filter=gzip`, a helm
+        post-renderer script that only pipes through yq, `go run ./cmd/dump`) needs no ask of its own when all it
+        found allows, every program it runs could be read (not a script that is not there yet), and it changes
+        nothing outside the project."""
+        start, effects = len(self.result.findings), len(self.result.effects)
+        self.nested(text, inv, label, scope)
+        added = self.result.findings[start:]
+        within = [d.rstrip("/") + "/" for d in (inv.scope.project, inv.scope.cwd) if d]
+        return bool(added) and all(f.verdict is Verdict.ALLOW and (f.rule != "shell.script" or _installed(f.segment))
+                                   for f in added) and \
+            all(e.kind == "read" or e.remote or (e.path or "").startswith(tuple(within)) and bool(within)
+                for e in self.result.effects[effects:])
+
     # -- project files ---------------------------------------------------------------
     def enter_file(self, key: str) -> Finding | None:
         """Start judging a project file (or a task in one): a finding when it must not be followed
@@ -892,10 +906,21 @@ class _Run:
         for name, program in option_values(inv.words, self.tax.command_options.get(inv.name, ())):
             if not program.value:
                 continue
-            self.nested(program.value, inv, f"{inv.name} {name}")  # a part known only at run time stays unknown
+            # a part known only at run time stays unknown; a routine program (gzip, go run ./cmd/x) is only itself
+            if self.nested_routine(program.value, inv, f"{inv.name} {name}", self._option_scope(inv)):
+                continue
             found.append(ask(f"{inv.name} {name} runs another program", "dynamic-exec", BlastRadius.MEDIUM,
                              "shell.command-option"))
         return found
+
+    def _option_scope(self, inv: Invocation) -> Scope:
+        """The scope an option's program runs in: the variables the tool sets for it (split's $FILE, a chunk under
+        the output prefix, its last operand) hold that value (taxonomy command_option_variables)."""
+        scope = inv.scope.copy()
+        last = inv.words[-1] if inv.words else None
+        for name in self.tax.command_option_variables.get(inv.name, ()):
+            scope.variables[name] = last.value + "aa" if last is not None and not last.dynamic else DYN
+        return scope
 
     def shell_escapes(self, inv: Invocation) -> None:
         """`gdb -batch -ex 'shell rm …'`, `dc -e '!rm …'`, m4's syscmd(…): the shell command a program's own
@@ -1448,6 +1473,12 @@ def _wrapper_options(name: str, spec: dict, words: list[Word]) -> tuple[list[tup
             options.append((flag, None))
         i += 1
     return options, words[i:]
+
+
+def _installed(segment: str) -> bool:
+    """A command run by its path among the system's programs (`$(command -v shadow)`): installed, not planted."""
+    words = segment.split()
+    return bool(words) and words[0].startswith(SYSTEM_PROGRAM_DIRS)
 
 
 def _depth_of(via: str) -> int:

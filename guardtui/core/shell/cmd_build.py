@@ -4,9 +4,11 @@ configures it), the Maven wrapper (judged as mvn), and CMake's install step (it 
 prefix says)."""
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
@@ -229,7 +231,86 @@ def _value_word(words: list[Word], flag: str) -> Word | None:
     return None
 
 
-HANDLERS = {"gradle": gradle, "gradlew": gradle, "./gradlew": gradle, "mvnw": maven_wrapper, "mvn": maven_wrapper,
+# -- earthly ----------------------------------------------------------------------------------------
+_EARTHLY_VALUE_OPTIONS = frozenset({"--build-arg", "--secret", "--secret-file", "--platform", "--config", "--buildkit-host",
+                                    "--org", "--sat", "--project", "--remote-cache", "--cache-from", "--output",
+                                    "--artifact", "--image"})
+_EARTHLY_TARGET = re.compile(r"(?m)^(?P<name>[a-z][\w-]*)\s*:\s*$")
+_EARTHLY_REFERENCE = re.compile(r"(?m)^\s+(?:BUILD|FROM|COPY|WAIT)\b[^\n]*?(?<![\w/.])\+(?P<t>[a-z][\w-]*)")
+MAX_EARTHLY_TARGETS = 16
+
+
+def earthly(run: "Run", inv: Invocation) -> list[Finding]:
+    """earthly +TARGET (./dir+TARGET): a target's RUN lines run in BuildKit containers, except after LOCALLY, where
+    they run on this machine as shell commands: those are judged as the commands they are (and so are those of the
+    targets it BUILDs or builds FROM). A target run in containers only is a build."""
+    words = [w.value for w in inv.words]
+    targets, i = [], 0
+    while i < len(words):
+        word = words[i]
+        if word in _EARTHLY_VALUE_OPTIONS:
+            i += 2
+            continue
+        if "+" in word and not word.startswith("-") and DYN not in word:
+            targets.append(word)
+        i += 1
+    if not targets or not inv.scope.cwd or inv.scope.remote:
+        return []
+    seen: set[tuple[str, str]] = set()
+    pending = [(posixpath.normpath(posixpath.join(inv.scope.cwd, t.partition("+")[0] or ".")), t.partition("+")[2])
+               for t in targets[:4]]
+    while pending and len(seen) < MAX_EARTHLY_TARGETS:
+        directory, name = pending.pop()
+        if (directory, name) in seen:
+            continue
+        seen.add((directory, name))
+        earthfile = posixpath.join(directory, "Earthfile")
+        body, line = _earthly_target(read_text(earthfile) or "", name)
+        pending += [(directory, m.group("t")) for m in _EARTHLY_REFERENCE.finditer(body)]
+        for command, number in _earthly_local_runs(body):
+            where = shown(earthfile, inv.scope.project or inv.scope.cwd)
+            scope = Scope(directory, inv.scope.home, project=inv.scope.project, facts=dict(inv.scope.facts))
+            run.program(command, "shell", inv, Origin(where, line + number), scope,
+                        f"earthly +{name} (LOCALLY) › {where}:{line + number}")
+    return [allow("earthly builds its targets in BuildKit containers", "build-test", rule="build.earthly")]
+
+
+def _earthly_target(text: str, name: str) -> tuple[str, int]:
+    """The body of target `name` in an Earthfile (its indented lines) and the line it starts after."""
+    for m in _EARTHLY_TARGET.finditer(text):
+        if m.group("name") == name:
+            rest = text[m.end():]
+            end = re.search(r"(?m)^(?=\S)", rest.lstrip("\n"))
+            body = rest.lstrip("\n")[:end.start()] if end else rest
+            return body, text[:m.end()].count("\n") + 1 + (len(rest) - len(rest.lstrip("\n")))
+    return "", 0
+
+
+def _earthly_local_runs(body: str) -> list[tuple[str, int]]:
+    """The RUN commands after a LOCALLY line (continuations joined; `RUN --flag` options dropped; the exec form
+    ["a", "b"] as its words), with their line in the body."""
+    lines = body.split("\n")
+    out, local, i = [], False, 0
+    while i < len(lines):
+        start, text = i, lines[i].strip()
+        while text.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text = text[:-1] + " " + lines[i].strip()
+        i += 1
+        if text == "LOCALLY":
+            local = True
+        elif local and text.startswith("RUN "):
+            command = re.sub(r"^RUN\s+(?:--[\w-]+(?:=\S+)?\s+)*", "", text)
+            if command.startswith("["):
+                try:
+                    command = " ".join(shlex.quote(str(w)) for w in json.loads(command))
+                except ValueError:
+                    pass
+            out.append((command, start))
+    return out
+
+
+HANDLERS = {"earthly": earthly, "gradle": gradle, "gradlew": gradle, "./gradlew": gradle, "mvnw": maven_wrapper, "mvn": maven_wrapper,
             "./mvnw": maven_wrapper, "cmake": cmake}
 
 __all__ = ["HANDLERS", "BUILD_NAMES"]

@@ -67,6 +67,20 @@ _RUST_COMMAND = re.compile(r"""Command::new\(\s*"(?P<program>[^"]+)"\s*\)(?P<cha
 # Elixir's System.cmd("prog", [args]), R's system2("prog", c(args)): a program and a literal list of its words
 _PROGRAM_AND_ARGS = re.compile(r"""\b(?:System\.cmd|system2|processx::run)\(\s*"(?P<program>[^"]+)"\s*,\s*"""
                                r"""(?:args\s*=\s*)?(?:\[|c\()(?P<args>[^\])]*)[\])]""")
+# Go's exec.Command("sh", "-c", "…"), Java's ProcessBuilder("rm", "-rf", …), Scala's Seq("rm", "-f", …).! and
+# Process(Seq(…)): a program and its literal words
+_Q = r'"(?:[^"\\]|\\.)*"'  # a double-quoted literal
+_ARGV_CALLS = re.compile(r"(?:\bexec\.Command(?:Context)?\(\s*(?:\w+\s*,\s*)?|\bnew\s+ProcessBuilder\(\s*(?:List\.of\(|"
+                         r"Arrays\.asList\()?|\bProcess\(\s*(?:Seq|List)\(|\b(?:Seq|List)\()(?P<args>" + _Q +
+                         r"(?:" + _Q + r"|[^()\"]|\((?:" + _Q + r"|[^()\"])*\))*)\)(?P<bang>\s*\)?\s*\.?\s*!{1,2})?")
+# Scala's "cmd".! / Process("cmd").!! and Runtime.exec("cmd"): one string, split on spaces
+_STRING_PROCESS = re.compile(r"(?:\bProcess\(\s*)?(?P<c>" + _Q + r")\s*\)?\s*\.?\s*!{1,2}|"
+                             r"\bgetRuntime\(\)\s*\.\s*exec\(\s*(?P<r>" + _Q + r")")
+# Clojure's and babashka's (shell "cmd"), (shell {:dir "x"} "prog" "arg"), (p/process …), (sh "prog" "arg"): literal
+# words after the function (babashka tasks call shell unqualified); one word is a command line
+_LISP_PROCESS = re.compile(r"\(\s*(?:(?:clojure\.java\.)?shell/sh|(?:babashka\.process|p)/(?:shell|process|sh)|shell|"
+                           r"process|sh)\s+(?:\{[^{}]*\}\s+)?(?P<args>" + _Q + r"(?:\s+" + _Q + r")*)")
+_ARGV_LANGUAGES = frozenset({"go", "java", "scala", "kotlin", "groovy"})
 # a command that attaches to another terminal session (expect's spawn of it, then send, types into it)
 _ATTACHES = re.compile(r"\b(?:tmux\s+(?:-\S+\s+)*(?:a|at|att|attach|attach-session)\b|screen\s+-[a-zA-Z]*[rx]|"
                        r"dtach\s+-a|abduco\s+-a|zellij\s+(?:a|attach)\b|reptyr)")
@@ -453,6 +467,21 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         # System.cmd("sh", ["-c", "…"]), system2("rm", c("-rf", "…")), run(`rm -rf …`): the program and its words
         words = [m.group("program")] + [_unescape(a) for a in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group("args"))]
         run.nested(shlex.join(words), inv, f"{inv.name} → {m.group('program')}")
+    for m in _ARGV_CALLS.finditer(code) if language in _ARGV_LANGUAGES else ():
+        # each argument a literal, a join of literals and the home, or a word known only when it runs
+        known = [evaluate_expression(a.strip(), inv.scope) for a in _top_level_commas(m.group("args"))]
+        words = [k if k is not None else UNKNOWN_WORD for k in known]
+        # a Scala Seq(…) is a process only when it is run (.! / .!!); the others always are
+        if words and (m.group("bang") or not m.group(0).lstrip().startswith(("Seq", "List"))):
+            run.nested(" ".join(_argv_word(w) if w != UNKNOWN_WORD else '"$code_argument"' for w in words), inv,
+                       f"{inv.name} → {words[0]}")
+    for m in _STRING_PROCESS.finditer(code) if language in _ARGV_LANGUAGES else ():
+        command = _unescape((m.group("c") if m.group("c") is not None else m.group("r"))[1:-1])
+        if command.strip():
+            run.nested(command, inv, f"{inv.name} → {command.split()[0]}")
+    for m in _LISP_PROCESS.finditer(code) if language == "clojure" else ():
+        words = [_unescape(a) for a in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group("args"))]
+        run.nested(words[0] if len(words) == 1 else shlex.join(words), inv, f"{inv.name} → {words[0].split()[0]}")
     for m in _RUST_COMMAND.finditer(code) if language == "rust" else ():
         words = [m.group("program")] + [_unescape(a) for a in re.findall(r'"((?:[^"\\]|\\.)*)"', " ".join(
             re.findall(r"\.\s*args?\((.*?)\)\s*(?=\.|$)", m.group("chain"), re.S)))]
@@ -979,7 +1008,10 @@ _REMOVING_API = re.compile(
     r"linkSync|hardlink_to|symlink_to|mv|truncate|truncateSync|utime|removeSync|file\.rename|file\.remove|"
     r"remove_file|remove_dir|remove_dir_all|set_permissions|"
     r"deleteFile|deleteFileAbsolute|deleteTree|deleteTreeAbsolute|deleteDir|deleteDirAbsolute|"  # Zig's std.fs
-    r"removeFile|removeDir|rmFile|rmDir)!?\s*\(|"  # Elixir's File.rm_rf!(…) raises instead of returning
+    r"removeFile|removeDir|rmFile|rmDir|RemoveAll|deleteIfExists|deleteRecursively|removeDirectoryRecursive|"
+    r"removePathForcibly)!?\s*\(|\bFiles\.delete\s*\(|"
+    # Clojure's (fs/delete-if-exists …), (babashka.fs/delete-tree …), (io/delete-file …)
+    r"\(\s*(?:[\w.]+/)?(?:delete-if-exists|delete-tree|delete-file|delete-on-exit|delete)\s|"  # Elixir's File.rm_rf!(…) raises instead of returning
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
 _WRITING_API = re.compile(
     r"\bopen\s*\([^,)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+][^'\"]*['\"]|"
@@ -1097,7 +1129,9 @@ def _data_flow(run: "Run", inv: "Invocation", code: str) -> list[Finding]:
 _HOME_IN_CODE = re.compile(r"\bhomedir\s*\(|\bPath\.home\s*\(|expanduser\s*\(|\bos\.homedir\b|\$HOME\b|"
                            r"\bENV\[\s*['\"]HOME|getenv\s*\(\s*['\"]HOME|environ(?:\.get)?\s*[\[(]\s*['\"]HOME|"
                            r"\bDir\.home\b|System\.user_home|\bhome_dir\b|\bvar(?:_os)?\s*\(\s*\"HOME\"|"
-                           r"getEnvVarOwned\s*\([^)]*\"HOME\"|\bgetHomeDir\s*\(|getEnv\s*\(\s*['\"]HOME")
+                           r"getEnvVarOwned\s*\([^)]*\"HOME\"|\bgetHomeDir\s*\(|getEnv\s*\(\s*['\"]HOME|"
+                           # Go's os.UserHomeDir(), the JVM's user.home property, Haskell's getHomeDirectory
+                           r"\bUserHomeDir\s*\(|[\"(]user\.home\"|\bgetHomeDirectory\b")
 _LITERAL = re.compile(r"""(['"`])((?:~/|\.)[\w.@+/-]{2,200})\1""")
 
 
@@ -1196,6 +1230,24 @@ def _first_argument(rest: str, allow_glob_call: bool = False, scope=None, argv: 
     return value
 
 
+def _top_level_commas(text: str) -> list[str]:
+    """A call's argument text split at the commas outside quotes and parentheses."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote and text[i - 1] != "\\" else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out + [text[start:]]
+
+
 def _argv_word(value: str) -> str:
     """One argv word as shell text; the home as code spells it (File.expand_path("~/x")) stays the home."""
     if value == "~" or value.startswith("~/"):
@@ -1251,7 +1303,10 @@ _HOME_EXPRESSIONS = re.compile(
     r"os\.environ\[['\"]HOME['\"]\]|os\.environ\.get\(\s*['\"]HOME['\"]\s*\)|os\.getenv\(\s*['\"]HOME['\"]\s*\)|"
     r"(?:pathlib\.)?Path\.home\(\)|ENV\[['\"]HOME['\"]\]|ENV\.fetch\(\s*['\"]HOME['\"]\s*\)|Dir\.home|"
     r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[['\"]HOME['\"]\]|"
-    r"(?:getenv|getEnv)\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\))$")
+    r"(?:getenv|getEnv)\(\s*['\"]HOME['\"]\s*\)|Sys\.getenv\(\s*['\"]HOME['\"]\s*\)|path\.expand\(\s*['\"]~['\"]\s*\)|"
+    # the JVM's (Java, Scala, Kotlin, Clojure's interop) and Go's spellings
+    r"(?:System\.)?getProperty\(\s*\"user\.home\"\s*\)|sys\.props\(\s*\"user\.home\"\s*\)|System\.getenv\(\s*\"HOME\"\s*\)|"
+    r"os\.Getenv\(\s*\"HOME\"\s*\))$")
 _ENV_READ = re.compile(r"os\.environ\[\s*['\"](\w+)['\"]\s*\]|os\.environ\.get\(\s*['\"](\w+)['\"][^)]*\)|"
                        r"os\.getenv\(\s*['\"](\w+)['\"][^)]*\)|process\.env\.(\w+)|process\.env\[['\"](\w+)['\"]\]|"
                        r"ENV\[['\"](\w+)['\"]\]|ENV\.fetch\(\s*['\"](\w+)['\"][^)]*\)|\$ENV\{\s*['\"]?(\w+)['\"]?\s*\}|"

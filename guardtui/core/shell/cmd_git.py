@@ -84,21 +84,22 @@ def _hooks_dir(run, inv, key: str, value: str) -> list[Finding] | None:
     return [allow(f"git config {key} {value}: the hooks there are judged above", "git", rule="git.config")]
 
 
-def _judge_config_command(run, inv, key: str, value: str, label: str) -> None:
+def _judge_config_command(run, inv, key: str, value: str, label: str) -> bool:
     """The command a setting makes git run (core.pager, core.fsmonitor, a `!` alias, a filter's clean,
-    diff.external …) is judged as the command it is: what it does decides, beside the ask."""
+    diff.external …) is judged as the command it is: what it does decides, beside the ask. True when that
+    command is routine (all it does allows: `go run ./cmd/dump` as a textconv)."""
     value = value.strip()
     if re.fullmatch(r"(?i)include\.path|includeif\..+\.path", key) and value and DYN not in value:
         _judge_included(run, inv, key, value, label)
-        return
+        return False
     if not value or _NOT_A_COMMAND.match(key) or key.lower() == "core.fsmonitor" and value.lower() in (
             "true", "false", "1", "0", "yes", "no", "on", "off"):
-        return
+        return False
     if key.lower().startswith("alias.") or key.lower() == "credential.helper":
         if not value.startswith("!"):
-            return  # a git subcommand, or a helper git names git-credential-*
+            return False  # a git subcommand, or a helper git names git-credential-*
         value = value[1:]
-    run.nested(value, inv, label)
+    return run.nested_routine(value, inv, label)
 
 
 def _judge_included(run, inv, key: str, value: str, label: str, depth: int = 0, within: str = "") -> None:
@@ -194,8 +195,10 @@ def git(run: "Run", inv: "Invocation") -> list[Finding]:
             aliases[key[6:]] = value
             continue
         if _EXEC_CONFIG.match(key.strip()):
-            _judge_config_command(run, inv, key.strip(), value, f"git -c {key.strip()}")
-            if not _plain_program(run, key.strip(), value):
+            # a one-off override for this command only: a routine program it names (`go run ./cmd/dump` as a
+            # textconv) is only itself
+            routine = _judge_config_command(run, inv, key.strip(), value, f"git -c {key.strip()}")
+            if not routine and not _plain_program(run, key.strip(), value):
                 findings.append(ask(f"git -c {key}=… makes git run another program", "git", BlastRadius.HIGH,
                                     "git.config-exec"))
     if sub_word.dynamic:

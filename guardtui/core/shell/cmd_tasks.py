@@ -25,7 +25,7 @@ from .projectfiles import (MAKEFILE_NAMES, Package, filter_packages, find_justfi
                            load_yaml_mapping, make_goal, makefile_path, nearest_package, python_module_file, read_text,
                            shown, workspace_packages, workspace_root)
 from .words import DYN, Scope, Word
-from .toolcode import LOCAL_BINS, judge_shadowing_programs
+from .toolcode import LOCAL_BINS, in_home, judge_shadowing_programs
 
 if TYPE_CHECKING:  # pragma: no cover
     from .invocation import Run
@@ -1490,25 +1490,94 @@ def go(run: "Run", inv: Invocation) -> list[Finding]:
 
 # -- bundler ------------------------------------------------------------------------------------------
 def bundle(run: "Run", inv: Invocation) -> list[Finding]:
-    """bundle install/exec/update …: Bundler evaluates the Gemfile (Ruby) first, the one .bundle/config's
-    BUNDLE_GEMFILE names if it names one; it is judged as the program it is."""
-    if not inv.scope.cwd or inv.scope.remote or any(a in ("-v", "--version", "version", "help") for a in inv.args[:1]):
+    """bundle install/exec/update …: Bundler evaluates the Gemfile (Ruby) first: the one --gemfile, BUNDLE_GEMFILE,
+    .bundle/config or the global ~/.bundle/config names if one does; it is judged as the program it is, with the
+    plugins it declares (their plugins.rb loads with every bundle command) and the Gemfiles it evaluates in turn.
+    `bundle config [set] [--global] gemfile FILE` makes every later bundle command evaluate FILE: judged now."""
+    args = inv.args
+    if not inv.scope.cwd or inv.scope.remote or any(a in ("-v", "--version", "version", "help") for a in args[:1]):
         return []
-    config = find_upward(inv.scope.cwd, (".bundle/config",))
+    setting = _bundle_config_gemfile(args)
+    if setting is not None:
+        if DYN in setting:
+            return [ask("bundle config names a Gemfile only known at run time, which every later bundle command "
+                        "evaluates", "dynamic-exec", BlastRadius.HIGH, "bundle.gemfile")]
+        _judge_gemfile(run, inv, posixpath.normpath(posixpath.join(inv.scope.cwd, in_home(setting, inv.scope.home))),
+                       "every later bundle command evaluates it")
+        return []
+    if args[:2] == ["plugin", "install"]:  # bundle plugin install NAME --path DIR: DIR/plugins.rb loads from now on
+        directory = _option_value(args, "--path")
+        if directory and DYN not in directory:
+            _judge_bundler_plugin(run, inv, posixpath.normpath(posixpath.join(inv.scope.cwd, directory)))
+        return []
+    if args[:1] == ["config"]:
+        return []
     named = None
-    if config is not None:
+    for config in (posixpath.join(inv.scope.home, ".bundle", "config"), find_upward(inv.scope.cwd, (".bundle/config",))):
+        if config is None:
+            continue
         m = re.search(r"""(?m)^BUNDLE_GEMFILE:\s*["']?([^"'\n]+)["']?\s*$""", read_text(config) or "")
-        if m:  # relative to the directory .bundle is in
+        if m:  # relative to the directory .bundle is in (the local one wins over the global one)
             named = posixpath.normpath(posixpath.join(posixpath.dirname(posixpath.dirname(config)), m.group(1)))
-    env = {name: word.value for name, word in inv.cmd.assignments}
-    if env.get("BUNDLE_GEMFILE") and DYN not in env["BUNDLE_GEMFILE"]:
-        named = posixpath.normpath(posixpath.join(inv.scope.cwd, env["BUNDLE_GEMFILE"]))
+    env = dict(inv.scope.variables)
+    env.update({name: word.value for name, word in inv.cmd.assignments})
+    option = _option_value(args, "--gemfile")
+    value = option or env.get("BUNDLE_GEMFILE")
+    if isinstance(value, str) and value and DYN not in value:
+        named = posixpath.normpath(posixpath.join(inv.scope.cwd, in_home(value, inv.scope.home)))
     gemfile = named or find_upward(inv.scope.cwd, ("Gemfile", "gems.rb"))
-    if gemfile and os.path.isfile(gemfile):
-        judged = run.project_file(gemfile, inv, "ruby", f"{_shown(inv, gemfile)} (Bundler evaluates it)")
+    if gemfile:
+        _judge_gemfile(run, inv, gemfile, "Bundler evaluates it")
+    return []
+
+
+_GEMFILE_PLUGIN = re.compile(r"""(?m)^\s*plugin\s*\(?\s*["'][^"']+["'][^\n]*?(?:\bpath:\s*|:path\s*=>\s*)["']([^"']+)["']""")
+_EVAL_GEMFILE = re.compile(r"""(?m)^\s*eval_gemfile\s*\(?\s*["']([^"']+)["']""")
+
+
+def _judge_gemfile(run: "Run", inv: Invocation, gemfile: str, why: str, depth: int = 0) -> None:
+    """A Gemfile judged as the Ruby it is, then the plugins its `plugin "x", path: "dir"` lines load (dir/plugins.rb)
+    and the Gemfiles its `eval_gemfile "f"` lines evaluate (a few deep)."""
+    judged = run.project_file(gemfile, inv, "ruby", f"{_shown(inv, gemfile)} ({why})")
+    if judged is not None:
+        run.add(judged)
+    text = read_text(gemfile) or ""  # as written, when this is the write of it being judged
+    here = posixpath.dirname(gemfile)
+    for m in list(_GEMFILE_PLUGIN.finditer(text))[:8]:
+        _judge_bundler_plugin(run, inv, posixpath.normpath(posixpath.join(here, m.group(1))))
+    if depth < 3:
+        for m in list(_EVAL_GEMFILE.finditer(text))[:8]:
+            _judge_gemfile(run, inv, posixpath.normpath(posixpath.join(here, m.group(1))), why, depth + 1)
+
+
+def _judge_bundler_plugin(run: "Run", inv: Invocation, directory: str) -> None:
+    path = posixpath.join(directory, "plugins.rb")
+    if read_text(path) is not None:
+        judged = run.project_file(path, inv, "ruby", f"{_shown(inv, path)} (Bundler loads the plugin with every "
+                                                     "bundle command)")
         if judged is not None:
             run.add(judged)
-    return []
+
+
+def _bundle_config_gemfile(args: list[str]) -> str | None:
+    """The Gemfile `bundle config [set] [--global|--local] gemfile FILE` (or BUNDLE_GEMFILE FILE) sets, else None."""
+    if args[:1] != ["config"]:
+        return None
+    words = [a for a in args[1:] if a not in ("--global", "--local")]
+    if words[:1] == ["set"]:
+        words = words[1:]
+    if len(words) >= 2 and words[0].lower() in ("gemfile", "bundle_gemfile"):
+        return words[1]
+    return None
+
+
+def _option_value(args: list[str], option: str) -> str | None:
+    for i, a in enumerate(args):
+        if a == option and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(option + "="):
+            return a.partition("=")[2]
+    return None
 
 
 # -- pre-commit ---------------------------------------------------------------------------------------

@@ -105,6 +105,9 @@ SCHEMA = {
                                          "launcher_dirs": _LIST}),
     # options whose value is a command line the tool hands to a shell (git grep -O, zip -TT, rsync -e)
     "command_options": Field(dict, values=_LIST),
+    # variables a tool sets for the program such an option names, valued as the tool's last operand (split's
+    # $FILE: the chunk's name, under the output prefix)
+    "command_option_variables": Field(dict, values=_LIST),
     # options whose value is a file the tool writes (sort -o, pytest --junitxml, gcc -o, ssh -E): judged as
     # a write of that file
     "output_options": Field(dict, values=_LIST),
@@ -176,6 +179,10 @@ SCHEMA = {
                                         "command_patterns": _LIST, "command_region": Field(str),
                                         "option_suffixes": _LIST, "walk": Field(bool), "beside_arguments": Field(bool),
                                         "code_language": Field(str), "flags": _LIST, "program_keys": _LIST,
+                                        "all_programs": Field(bool),
+                                        "source_scripts": Field(dict, fields={"default": Field(str, required=True),
+                                                                              "options": _LIST,
+                                                                              "prefixes": _LIST}),
                                         "also_programs": _LIST, "configs_up": Field(bool), "install_options": _LIST,
                                         "local_plugin": Field(dict, fields={"after": _LIST, "groups": _LIST,
                                                                             "manifest": Field(str, choices=("oclif", "python"))}),
@@ -288,6 +295,7 @@ class Taxonomy:
     local_resource_tools: frozenset[str] = frozenset()
     dev_processes: dict = field(default_factory=dict)
     command_options: dict[str, list[str]] = field(default_factory=dict)
+    command_option_variables: dict[str, list[str]] = field(default_factory=dict)
     output_options: dict[str, list[str]] = field(default_factory=dict)
     program_builders: frozenset[str] = frozenset()
     output_operands: dict[str, dict] = field(default_factory=dict)
@@ -407,6 +415,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         local_resource_tools=frozenset(data.get("local_resource_tools") or ()),
         dev_processes=dict(data.get("dev_processes") or {}),
         command_options={k: str_or_list(v) for k, v in (data.get("command_options") or {}).items()},
+        command_option_variables={k: str_or_list(v) for k, v in (data.get("command_option_variables") or {}).items()},
         output_options={k: str_or_list(v) for k, v in (data.get("output_options") or {}).items()},
         program_builders=frozenset(data.get("program_builders") or ()),
         output_operands=dict(data.get("output_operands") or {}),

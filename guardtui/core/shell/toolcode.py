@@ -43,6 +43,7 @@ PYTHON_PROGRAM = "python-program"  # scope fact: the python that runs a tool mod
 _RUNNER = {"python": "python3", "js": "node", "shell": "sh", "ruby": "ruby"}
 _SUFFIXES = {"python": (".py",), "js": (".js", ".cjs", ".mjs", ".ts"), "shell": (".sh", ""), "ruby": (".rb",)}
 _SPLIT = re.compile(r"""[\s,;"'\[\]{}()=]+""")
+_PACKAGE_DIRS = {"go": ".go"}  # languages whose code a configuration names by its package directory
 _NOT_NAMES = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"})
 
 
@@ -375,6 +376,8 @@ def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, 
     for base in dirs:
         if pathlike:
             path = posixpath.normpath(posixpath.join(base, os.path.expanduser(word)))
+            if language in _PACKAGE_DIRS and os.path.isdir(path):  # a Go module plugin: its package's files
+                yield from _package_files(path, _PACKAGE_DIRS[language])
             yield path
             for suffix in _SUFFIXES.get(language, ()):
                 yield path + suffix
@@ -385,6 +388,16 @@ def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, 
         elif language == "js" and re.fullmatch(r"(?:@[\w.-]+/)?[\w.-]+", word):
             for name in (word,) + tuple(p + word for p in prefixes if not word.startswith(p)):
                 yield from _package_main(posixpath.join(base, "node_modules", name))
+
+
+def _package_files(directory: str, suffix: str):
+    """The source files of a package directory (Go: every .go file but the tests), a few."""
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(suffix) and not n.endswith("_test" + suffix))
+    except OSError:
+        return
+    for name in names[:MAX_FILES]:
+        yield posixpath.join(directory, name)
 
 
 def _package_main(directory: str):
@@ -429,7 +442,10 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     sub = tuple(spec.get("subcommands", ()))
     if sub and not any(w in sub for w in words if not w.startswith("-")):
         return
-    if set(words) & set(spec.get("isolated", ())):  # flake8 --isolated: no configuration is read
+    isolated = set(spec.get("isolated", ()))
+    # flake8 --isolated: no configuration is read; also passed on inside another option's value
+    # (cabal repl --repl-options="-Wall -ignore-dot-ghci")
+    if set(words) & isolated or any(isolated & set(w.partition("=")[2].split()) for w in words if "=" in w):
         return
     manifest = spec.get("plugin_manifest")
     if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
@@ -469,7 +485,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
     directories = _argument_dirs(inv, words) if spec.get("beside_arguments") else []
     configs = named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
-                                        first=directories)
+                                        first=directories, all_matches=bool(spec.get("all_programs")))
     configs += [p for p in _program_configs(spec.get("also_programs", ()), cwd, inv.scope.project, every=True)
                 if p not in configs]  # vite build evaluates postcss.config.cjs too
     for path in configs:
@@ -489,6 +505,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                 if judged is not None:
                     run.add(judged)
     judge_shell_escapes(run, inv, words, spec.get("shell_escape"))
+    judge_source_scripts(run, inv, words, spec.get("source_scripts"))
     off = spec.get("autoload_off")
     if spec.get("entry_points") and not (off and inv.scope.variables.get(off) not in (None, "", "0")):
         judge_entry_points(run, inv, spec["entry_points"])
@@ -506,7 +523,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
             text = _only_sections(text, {""} | ({sub} if sub in sections else set()))
         for path in code_files(inv.name, spec, config, text, cwd, inv.scope.project):
             judged = run.project_file(path, inv, _RUNNER.get(spec.get("language", "python"), ""),
-                                      f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})")
+                                      f"{posixpath.basename(path)} ({inv.name} loads it: {posixpath.basename(config)})",
+                                      language=spec.get("code_language"))
             if judged is not None:
                 run.add(judged)
 
@@ -579,6 +597,29 @@ def judge_embedded(run: "Run", inv: "Invocation", spec: dict, path: str, label: 
         run.nested(command, inv, label)
 
 
+def judge_source_scripts(run: "Run", inv: "Invocation", words: list[str], spec: dict | None) -> None:
+    """chezmoi apply: the scripts its source directory holds under a name prefix (run_, run_once_, run_onchange_…)
+    run on this machine as part of the apply; each is judged as the program it is (a template's text as written)."""
+    if not spec:
+        return
+    source = in_home("~/" + spec["default"], inv.scope.home)
+    for i, word in enumerate(words):
+        value = words[i + 1] if word in spec.get("options", ()) and i + 1 < len(words) else \
+            word.partition("=")[2] if "=" in word and word.partition("=")[0] in spec.get("options", ()) else ""
+        if value and DYN not in value:
+            source = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", in_home(value, inv.scope.home)))
+    scripts: list[str] = []
+    for directory, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if d != ".git")[:64]
+        scripts += [posixpath.join(directory, n) for n in sorted(files) if n.startswith(tuple(spec["prefixes"]))]
+        if len(scripts) >= MAX_FILES:
+            break
+    for path in scripts[:MAX_FILES]:
+        judged = run.project_file(path, inv, "", f"{posixpath.basename(path)} ({inv.name} runs it)")
+        if judged is not None:
+            run.add(judged)
+
+
 def judge_shell_escapes(run: "Run", inv: "Invocation", words: list[str], escape: dict | None) -> None:
     """pdflatex -shell-escape x.tex: the document's \\write18{…} commands run; without the flag TeX refuses them."""
     if not escape or not set(words) & set(escape.get("flags", ())):
@@ -649,11 +690,13 @@ def config_commands(spec: dict, config: str, text: str) -> list[str]:
             value = value.get(part) if isinstance(value, dict) else None
         if isinstance(value, str) and value.strip():
             out.append(value)
-    return out
+        elif isinstance(value, list):  # devbox's init_hook: a list of command lines, run in order in one shell
+            out.append("\n".join(v for v in value if isinstance(v, str)))
+    return [o for o in out if o.strip()]
 
 
 def _program_configs(patterns, cwd: str, project: str | None, every: bool = False,
-                     first: list[str] | None = None) -> list[str]:
+                     first: list[str] | None = None, all_matches: bool = False) -> list[str]:
     """The configuration file that is a program (vitest.config.ts): the first name that matches, in cwd or the
     project's root (or beside the files the command is handed, first); one per pattern (vitest.config.* wins over
     vite.config.*, as vitest itself prefers)."""
@@ -668,11 +711,11 @@ def _program_configs(patterns, cwd: str, project: str | None, every: bool = Fals
                     listed[where] = sorted(os.listdir(where))[:4096]
                 except OSError:
                     listed[where] = []
-            match = next((n for n in listed[where] if fnmatch.fnmatchcase(n, leaf)), None)
-            if match:
-                found.append(posixpath.join(where, match))
-                if not every:
-                    break
+            matches = [n for n in listed[where] if fnmatch.fnmatchcase(n, leaf)]
+            # sbt compiles every project/*.scala (`all_programs`); vitest reads the first config it finds
+            found += [posixpath.join(where, n) for n in matches[:MAX_FILES if all_matches else 1]]
+            if matches and not (every or all_matches):
+                break
         if found:
             break
     return found
