@@ -19,6 +19,7 @@ from ..model import BlastRadius, Verdict
 from .findings import Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .datacode import code_in_data, loaders_in
 from .libconfig import code_for_script
+from .dbhost import client_database
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .exposure import module_program
@@ -1644,6 +1645,14 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(deny(reason, "database", "sql.destructive"))
         else:
             findings.append(ask(reason, "database", BlastRadius(radius), "sql.write"))
+    routine = (BlastRadius.LOW, BlastRadius.MEDIUM)  # not DROP INDEX, ALTER … DROP, COPY … FROM PROGRAM
+    if findings and all(f.verdict is Verdict.ALLOW or f.rule == "sql.write" and f.blast_radius in routine
+                        for f in findings) and \
+            any(f.rule == "sql.write" for f in findings) and (where := client_database(run, inv)) is not None:
+        # rows or schema of the developer's own database (a project file, the local server): routine local work
+        changed = next(f for f in findings if f.rule == "sql.write")
+        findings = [f for f in findings if f.rule != "sql.write"] + [
+            allow(f"{inv.name} changes {where}: {changed.reason}", "database", rule="sql.local-write")]
     best = worst(findings)
     return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]
 
