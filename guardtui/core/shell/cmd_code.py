@@ -1439,6 +1439,9 @@ _SQL_RULES = [
     (re.compile(r"\bdrop\s+(index|view|function|procedure|trigger|user|role|sequence|column|materialized)\b", re.I),
      "high", "{stmt} drops a database object"),
     (re.compile(r"\balter\s+table\b[^;]*\bdrop\b", re.I), "high", "ALTER TABLE … DROP deletes a column or constraint"),
+    # ClickHouse's mutations: they rewrite the table's data parts in the background, with no transaction to undo
+    (re.compile(r"\balter\s+table\b[^;]*\b(?:delete|update)\b[^;]*\bwhere\b", re.I), "high",
+     "ALTER TABLE … DELETE/UPDATE is a mutation that rewrites the table's data (no transaction undoes it)"),
     (re.compile(r"\bdelete\s+from\b", re.I), "medium", "DELETE removes rows"),
     (re.compile(r"\b(insert|update|upsert|merge|replace|alter|create|grant|revoke|copy|vacuum|reindex|cluster|"
                 r"deleteOne|insertOne|insertMany|updateOne|updateMany)\b", re.I), "low", "the SQL changes data or schema"),

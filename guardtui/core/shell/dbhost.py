@@ -84,17 +84,17 @@ def _value(words: list[str], names: list[str]) -> str | None:
     return found
 
 
-def _config_host_ok(file: str, cwd: str, home: str) -> bool:
-    """A user configuration file of the client is absent, or names no host but this machine's."""
+def _config_hosts(file: str, cwd: str, home: str) -> list[str] | None:
+    """The hosts a user configuration file of the client names ([] when it is absent or names none), None when
+    it is there but cannot be read (~/.mylogin.cnf is encrypted: where it points is not known)."""
     path = home + file[1:] if file.startswith("~/") else file if file.startswith("/") else posixpath.join(cwd, file)
     if not os.path.lexists(path):
-        return True
+        return []
     text = read_text(path, _CONFIG_BYTES)
     if text is None:
-        return False  # there but unreadable (~/.mylogin.cnf is encrypted): where it points is not known
+        return None
     hosts = re.findall(r"(?im)^\s*host\s*[=:]\s*['\"]?([^'\"\s#;]*)", text)
-    hosts += re.findall(r"(?i)<host>\s*([^<\s]*)\s*</host>", text)
-    return all(is_local(h) for h in hosts)
+    return hosts + re.findall(r"(?i)<host>\s*([^<\s]*)\s*</host>", text)
 
 
 def client_database(run: "Run", inv: "Invocation") -> str | None:
@@ -107,34 +107,58 @@ def client_database(run: "Run", inv: "Invocation") -> str | None:
     words = [w.value for w in inv.words]
     if any(DYN in w for w in words):
         return None
-    positionals = [w for w in inv.words if not w.value.startswith("-")]
+    client = run.tax.sql_clients.get(inv.name, {})
+    takes_value = set(client.get("code", ())) | set(client.get("value_options", ())) | set(client.get("file", ()))
+    positionals = []
+    i = 0
+    while i < len(inv.words):  # the words that are no option nor an option's value (-c SQL, -h HOST)
+        value = inv.words[i].value
+        if value in takes_value:
+            i += 2
+            continue
+        if not value.startswith("-"):
+            positionals.append(inv.words[i])
+        i += 1
     if spec.get("file"):
         if not positionals:
             return None  # an in-memory database: nothing is kept, but also nothing of the project
         info = run.path(positionals[0], inv)
-        if info.remote or info.glob or info.kind is not PathKind.PROJECT_SUB:
+        # a file that is there now, in the project (one not there yet may be a link this command line makes)
+        if info.remote or info.glob or info.kind is not PathKind.PROJECT_SUB or not info.path or \
+                not os.path.isfile(info.path) or not os.path.realpath(info.path).startswith(
+                    os.path.realpath(scope.project or scope.cwd) + "/"):
             return None
         return f"{positionals[0].value}, a database file in the project"
-    env = {k: v for k, v in scope.variables.items()}
+    # the agent's own environment (the guard's at judging time stands for it: PGHOST=db.prod exported there), then
+    # what this script and command line set
+    env = {name: os.environ[name] for name in spec.get("env", []) + spec.get("unknown_env", []) if name in os.environ}
+    env.update(scope.variables)
     env.update({name: w.value for name, w in inv.cmd.assignments})
     if any(o in words or any(w.startswith(o + "=") for w in words) for o in spec.get("unknown_options", ())):
         return None
     if any(name in env for name in spec.get("unknown_env", ())):
         return None
-    if not all(_config_host_ok(f, scope.cwd, scope.home) for f in spec.get("config", ())):
-        return None
+    configured: list[str] = []
+    for file in spec.get("config", ()):
+        hosts = _config_hosts(file, scope.cwd, scope.home)
+        if hosts is None or not all(is_local(h) for h in hosts):
+            return None
+        configured += hosts
     host = _value(words, spec.get("host", []))
     if host is None:
         url = _value(words, spec.get("url", []))
         if url is None and spec.get("url_positional") and positionals:
             first = positionals[0].value
-            url = first if "://" in first or "=" in first else None
+            url = first if "://" in first or re.match(r"^\s*(?:host|hostaddr|dbname|user|port|service)\s*=", first) \
+                else None
         if url is not None:
             host = url_host(url)
             if host is None:
                 return None
     if host is None:
         host = next((env[name] for name in spec.get("env", ()) if name in env), None)
+    if host is None and configured:
+        host = configured[-1]  # the user's configuration names this machine
     if host is None:
         host = spec.get("default")
     if host is None or not is_local(host.strip("[]") if host.startswith("[") else host):
