@@ -40,7 +40,8 @@ def test_user_level_configurations_bind_too(world):
     assert verdict(world.tool("mcp__evidence__list_tables")) == "allow"
 
 
-def test_a_server_on_project_files_is_judged_as_before(world):
-    put(world, ".mcp.json", json.dumps(sqlite_server("./data/app.db")))
-    assert verdict(world.tool("mcp__sqlite__write_query", query="DELETE FROM sessions WHERE id = 3")) == "ask"
-    assert verdict(world.tool("mcp__sqlite__write_query", **DELETE)) == "ask"
+def test_a_server_on_project_files_is_the_projects_own_database(world):
+    put(world, ".mcp.json", json.dumps(sqlite_server("./data/app.db")))  # a scoped change of it: routine local work
+    assert verdict(world.tool("mcp__sqlite__write_query", query="DELETE FROM sessions WHERE id = 3")) == "allow"
+    assert verdict(world.tool("mcp__sqlite__write_query", **DELETE)) == "allow"
+    assert verdict(world.tool("mcp__sqlite__write_query", query="DELETE FROM sessions")) == "deny"

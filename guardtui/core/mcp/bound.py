@@ -40,6 +40,37 @@ def bound_paths(server: str, root: str | None, home: str) -> Iterator[str]:
             yield from _paths(entry, root or home, home)
 
 
+def bound_targets(server: str, root: str | None, home: str) -> tuple[list[str], list[str]] | None:
+    """The database files (absolute paths) and connection URLs the configuration of the server named `server`
+    gives it, or None when no configuration of it is found here (where it points is not known)."""
+    wanted = normalise_server(server)
+    files = [posixpath.join(root, f) for f in _PROJECT_FILES] if root else []
+    files += [home + f[1:] for f in _USER_FILES]
+    entries = []
+    for file in files:
+        for config in _servers_in(_parsed(file, "json"), root):
+            entries += [e for n, e in config.items() if normalise_server(str(n)) == wanted and isinstance(e, dict)]
+    codex = _parsed(home + _CODEX[1:], "toml")
+    servers = codex.get("mcp_servers") if isinstance(codex, dict) else None
+    entries += [e for n, e in (servers if isinstance(servers, dict) else {}).items()
+                if normalise_server(str(n)) == wanted and isinstance(e, dict)]
+    if not entries:
+        return None
+    paths, urls = [], []
+    for entry in entries:
+        paths += list(_paths(entry, root or home, home))
+        values = [a for a in entry.get("args") or [] if isinstance(a, str)]
+        env = entry.get("env")
+        values += [v for v in env.values() if isinstance(v, str)] if isinstance(env, dict) else []
+        urls += [v.partition("=")[2] if "=" in v.split("://")[0] else v for v in values if "://" in v]
+        for i, value in enumerate(values):  # --db-path app.db: a bare file name is a path too
+            m = re.match(r"^--?(?:db|db-path|database|db_path|file|path)(?:=(.+)|$)", value)
+            given = (m.group(1) or (values[i + 1] if i + 1 < len(values) else None)) if m else None
+            if given and not _PATHISH.match(given) and "://" not in given:
+                paths.append(posixpath.normpath(posixpath.join(root or home, given)))
+    return paths, urls
+
+
 def _parsed(file: str, kind: str) -> Any:
     """A configuration file parsed, once per version of it on disk (these are read on every MCP call that changes
     something, and ~/.claude.json grows large): None when missing, unreadable or not the format."""

@@ -20,7 +20,8 @@ from ..rules.base import EvalContext, is_within, resolve_path
 from ..secrets import secret_catalog
 from ..shell.cmd_code import SQL_FILE_READ, SQL_FILE_WRITE, classify_sql, without_file_writes
 from ..web import acting_get, judge_url, metadata_header, metadata_in_text
-from .bound import bound_paths
+from ..shell.dbhost import is_local, url_host
+from .bound import bound_paths, bound_targets
 from .catalog import Identified, McpCatalog, Server, ToolSpec, mcp_catalog, name_tokens
 
 _BY_EFFECT = "mcp_effect"  # a decision from the tool's effect alone (metadata key)
@@ -56,6 +57,10 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     if remote:
         parts += _credentials(found, args)
     decision = _worst(parts)
+    local = _local_database_write(call, ctx, found, parts)
+    if local is not None:
+        parts = [p for p in parts if p.verdict is Verdict.ALLOW] + [local]
+        decision = local
     if decision is None or decision.verdict is not Verdict.ALLOW:
         bound = _bound_to_guard(call, ctx, found)
         if bound is not None:
@@ -95,6 +100,43 @@ def _bound_to_guard(call: ToolCall, ctx: EvalContext, found: Identified) -> Deci
                             f"{match.describe()}: an agent may not change the guard that watches it",
                             "mcp/bound-to-guard", BlastRadius.CRITICAL, "guard-self")
     return None
+
+
+def _local_database_write(call: ToolCall, ctx: EvalContext, found: Identified, parts: list[Decision]) -> Decision | None:
+    """SQL that changes rows or schema (not a wipe, not a drop) through a local database server (SQLite, a
+    Postgres server) whose configuration points only at files inside the project (not the guard's) or servers
+    on this machine: routine local work, allowed. None: judged as before."""
+    server = found.server
+    if server is None or server.remote or not any(spec.sql for spec in server.tools.values()):
+        return None
+    asks = [p for p in parts if p.verdict is not Verdict.ALLOW]
+    sql = [p for p in asks if p.rule == "mcp/sql"]
+    if not asks or any(p.verdict is not Verdict.ASK for p in asks) or \
+            any(p.rule != "mcp/sql" and not p.metadata.get(_BY_EFFECT) for p in asks) or \
+            any(p.blast_radius not in (BlastRadius.LOW, BlastRadius.MEDIUM) for p in asks) or \
+            not any(p.rule == "mcp/sql" for p in parts):
+        return None
+    root = (ctx.session.root or call.cwd or "").rstrip("/")
+    if not root or root == ctx.home.rstrip("/"):
+        return None  # the home directory is no project
+    targets = bound_targets(found.server_name, root, ctx.home)
+    if targets is None or not (targets[0] or targets[1]):
+        return None
+    paths, urls = targets
+    protected = ctx.protected
+    if any(not is_within(path, root) or path == root or protected is not None and protected.match(path, call.cwd)
+           for path in paths) or any(not is_local(url_host(url)) for url in urls):
+        return None
+    for value in _leaves(dict(call.input)):  # the files its SQL writes (VACUUM INTO 'f') are the project's
+        for target in SQL_FILE_WRITE.findall(value):
+            written = resolve_path(target, call.cwd, ctx.home)
+            if "://" in target or not is_within(written, root) or protected is not None and \
+                    protected.match(written, call.cwd):
+                return None
+    where = ", ".join([p[len(root) + 1:] for p in paths] + urls)[:80]
+    what = sql[0].reason if sql else f"{_label(found)} changes its database"
+    return Decision(Verdict.ALLOW, f"{what} — the project's own database ({where})", "mcp/sql-local",
+                    BlastRadius.LOW, "database")
 
 
 # -- a described tool -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ..model import BlastRadius, Verdict
 from .findings import REPLACES, Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .datacode import code_in_data, loaders_in
 from .libconfig import code_for_script
+from .dbhost import client_database
 from .deletes import find_delete
 from .evaluate import MKTEMP_PREFIX
 from .exposure import module_program
@@ -1493,6 +1494,9 @@ _SQL_RULES = [
     (re.compile(r"\bdrop\s+(index|view|function|procedure|trigger|user|role|sequence|column|materialized)\b", re.I),
      "high", "{stmt} drops a database object"),
     (re.compile(r"\balter\s+table\b[^;]*\bdrop\b", re.I), "high", "ALTER TABLE … DROP deletes a column or constraint"),
+    # ClickHouse's mutations: they rewrite the table's data parts in the background, with no transaction to undo
+    (re.compile(r"\balter\s+table\b[^;]*\b(?:delete|update)\b[^;]*\bwhere\b", re.I), "high",
+     "ALTER TABLE … DELETE/UPDATE is a mutation that rewrites the table's data (no transaction undoes it)"),
     (re.compile(r"\bdelete\s+from\b", re.I), "medium", "DELETE removes rows"),
     (re.compile(r"\b(insert|update|upsert|merge|replace|alter|create|grant|revoke|copy|vacuum|reindex|cluster|"
                 r"deleteOne|insertOne|insertMany|updateOne|updateMany)\b", re.I), "low", "the SQL changes data or schema"),
@@ -1699,6 +1703,14 @@ def judge_sql(run: "Run", inv: "Invocation") -> list[Finding]:
             findings.append(deny(reason, "database", "sql.destructive"))
         else:
             findings.append(ask(reason, "database", BlastRadius(radius), "sql.write"))
+    routine = (BlastRadius.LOW, BlastRadius.MEDIUM)  # not DROP INDEX, ALTER … DROP, COPY … FROM PROGRAM
+    if findings and all(f.verdict is Verdict.ALLOW or f.rule == "sql.write" and f.blast_radius in routine
+                        for f in findings) and \
+            any(f.rule == "sql.write" for f in findings) and (where := client_database(run, inv)) is not None:
+        # rows or schema of the developer's own database (a project file, the local server): routine local work
+        changed = next(f for f in findings if f.rule == "sql.write")
+        findings = [f for f in findings if f.rule != "sql.write"] + [
+            allow(f"{inv.name} changes {where}: {changed.reason}", "database", rule="sql.local-write")]
     best = worst(findings)
     return [best] if best else [allow(f"{inv.name} runs a read-only query", "database", rule="sql.read")]
 

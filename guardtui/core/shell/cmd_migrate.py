@@ -14,6 +14,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from .dbhost import is_local as _is_local, url_host as _host
 from .findings import Finding, allow
 from .projectfiles import load_dotenv, read_text
 from .words import DYN
@@ -34,30 +35,7 @@ _APPLY = {
 }
 # the environments that are a developer's own (RAILS_ENV, RACK_ENV)
 _DEV_STAGES = {"development", "dev", "test"}
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "localhost.localdomain"}
 _CONFIG_BYTES = 64 * 1024
-
-
-def _host(url: str) -> str | None:
-    """The host a database URL or conninfo names ("" for a local socket or file), None when unknown."""
-    if not url or DYN in url:
-        return None
-    url = url.strip().strip("'\"")
-    if re.match(r"(?i)^(jdbc:)?(sqlite3?|h2:mem|h2:file|hsqldb:mem|derby:memory):", url) or url.startswith("file:"):
-        return ""
-    m = re.match(r"(?i)^(?:jdbc:)?[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(\[[^\]]*\]|[^/:?;,]*)", url)
-    if m:
-        host = m.group(1).lower()
-        query = re.search(r"(?i)[?&]host=([^&]+)", url)
-        return query.group(1).lower() if query else host
-    if "=" in url:  # conninfo: host=… dbname=…
-        m = re.search(r"(?:^|\s)host\s*=\s*'?([^'\s]+)", url)
-        return m.group(1).lower() if m else ""
-    return None
-
-
-def _is_local(host: str | None) -> bool:
-    return host is not None and (host == "" or host in _LOCAL_HOSTS or host.startswith("127.") or host.startswith("/"))
 
 
 def _option(args: list[str], *names: str) -> str | None:
