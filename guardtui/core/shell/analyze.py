@@ -32,6 +32,7 @@ from .deletes import everything_listed
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
+from .namesakes import namesake
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
 from .projectfiles import SYSTEM_PROGRAM_DIRS, language_of, load_dotenv, read_text, shown
 from .secrets import holds_credentials, is_secret, is_secret_area
@@ -1046,7 +1047,8 @@ class _Run:
                              f"taxonomy:{best.shape.id}")]
             # a variable's name says where it points when its value is known only at run time ("$LEDGER_PROD_URL")
             target = _production_target(args + [w.raw for w in inv.words if w.dynamic]) or \
-                _production_environment(inv, remote=best.shape.wipes_configured_database) \
+                _production_environment(inv, remote=best.shape.wipes_configured_database) or \
+                (_remote_database_argument(args) if best.shape.wipes_configured_database else None) \
                 if best.shape.category in ("database", "infra-as-code") and \
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
@@ -1454,7 +1456,7 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
 # variables that choose which environment (and so which database) a framework's command works on
 _ENVIRONMENT_SELECTOR = re.compile(r"(?:[A-Z]+_)?ENV(?:IRONMENT)?|STAGE|DJANGO_SETTINGS_MODULE|SPRING_PROFILES_ACTIVE|"
                                    r"ASPNETCORE_ENVIRONMENT|DOTNET_ENVIRONMENT")
-_DATABASE_VARIABLE = re.compile(r"(?:[A-Z_]*_)?(?:DATABASE_URL|DB_URL|DSN|DB_HOST|PGHOST|MYSQL_HOST|DATABASE_HOST)")
+_DATABASE_VARIABLE = re.compile(r"(?:[A-Z_]*_)?(?:DATABASE_URL|DB_URL|DSN|DBSTRING|DB_HOST|PGHOST|MYSQL_HOST|DATABASE_HOST)")
 _NOT_DEV = re.compile(r"(?i)(?:^|[^a-z])(prod|production|staging|stage|live)(?:[^a-z]|$)")
 
 
@@ -1483,6 +1485,22 @@ def _production_environment(inv: Invocation, remote: bool = False) -> str | None
 # database hosts that are this machine or a container beside it (a compose service's one-word name)
 _ON_THIS_MACHINE = re.compile(r"(?i)^(|localhost|127\.[0-9.]+|0\.0\.0\.0|\[::1\]|::1|[\w-]+|host\.docker\.internal|"
                               r"[\w.-]+\.(localhost|local|test))$")
+
+
+_DATABASE_URL = re.compile(r"(?i)^(?:jdbc:)?(?:postgres(?:ql)?|pgx|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|"
+                           r"clickhouse|sqlserver|mssql|tidb|cockroach(?:db)?|libsql|turso|oracle|spanner)://"
+                           r"(?:[^@/]*@)?(\[[^\]]*\]|[^/:?;,]*)")
+
+
+def _remote_database_argument(args: list[str]) -> str | None:
+    """A database URL among the arguments (an operand or an option's value) whose host is not this machine:
+    a wipe of the database a command is pointed at lands on a server's data (`goose postgres DSN reset`)."""
+    for a in args:
+        value = (a.partition("=")[2] if a.startswith("-") and "=" in a else a).strip().strip("'\"")
+        m = _DATABASE_URL.match(value)
+        if m and DYN not in value and not _ON_THIS_MACHINE.match(m.group(1)):
+            return f"the database at {m.group(1)}, not one on this machine"
+    return None
 
 
 def _production_target(args: list[str]) -> str | None:
@@ -1613,8 +1631,9 @@ _HANDLERS = {
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv)
        for n in ("flyway", "liquibase", "dbmate")},
-    # goose is also an AI agent's name (block/goose): a migration to a local database, else as an agent
-    "goose": lambda run, inv: cmd_migrate.migrations(run, inv) or cmd_agents.judge(run, inv),
+    # goose is Block's agent and pressly/goose (migrations): its arguments say which (shell/namesakes.py)
+    "goose": lambda run, inv: ((cmd_migrate.migrations(run, inv) or run.taxonomy(inv))
+                               if namesake(run.tax, inv) == "db-migrations" else cmd_agents.judge(run, inv)),
     "pg_restore": lambda run, inv: cmd_migrate.restore(run, inv) or run.taxonomy(inv),
     "hanami": lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv),
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},

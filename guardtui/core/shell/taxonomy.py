@@ -212,6 +212,11 @@ SCHEMA = {
     "swappers": Field(list, items=str),
     # multi-call programs whose subcommand is another program (`clickhouse client` is clickhouse-client)
     "subcommand_programs": Field(dict, values=Field(dict, values=str)),
+    # one program name, two programs (goose: Block's agent, pressly/goose the migration tool): which one a command
+    # line means is read from its arguments (shell/namesakes.py); each entry names the other program's signs
+    "namesakes": Field(dict, values=Field(list, items={
+        "program": Field(str, required=True), "words": _LIST, "options": _LIST, "env": _LIST,
+        "not_first": _LIST})),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -303,6 +308,7 @@ class Taxonomy:
     swappers: frozenset[str] = frozenset()
     remote_access: dict = field(default_factory=dict)
     subcommand_programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    namesakes: dict[str, list[dict]] = field(default_factory=dict)
     compose: dict = field(default_factory=dict)
     lane_actions: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
@@ -419,7 +425,8 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
         remote_access=dict(data.get("remote_access") or {}),
-        subcommand_programs=dict(data.get("subcommand_programs") or {}), compose=dict(data.get("compose") or {}),
+        subcommand_programs=dict(data.get("subcommand_programs") or {}),
+        namesakes=dict(data.get("namesakes") or {}), compose=dict(data.get("compose") or {}),
         lane_actions=dict(data.get("lane_actions") or {}))
     for shape in shapes:
         if shape.generic:
