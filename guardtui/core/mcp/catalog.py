@@ -60,6 +60,9 @@ SCHEMA = {
     "wide_scopes": Field(list, required=True, items=str),
     "arguments": Field(dict, required=True, fields=_ARGUMENTS),
     "servers": Field(dict, required=True, values=_SERVER),
+    # servers that wrap a CLI: program -> the name words that name it; the arguments that carry its command line
+    "cli_wrappers": Field(dict, fields={"programs": Field(dict, required=True, values=_LIST),
+                                        "arguments": Field(list, required=True, items=str)}),
 }
 
 
@@ -117,6 +120,8 @@ class McpCatalog:
     grants: dict[str, frozenset[str]] = field(default_factory=dict)
     grant_tools: frozenset[str] = frozenset()
     production_wipes: dict = field(default_factory=dict)  # data production_wipes, as written
+    cli_programs: dict[str, str] = field(default_factory=dict)  # a name word -> the CLI it names (cli_wrappers)
+    cli_arguments: tuple[str, ...] = ()
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -292,6 +297,7 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
         raise DataError(file, doc.line(("verbs", "weak")), "verbs.weak", "weak verbs must also be read, change or "
                                                                          "delete verbs")
     exposure = data.get("exposure") or {}
+    wrappers = data.get("cli_wrappers") or {}
 
     def values(raw: dict, where: str) -> dict[str, frozenset[str]]:
         out = {}
@@ -305,7 +311,10 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                       {k: tuple(v) for k, v in data["arguments"].items()},
                       values(exposure.get("publish"), "publish"), values(exposure.get("grants"), "grants"),
                       frozenset(w.lower() for w in exposure.get("grant_tools") or ()),
-                      dict(data.get("production_wipes") or {}))
+                      dict(data.get("production_wipes") or {}),
+                      {word: program for program, words in (wrappers.get("programs") or {}).items()
+                       for word in [program, *words]},
+                      tuple(wrappers.get("arguments") or ()))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

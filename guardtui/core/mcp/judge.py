@@ -217,8 +217,13 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
     payload: list[Decision] = []  # what it runs: SQL, a shell command (the verb `run`/`execute` only carries it)
     for key in names["sql"]:
         payload += _sql(call, ctx, label, args.get(key), declared=key not in _UNDECLARED_SQL)
+    wrapped = _cli_command(catalog, found, args)
+    if wrapped is not None:  # gcloud run_gcloud_command {args: [...]}: the gcloud command line it runs
+        payload.append(_equivalent(call, ctx, label, "Bash", {"command": wrapped[1]}))
     for key in names["shell"]:
         value = args.get(key)
+        if wrapped is not None and key == wrapped[0]:
+            continue
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
             payload.append(_equivalent(call, ctx, label, "Bash", {"command": _shell_text(value)}))
     files: list[Decision] = []
@@ -561,6 +566,33 @@ def _leaves(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for v in value:
             yield from _leaves(v)
+
+
+def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[str, str] | None:
+    """(the argument, the command line) of a tool that wraps a CLI: its name or its server's names the program
+    (data cli_wrappers), an argument carries the words. None when it does not."""
+    if not catalog.cli_programs:
+        return None
+    words = name_tokens(found.tool) + name_tokens(found.server_name)
+    joined = [f"{a}_{b}" for a, b in zip(words, words[1:])]
+    program = next((catalog.cli_programs[w] for w in words + joined if w in catalog.cli_programs), None)
+    if program is None:
+        return None
+    for key in catalog.cli_arguments:
+        value = args.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) for v in value):
+            given = [str(v) for v in value]
+        elif isinstance(value, str) and value.strip():
+            try:
+                given = shlex.split(value)
+            except ValueError:
+                return key, f"{program} {value}"  # unbalanced quotes: the shell analysis judges the text as it is
+        else:
+            continue
+        if given and given[0].rsplit("/", 1)[-1] == program:
+            given = given[1:]
+        return key, " ".join(shlex.quote(w) for w in [program, *given])
+    return None
 
 
 def _shell_text(value: Any) -> str:
