@@ -60,6 +60,9 @@ SCHEMA = {
     "wide_scopes": Field(list, required=True, items=str),
     "arguments": Field(dict, required=True, fields=_ARGUMENTS),
     "servers": Field(dict, required=True, values=_SERVER),
+    # a delete that takes everything the object manages: the arguments that say so, the objects that manage others
+    "cascades": Field(dict, fields={"arguments": Field(list, required=True, items=str),
+                                    "owners": Field(list, required=True, items=str)}),
     # servers that wrap a CLI: program -> the name words that name it; the arguments that carry its command line
     "cli_wrappers": Field(dict, fields={"programs": Field(dict, required=True, values=_LIST),
                                         "arguments": Field(list, required=True, items=str)}),
@@ -122,6 +125,7 @@ class McpCatalog:
     production_wipes: dict = field(default_factory=dict)  # data production_wipes, as written
     cli_programs: dict[str, str] = field(default_factory=dict)  # a name word -> the CLI it names (cli_wrappers)
     cli_arguments: tuple[str, ...] = ()
+    cascades: dict = field(default_factory=dict)  # data cascades, as written
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -314,7 +318,7 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                       dict(data.get("production_wipes") or {}),
                       {word: program for program, words in (wrappers.get("programs") or {}).items()
                        for word in [program, *words]},
-                      tuple(wrappers.get("arguments") or ()))
+                      tuple(wrappers.get("arguments") or ()), dict(data.get("cascades") or {}))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

@@ -52,6 +52,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     parts += _metadata_headers(catalog, found, args)
     parts += _exposure(catalog, found, args)
     parts += _production_wipe(catalog, found, args)
+    parts += _cascading_delete(catalog, found, args)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -360,6 +361,24 @@ def _production_wipe(catalog: McpCatalog, found: Identified, args: dict) -> list
                          "mcp/wipe", BlastRadius.HIGH, "mcp-delete")]
     return [Decision(Verdict.DENY, f"{_label(found)} runs {name} on production ({target}): by its name it wipes the "
                                    f"whole production datastore", "mcp/wipe", BlastRadius.CRITICAL, "mcp-delete")]
+
+
+def _cascading_delete(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """delete_application {cascade: true}: the object goes with everything it manages (data cascades)."""
+    data = catalog.cascades
+    if not data:
+        return []
+    verb = catalog.verb_class(found.tool)
+    if verb is None or verb[0] != "delete":
+        return []
+    owner = next((t for t in name_tokens(found.tool) if t in data["owners"]), None)
+    flag = next((k for k in data["arguments"] if args.get(k) is True or str(args.get(k)).lower() == "true"), None)
+    if owner is None or flag is None:
+        return []
+    named = next((str(v) for k, v in args.items() if isinstance(v, str) and "name" in k.lower()), "")
+    return [Decision(Verdict.DENY, f"{_label(found)} deletes the {owner}{' ' + named[:60] if named else ''} with "
+                                   f"{flag}: every resource it manages is deleted with it", "mcp/cascade-delete",
+                     BlastRadius.CRITICAL, "mcp-delete")]
 
 
 def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
