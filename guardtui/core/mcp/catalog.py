@@ -63,6 +63,10 @@ SCHEMA = {
     # a delete that takes everything the object manages: the arguments that say so, the objects that manage others
     "cascades": Field(dict, fields={"arguments": Field(list, required=True, items=str),
                                     "owners": Field(list, required=True, items=str)}),
+    # tools whose name says they print secrets: a read verb and an object (or a pair of words)
+    "secret_printers": Field(dict, fields={"verbs": Field(list, required=True, items=str),
+                                           "objects": Field(list, required=True, items=str),
+                                           "pairs": Field(list, required=True, items=str)}),
     # servers that wrap a CLI: program -> the name words that name it; the arguments that carry its command line
     "cli_wrappers": Field(dict, fields={"programs": Field(dict, required=True, values=_LIST),
                                         "arguments": Field(list, required=True, items=str)}),
@@ -126,6 +130,7 @@ class McpCatalog:
     cli_programs: dict[str, str] = field(default_factory=dict)  # a name word -> the CLI it names (cli_wrappers)
     cli_arguments: tuple[str, ...] = ()
     cascades: dict = field(default_factory=dict)  # data cascades, as written
+    secret_printers: dict = field(default_factory=dict)  # data secret_printers, as written
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -318,7 +323,8 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                       dict(data.get("production_wipes") or {}),
                       {word: program for program, words in (wrappers.get("programs") or {}).items()
                        for word in [program, *words]},
-                      tuple(wrappers.get("arguments") or ()), dict(data.get("cascades") or {}))
+                      tuple(wrappers.get("arguments") or ()), dict(data.get("cascades") or {}),
+                      dict(data.get("secret_printers") or {}))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

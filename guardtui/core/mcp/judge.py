@@ -53,6 +53,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     parts += _exposure(catalog, found, args)
     parts += _production_wipe(catalog, found, args)
     parts += _cascading_delete(catalog, found, args)
+    parts += _prints_secrets(catalog, found)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -361,6 +362,23 @@ def _production_wipe(catalog: McpCatalog, found: Identified, args: dict) -> list
                          "mcp/wipe", BlastRadius.HIGH, "mcp-delete")]
     return [Decision(Verdict.DENY, f"{_label(found)} runs {name} on production ({target}): by its name it wipes the "
                                    f"whole production datastore", "mcp/wipe", BlastRadius.CRITICAL, "mcp-delete")]
+
+
+def _prints_secrets(catalog: McpCatalog, found: Identified) -> list[Decision]:
+    """list-variables, get_env_vars, reveal_secret: a read that prints credentials asks (data secret_printers)."""
+    data = catalog.secret_printers
+    if not data:
+        return []
+    tokens = name_tokens(found.tool)
+    if not set(tokens) & set(data["verbs"]):
+        return []
+    spaced = " " + " ".join(tokens) + " "
+    what = next((o for o in data["objects"] if o in tokens), None) or \
+        next((p for p in data["pairs"] if f" {p} " in spaced), None)
+    if what is None:
+        return []
+    return [Decision(Verdict.ASK, f"{_label(found)} prints {what}: the values are credentials (the agent reads them "
+                                  f"and may send them on)", "mcp/prints-secrets", BlastRadius.MEDIUM, "secrets")]
 
 
 def _cascading_delete(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
