@@ -366,7 +366,7 @@ class _Run:
                                                   reason=f"{f.reason.split(': ', 1)[-1]}; it lasts only while "
                                                          f"{origin.file} runs")
                 continue
-            if f.verdict is Verdict.LLM:
+            if f.verdict is Verdict.LLM and f.category != _UNKNOWN_ACTING:
                 self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
                                                   reason=f"{f.reason}; it runs as part of the project's "
                                                          f"{origin.file}")
@@ -1078,8 +1078,10 @@ class _Run:
         if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
             return [allow(f"{name} --dry-run only reports what it would do", "read-only", rule="taxonomy.dry-run")]
         if spec is not None:
-            return [unknown(f"{name} {' '.join(args[:2])} is not a subcommand guardtui knows".replace("  ", " "),
-                            spec["category"], rule="shell.unknown")]
+            acting = _acting_verb(split_args(args, frozenset(spec.get("value_options") or ()))[0], self.tax)
+            return [unknown(f"{name} {' '.join(args[:2])} is not a subcommand guardtui knows".replace("  ", " ") +
+                            (f", and `{acting}` says it changes something" if acting else ""),
+                            _UNKNOWN_ACTING if acting else spec["category"], rule="shell.unknown")]
         if name in self.tax.safe or inv.written_name in self.tax.safe:
             secret = cmd_fs.read_secret(self, inv)  # jq …  ~/.docker/config.json reads credentials
             if secret:
@@ -1102,6 +1104,10 @@ class _Run:
             # `gleam test`, `colcon build`: a toolchain guardtui does not know, doing what every toolchain does
             return [allow(f"{name} {positionals[0]}: building, testing or checking, as every toolchain does "
                           f"({name} itself is not a command guardtui knows)", "build-test", rule="shell.everyday-verb")]
+        acting = _acting_verb(positionals, self.tax)
+        if acting:  # `argoctl resubmit …`: an unknown tool told to change something stays unknown inside a script too
+            return [unknown(f"{name} is not a command guardtui knows, and `{acting}` says it changes something",
+                            _UNKNOWN_ACTING, rule="shell.unknown")]
         return [unknown(f"{name} is not a command guardtui knows", rule="shell.unknown")]
 
     def _looks_destructive(self, inv: Invocation) -> bool:
@@ -1582,6 +1588,21 @@ def _whole_resource(args: list[str], verb: str, tax) -> str | None:
 _EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DATABASE|SCHEMA)\s+\w|DELETE\s+FROM\s+\w)"
                            r"[^\"'`;)]*", re.I)
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
+
+
+# an unknown command whose subcommand is a verb that changes something (resubmit, deploy, delete): inside a project's
+# script too it is judged as unknown (asks), not waved through as the project's business
+_UNKNOWN_ACTING = "unknown-acting"
+
+
+def _acting_verb(positionals: list[str], tax) -> str | None:
+    """The first of the leading operands that is a change or delete verb (`re`+verb too: resubmit, redeploy)."""
+    for word in positionals[:3]:
+        lowered = word.lower()
+        for candidate in (lowered, lowered[2:] if lowered.startswith("re") else ""):
+            if candidate and verb_word_class(candidate, tax) in ("change", "delete"):
+                return word
+    return None
 
 
 def _first(handler, fallback):
