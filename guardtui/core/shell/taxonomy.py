@@ -179,7 +179,7 @@ SCHEMA = {
                                         "command_rewrites": Field(dict, values=str),
                                         "shell_escape": Field(dict, fields={"flags": _LIST, "patterns": _LIST,
                                                                             "suffixes": _LIST}),
-                                        "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
+                                        "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST, "source_state": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
     "deploy_remotes": Field(list, items=str),
