@@ -1596,11 +1596,11 @@ _UNKNOWN_ACTING = "unknown-acting"
 
 
 def _acting_verb(positionals: list[str], tax) -> str | None:
-    """The first of the leading operands that is a change or delete verb (`re`+verb too: resubmit, redeploy)."""
+    """The first of the leading operands that is an acting verb (taxonomy acting_verbs; `re`+verb too: resubmit,
+    redeploy; `deploy:prod`, `db:drop`: each part)."""
     for word in positionals[:3]:
-        lowered = word.lower()
-        for candidate in (lowered, lowered[2:] if lowered.startswith("re") else ""):
-            if candidate and verb_word_class(candidate, tax) in ("change", "delete"):
+        for part in re.split(r"[:.]", word.lower()):
+            if part in tax.acting_verbs or part.startswith("re") and part[2:] in tax.acting_verbs:
                 return word
     return None
 
