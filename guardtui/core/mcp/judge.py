@@ -605,14 +605,23 @@ def _leaves(value: Any) -> Iterator[str]:
             yield from _leaves(v)
 
 
+_RUNNER_WORDS = frozenset({"run", "execute", "exec", "command", "cmd", "cli", "call", "invoke", "shell", "tool"})
+
+
 def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[str, str] | None:
     """(the argument, the command line) of a tool that wraps a CLI: its name or its server's names the program
     (data cli_wrappers), an argument carries the words. None when it does not."""
     if not catalog.cli_programs:
         return None
-    words = name_tokens(found.tool) + name_tokens(found.server_name)
-    joined = [f"{a}_{b}" for a, b in zip(words, words[1:])]
-    program = next((catalog.cli_programs[w] for w in words + joined if w in catalog.cli_programs), None)
+    tool_words, server_words = name_tokens(found.tool), name_tokens(found.server_name)
+
+    def named(words: list[str]) -> str | None:
+        joined = [f"{a}_{b}" for a, b in zip(words, words[1:])]
+        return next((catalog.cli_programs[w] for w in words + joined if w in catalog.cli_programs), None)
+
+    # the tool's name names the program (run_gcloud_command, kubectl), or the server's does and the tool only runs
+    # (aws_cli's execute): docker's run_container runs its command in a container, not as docker's arguments
+    program = named(tool_words) or (named(server_words) if set(tool_words) <= _RUNNER_WORDS else None)
     if program is None:
         return None
     for key in catalog.cli_arguments:

@@ -980,14 +980,21 @@ def _chezmoi_name(part: str) -> str | None:
 def _chezmoi_targets(words: list[str], defaults: list[str], home: str, cwd: str) -> list[tuple[str, str]]:
     """(the home path, the source file) of each file chezmoi's source state manages (or only the targets named)."""
     home = home.rstrip("/")
-    source = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-S", "--source")), None)
+    valued = {"-S", "--source", "-D", "--destination", "-c", "--config", "--config-format", "--mode", "-x",
+              "--exclude", "-i", "--include", "--persistent-state", "--cache", "-W", "--working-tree"}
+    options = {w: words[i + 1] for i, w in enumerate(words[:-1]) if w in valued}
+    source = options.get("-S") or options.get("--source")
+    destination = options.get("-D") or options.get("--destination")
+    if destination and DYN not in destination:
+        home = posixpath.normpath(posixpath.join(cwd, in_home(destination, home)))
     source = posixpath.normpath(posixpath.join(cwd, in_home(source, home))) if source and DYN not in source else \
         posixpath.join(home, defaults[0])
     root = (read_text(posixpath.join(source, ".chezmoiroot"), 4096) or "").strip()
     if root and ".." not in root.split("/"):
         source = posixpath.join(source, root)
-    named = {posixpath.normpath(posixpath.join(cwd, in_home(w, home))) for w in words
-             if not w.startswith("-") and w not in ("apply", "update", "init") and DYN not in w and "/" in w}
+    named = {posixpath.normpath(posixpath.join(cwd, in_home(w, home))) for i, w in enumerate(words)
+             if not w.startswith("-") and not (i and words[i - 1] in valued) and w not in ("apply", "update", "init")
+             and DYN not in w and "/" in w}
     out: list[tuple[str, str]] = []
     for directory, dirs, files in os.walk(source):
         rel = posixpath.relpath(directory, source)
