@@ -349,7 +349,8 @@ class _Run:
         """Judge a project's own program text (a script, a package.json script, a recipe) as what it
         is: shell through the shell analysis, code through the interpreter analyzer. A command
         guardtui does not know, inside the project's own script, is the project's business: it does
-        not make the script ask (what the script does that guardtui knows still decides)."""
+        not make the script ask (what the script does that guardtui knows still decides), unless its
+        subcommand says it acts beyond the project (taxonomy acting_verbs: `frobctl resubmit`, `x deploy`)."""
         before = len(self.result.findings)
         if language == "shell":
             self.nested(text, inv, label or origin.file, scope, origin)
