@@ -60,6 +60,16 @@ SCHEMA = {
     "wide_scopes": Field(list, required=True, items=str),
     "arguments": Field(dict, required=True, fields=_ARGUMENTS),
     "servers": Field(dict, required=True, values=_SERVER),
+    # a delete that takes everything the object manages: the arguments that say so, the objects that manage others
+    "cascades": Field(dict, fields={"arguments": Field(list, required=True, items=str),
+                                    "owners": Field(list, required=True, items=str)}),
+    # tools whose name says they print secrets: a read verb and an object (or a pair of words)
+    "secret_printers": Field(dict, fields={"verbs": Field(list, required=True, items=str),
+                                           "objects": Field(list, required=True, items=str),
+                                           "pairs": Field(list, required=True, items=str)}),
+    # servers that wrap a CLI: program -> the name words that name it; the arguments that carry its command line
+    "cli_wrappers": Field(dict, fields={"programs": Field(dict, required=True, values=_LIST),
+                                        "arguments": Field(list, required=True, items=str)}),
 }
 
 
@@ -117,6 +127,10 @@ class McpCatalog:
     grants: dict[str, frozenset[str]] = field(default_factory=dict)
     grant_tools: frozenset[str] = frozenset()
     production_wipes: dict = field(default_factory=dict)  # data production_wipes, as written
+    cli_programs: dict[str, str] = field(default_factory=dict)  # a name word -> the CLI it names (cli_wrappers)
+    cli_arguments: tuple[str, ...] = ()
+    cascades: dict = field(default_factory=dict)  # data cascades, as written
+    secret_printers: dict = field(default_factory=dict)  # data secret_printers, as written
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -128,18 +142,30 @@ class McpCatalog:
     def identify(self, name: str, server_name: str | None = None, tool: str | None = None) -> Identified:
         """Resolve `mcp__server__tool` (or a server and tool given apart)."""
         if server_name is None or tool is None:
-            server_name, tool = split_name(name, self._by_tool)
+            server_name, tool = split_name(name, self._by_tool, self._is_alias,
+                                           self.verbs["read"] | self.verbs["change"] | self.verbs["delete"])
         server = self.server_by_alias(server_name)
         if server is not None:
             return Identified(server_name, tool, server, _tool_spec(server, tool), "alias")
         owners = self._by_tool.get(tool.lower(), [])
-        if len(owners) == 1:  # the user's own name for a server: its tools say which it is
+        if len(owners) == 1 and not self._generic(tool):
+            # the user's own name for a server: its tools say which it is (not a bare verb: any server may have a
+            # `list` or a `get`, Redis's are not Trello's)
             return Identified(server_name, tool, owners[0], _tool_spec(owners[0], tool), "tools")
         return Identified(server_name, tool, None, None, "none")
 
     def candidates(self, tool: str) -> list[tuple[Server, ToolSpec]]:
         """Every server that has a tool of this name (when the server's name says nothing)."""
         return [(s, spec) for s in self._by_tool.get(tool.lower(), []) if (spec := _tool_spec(s, tool)) is not None]
+
+    def _generic(self, tool: str) -> bool:
+        tokens = name_tokens(tool)
+        return len(tokens) == 1 and any(tokens[0] in self.verbs[k] for k in ("read", "change", "delete",
+                                                                             "read_nouns"))
+
+    def _is_alias(self, server_name: str) -> bool:
+        key = normalise_server(server_name)
+        return bool(key) and any(key in server.aliases for server in self.servers.values())
 
     def server_by_alias(self, server_name: str) -> Server | None:
         key = normalise_server(server_name)
@@ -225,19 +251,29 @@ def normalise_server(name: str) -> str:
     return key
 
 
-def split_name(name: str, known_tools: dict[str, list] | None = None) -> tuple[str, str]:
+def split_name(name: str, known_tools: dict[str, list] | None = None, is_alias=None,
+               verbs: frozenset[str] = frozenset()) -> tuple[str, str]:
     """(server, tool) from `mcp__server__tool`; for `mcp__server_tool` (Cursor's `mcp_Server_tool`,
-    Gemini's `mcp_server_tool`) the longest known tool name at the end decides where to cut."""
+    Gemini's `mcp_server_tool`) a known server's name at the start, else the longest known tool name at the end
+    decides where to cut, unless what it leaves for the server holds a verb: `mcp_trello_add_card_to_list` is
+    Trello's add_card_to_list, not a `list` tool of a server named trello_add_card_to."""
     rest = name[5:] if name.startswith("mcp__") else name
     if "__" in rest:
         server, tool = rest.split("__", 1)
         return server, tool
+    parts = rest.split("_")
+    if is_alias is not None:
+        first = 2 if parts[0].lower() == "mcp" else 1  # Gemini's mcp_server_tool: the server is after mcp_
+        for i in range(len(parts) - 1, first - 1, -1):
+            if is_alias("_".join(parts[:i])):
+                return "_".join(parts[:i]), "_".join(parts[i:])
     if known_tools:
-        parts = rest.split("_")
         for i in range(1, len(parts)):
             tool = "_".join(parts[i:])
-            if tool.lower() in known_tools:
+            if tool.lower() in known_tools and not set(name_tokens("_".join(parts[:i]))) & verbs - {"mcp"}:
                 return "_".join(parts[:i]), tool
+    if len(parts) > 2 and parts[0].lower() == "mcp":  # mcp_figma_get_figma_data: server figma
+        return "_".join(parts[:2]), "_".join(parts[2:])
     server, _, tool = rest.partition("_")
     return (server, tool) if tool else ("", rest)
 
@@ -270,6 +306,7 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
         raise DataError(file, doc.line(("verbs", "weak")), "verbs.weak", "weak verbs must also be read, change or "
                                                                          "delete verbs")
     exposure = data.get("exposure") or {}
+    wrappers = data.get("cli_wrappers") or {}
 
     def values(raw: dict, where: str) -> dict[str, frozenset[str]]:
         out = {}
@@ -283,7 +320,11 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                       {k: tuple(v) for k, v in data["arguments"].items()},
                       values(exposure.get("publish"), "publish"), values(exposure.get("grants"), "grants"),
                       frozenset(w.lower() for w in exposure.get("grant_tools") or ()),
-                      dict(data.get("production_wipes") or {}))
+                      dict(data.get("production_wipes") or {}),
+                      {word: program for program, words in (wrappers.get("programs") or {}).items()
+                       for word in [program, *words]},
+                      tuple(wrappers.get("arguments") or ()), dict(data.get("cascades") or {}),
+                      dict(data.get("secret_printers") or {}))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

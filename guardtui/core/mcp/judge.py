@@ -53,6 +53,8 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     parts += _metadata_headers(catalog, found, args)
     parts += _exposure(catalog, found, args)
     parts += _production_wipe(catalog, found, args)
+    parts += _cascading_delete(catalog, found, args)
+    parts += _prints_secrets(catalog, found)
     remote = found.server.remote if found.server is not None else True
     if remote:
         parts += _credentials(found, args)
@@ -259,8 +261,13 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
     payload: list[Decision] = []  # what it runs: SQL, a shell command (the verb `run`/`execute` only carries it)
     for key in names["sql"]:
         payload += _sql(call, ctx, label, args.get(key), declared=key not in _UNDECLARED_SQL)
+    wrapped = _cli_command(catalog, found, args)
+    if wrapped is not None:  # gcloud run_gcloud_command {args: [...]}: the gcloud command line it runs
+        payload.append(_equivalent(call, ctx, label, "Bash", {"command": wrapped[1]}))
     for key in names["shell"]:
         value = args.get(key)
+        if wrapped is not None and key == wrapped[0]:
+            continue
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
             payload.append(_equivalent(call, ctx, label, "Bash", {"command": _shell_text(value)}))
     files: list[Decision] = []
@@ -397,6 +404,41 @@ def _production_wipe(catalog: McpCatalog, found: Identified, args: dict) -> list
                          "mcp/wipe", BlastRadius.HIGH, "mcp-delete")]
     return [Decision(Verdict.DENY, f"{_label(found)} runs {name} on production ({target}): by its name it wipes the "
                                    f"whole production datastore", "mcp/wipe", BlastRadius.CRITICAL, "mcp-delete")]
+
+
+def _prints_secrets(catalog: McpCatalog, found: Identified) -> list[Decision]:
+    """list-variables, get_env_vars, reveal_secret: a read that prints credentials asks (data secret_printers)."""
+    data = catalog.secret_printers
+    if not data:
+        return []
+    tokens = name_tokens(found.tool)
+    if not set(tokens) & set(data["verbs"]):
+        return []
+    spaced = " " + " ".join(tokens) + " "
+    what = next((o for o in data["objects"] if o in tokens), None) or \
+        next((p for p in data["pairs"] if f" {p} " in spaced), None)
+    if what is None:
+        return []
+    return [Decision(Verdict.ASK, f"{_label(found)} prints {what}: the values are credentials (the agent reads them "
+                                  f"and may send them on)", "mcp/prints-secrets", BlastRadius.MEDIUM, "secrets")]
+
+
+def _cascading_delete(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """delete_application {cascade: true}: the object goes with everything it manages (data cascades)."""
+    data = catalog.cascades
+    if not data:
+        return []
+    verb = catalog.verb_class(found.tool)
+    if verb is None or verb[0] != "delete":
+        return []
+    owner = next((t for t in name_tokens(found.tool) if t in data["owners"]), None)
+    flag = next((k for k in data["arguments"] if args.get(k) is True or str(args.get(k)).lower() == "true"), None)
+    if owner is None or flag is None:
+        return []
+    named = next((str(v) for k, v in args.items() if isinstance(v, str) and "name" in k.lower()), "")
+    return [Decision(Verdict.DENY, f"{_label(found)} deletes the {owner}{' ' + named[:60] if named else ''} with "
+                                   f"{flag}: every resource it manages is deleted with it", "mcp/cascade-delete",
+                     BlastRadius.CRITICAL, "mcp-delete")]
 
 
 def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
@@ -603,6 +645,42 @@ def _leaves(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for v in value:
             yield from _leaves(v)
+
+
+_RUNNER_WORDS = frozenset({"run", "execute", "exec", "command", "cmd", "cli", "call", "invoke", "shell", "tool"})
+
+
+def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[str, str] | None:
+    """(the argument, the command line) of a tool that wraps a CLI: its name or its server's names the program
+    (data cli_wrappers), an argument carries the words. None when it does not."""
+    if not catalog.cli_programs:
+        return None
+    tool_words, server_words = name_tokens(found.tool), name_tokens(found.server_name)
+
+    def named(words: list[str]) -> str | None:
+        joined = [f"{a}_{b}" for a, b in zip(words, words[1:])]
+        return next((catalog.cli_programs[w] for w in words + joined if w in catalog.cli_programs), None)
+
+    # the tool's name names the program (run_gcloud_command, kubectl), or the server's does and the tool only runs
+    # (aws_cli's execute): docker's run_container runs its command in a container, not as docker's arguments
+    program = named(tool_words) or (named(server_words) if set(tool_words) <= _RUNNER_WORDS else None)
+    if program is None:
+        return None
+    for key in catalog.cli_arguments:
+        value = args.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) for v in value):
+            given = [str(v) for v in value]
+        elif isinstance(value, str) and value.strip():
+            try:
+                given = shlex.split(value)
+            except ValueError:
+                return key, f"{program} {value}"  # unbalanced quotes: the shell analysis judges the text as it is
+        else:
+            continue
+        if given and given[0].rsplit("/", 1)[-1] == program:
+            given = given[1:]
+        return key, " ".join(shlex.quote(w) for w in [program, *given])
+    return None
 
 
 def _shell_text(value: Any) -> str:

@@ -34,6 +34,7 @@ from .shared_env import shared_environment_run
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
+from .namesakes import namesake
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
 from .projectfiles import SYSTEM_PROGRAM_DIRS, language_of, load_dotenv, read_text, shown
 from .secrets import holds_credentials, is_secret, is_secret_area
@@ -368,7 +369,8 @@ class _Run:
         """Judge a project's own program text (a script, a package.json script, a recipe) as what it
         is: shell through the shell analysis, code through the interpreter analyzer. A command
         guardtui does not know, inside the project's own script, is the project's business: it does
-        not make the script ask (what the script does that guardtui knows still decides)."""
+        not make the script ask (what the script does that guardtui knows still decides), unless its
+        subcommand says it acts beyond the project (taxonomy acting_verbs: `frobctl resubmit`, `x deploy`)."""
         before = len(self.result.findings)
         if language == "shell":
             self.nested(text, inv, label or origin.file, scope, origin)
@@ -385,7 +387,7 @@ class _Run:
                                                   reason=f"{f.reason.split(': ', 1)[-1]}; it lasts only while "
                                                          f"{origin.file} runs")
                 continue
-            if f.verdict is Verdict.LLM:
+            if f.verdict is Verdict.LLM and f.category != _UNKNOWN_ACTING:
                 self.result.findings[i] = replace(f, verdict=Verdict.ALLOW, blast_radius=BlastRadius.LOW,
                                                   reason=f"{f.reason}; it runs as part of the project's "
                                                          f"{origin.file}")
@@ -1089,7 +1091,8 @@ class _Run:
                              f"taxonomy:{best.shape.id}")]
             # a variable's name says where it points when its value is known only at run time ("$LEDGER_PROD_URL")
             target = _production_target(args + [w.raw for w in inv.words if w.dynamic]) or \
-                _production_environment(inv, remote=best.shape.wipes_configured_database) \
+                _production_environment(inv, remote=best.shape.wipes_configured_database) or \
+                (_remote_database_argument(args) if best.shape.wipes_configured_database else None) \
                 if best.shape.category in ("database", "infra-as-code") and \
                 best.shape.blast_radius is BlastRadius.HIGH else None
             if target:  # pg_restore --clean -d app_prod: the wipe lands on production data
@@ -1119,8 +1122,10 @@ class _Run:
         if any(a in ("--dry-run", "--dryrun", "--what-if") or a.startswith("--dry-run=") for a in args):
             return [allow(f"{name} --dry-run only reports what it would do", "read-only", rule="taxonomy.dry-run")]
         if spec is not None:
-            return [unknown(f"{name} {' '.join(args[:2])} is not a subcommand guardtui knows".replace("  ", " "),
-                            spec["category"], rule="shell.unknown")]
+            acting = _acting_verb(split_args(args, frozenset(spec.get("value_options") or ()))[0], self.tax)
+            return [unknown(f"{name} {' '.join(args[:2])} is not a subcommand guardtui knows".replace("  ", " ") +
+                            (f", and `{acting}` says it changes something" if acting else ""),
+                            _UNKNOWN_ACTING if acting else spec["category"], rule="shell.unknown")]
         if name in self.tax.safe or inv.written_name in self.tax.safe:
             secret = cmd_fs.read_secret(self, inv)  # jq …  ~/.docker/config.json reads credentials
             if secret:
@@ -1143,6 +1148,10 @@ class _Run:
             # `gleam test`, `colcon build`: a toolchain guardtui does not know, doing what every toolchain does
             return [allow(f"{name} {positionals[0]}: building, testing or checking, as every toolchain does "
                           f"({name} itself is not a command guardtui knows)", "build-test", rule="shell.everyday-verb")]
+        acting = _acting_verb(positionals, self.tax)
+        if acting:  # `argoctl resubmit …`: an unknown tool told to change something stays unknown inside a script too
+            return [unknown(f"{name} is not a command guardtui knows, and `{acting}` says it changes something",
+                            _UNKNOWN_ACTING, rule="shell.unknown")]
         return [unknown(f"{name} is not a command guardtui knows", rule="shell.unknown")]
 
     def _looks_destructive(self, inv: Invocation) -> bool:
@@ -1503,7 +1512,7 @@ _RUNS_ITS_OPERAND = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bu
 # variables that choose which environment (and so which database) a framework's command works on
 _ENVIRONMENT_SELECTOR = re.compile(r"(?:[A-Z]+_)?ENV(?:IRONMENT)?|STAGE|DJANGO_SETTINGS_MODULE|SPRING_PROFILES_ACTIVE|"
                                    r"ASPNETCORE_ENVIRONMENT|DOTNET_ENVIRONMENT")
-_DATABASE_VARIABLE = re.compile(r"(?:[A-Z_]*_)?(?:DATABASE_URL|DB_URL|DSN|DB_HOST|PGHOST|MYSQL_HOST|DATABASE_HOST)")
+_DATABASE_VARIABLE = re.compile(r"(?:[A-Z_]*_)?(?:DATABASE_URL|DB_URL|DSN|DBSTRING|DB_HOST|PGHOST|MYSQL_HOST|DATABASE_HOST)")
 _NOT_DEV = re.compile(r"(?i)(?:^|[^a-z])(prod|production|staging|stage|live)(?:[^a-z]|$)")
 
 
@@ -1532,6 +1541,22 @@ def _production_environment(inv: Invocation, remote: bool = False) -> str | None
 # database hosts that are this machine or a container beside it (a compose service's one-word name)
 _ON_THIS_MACHINE = re.compile(r"(?i)^(|localhost|127\.[0-9.]+|0\.0\.0\.0|\[::1\]|::1|[\w-]+|host\.docker\.internal|"
                               r"[\w.-]+\.(localhost|local|test))$")
+
+
+_DATABASE_URL = re.compile(r"(?i)^(?:jdbc:)?(?:postgres(?:ql)?|pgx|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|"
+                           r"clickhouse|sqlserver|mssql|tidb|cockroach(?:db)?|libsql|turso|oracle|spanner)://"
+                           r"(?:[^@/]*@)?(\[[^\]]*\]|[^/:?;,]*)")
+
+
+def _remote_database_argument(args: list[str]) -> str | None:
+    """A database URL among the arguments (an operand or an option's value) whose host is not this machine:
+    a wipe of the database a command is pointed at lands on a server's data (`goose postgres DSN reset`)."""
+    for a in args:
+        value = (a.partition("=")[2] if a.startswith("-") and "=" in a else a).strip().strip("'\"")
+        m = _DATABASE_URL.match(value)
+        if m and DYN not in value and not _ON_THIS_MACHINE.match(m.group(1)):
+            return f"the database at {m.group(1)}, not one on this machine"
+    return None
 
 
 def _production_target(args: list[str]) -> str | None:
@@ -1615,6 +1640,21 @@ _EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DAT
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
 
 
+# an unknown command whose subcommand is a verb that changes something (resubmit, deploy, delete): inside a project's
+# script too it is judged as unknown (asks), not waved through as the project's business
+_UNKNOWN_ACTING = "unknown-acting"
+
+
+def _acting_verb(positionals: list[str], tax) -> str | None:
+    """The first of the leading operands that is an acting verb (taxonomy acting_verbs; `re`+verb too: resubmit,
+    redeploy; `deploy:prod`, `db:drop`: each part)."""
+    for word in positionals[:3]:
+        for part in re.split(r"[:.]", word.lower()):
+            if part in tax.acting_verbs or part.startswith("re") and part[2:] in tax.acting_verbs:
+                return word
+    return None
+
+
 def _first(handler, fallback):
     """`handler`'s findings, else `fallback`'s (None: nothing)."""
     return lambda run, inv: handler(run, inv) or (fallback(run, inv) if fallback is not None else [])
@@ -1664,8 +1704,9 @@ _HANDLERS = {
     **{n: cmd_net.curl for n in ("curl", "wget", "http", "https", "xh")},
     **{n: lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv)
        for n in ("flyway", "liquibase", "dbmate")},
-    # goose is also an AI agent's name (block/goose): a migration to a local database, else as an agent
-    "goose": lambda run, inv: cmd_migrate.migrations(run, inv) or cmd_agents.judge(run, inv),
+    # goose is Block's agent and pressly/goose (migrations): its arguments say which (shell/namesakes.py)
+    "goose": lambda run, inv: ((cmd_migrate.migrations(run, inv) or run.taxonomy(inv))
+                               if namesake(run.tax, inv) == "db-migrations" else cmd_agents.judge(run, inv)),
     "pg_restore": lambda run, inv: cmd_migrate.restore(run, inv) or run.taxonomy(inv),
     "hanami": lambda run, inv: cmd_migrate.migrations(run, inv) or run.taxonomy(inv),
     **{n: cmd_net.fetcher for n in ("aria2c", "fetch", "lynx", "links", "elinks", "w3m", "httpie", "curlie")},

@@ -72,6 +72,25 @@ def _dotenv_only(inv: "Invocation", name: str) -> bool:
     return name not in inv.scope.variables and all(n != name for n, _ in inv.cmd.assignments)
 
 
+# goose's options that take a value, and its commands (what follows DRIVER DBSTRING)
+_GOOSE_VALUE_OPTIONS = {"-dir", "--dir", "-table", "--table", "-certfile", "-ssl-cert", "-ssl-key", "-timeout", "-env"}
+_GOOSE_VERBS = {"up", "up-by-one", "up-to", "down", "down-to", "redo", "reset", "status", "version", "create", "fix",
+                "validate"}
+
+
+def _positionals(args: list[str], value_options: set[str]) -> list[str]:
+    """The operands, the values of options that take one left out."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            skip = a in value_options
+        else:
+            out.append(a)
+    return out
+
+
 def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | None:
     """The database URL the tool works on, as it finds it."""
     env = _environment(inv, cwd)
@@ -110,9 +129,11 @@ def _target(tool: str, args: list[str], inv: "Invocation", cwd: str) -> str | No
     if tool == "sqitch":
         return _sqitch_target(args, cwd)
     if tool == "goose":
-        positionals = [a for a in args if not a.startswith("-")]
-        if len(positionals) >= 3:  # goose DRIVER DBSTRING COMMAND
-            return positionals[1]
+        positionals = _positionals(args, _GOOSE_VALUE_OPTIONS)
+        if len(positionals) >= 3:  # goose DRIVER DBSTRING COMMAND [ARG]
+            verb_at = next((i for i, p in enumerate(positionals) if p in _GOOSE_VERBS), len(positionals) - 1)
+            if verb_at >= 2:
+                return positionals[verb_at - 1]
         return env.get("GOOSE_DBSTRING")
     return None
 
@@ -187,8 +208,10 @@ def migrations(run: "Run", inv: "Invocation") -> list[Finding] | None:
     cwd = inv.scope.cwd
     if cwd is None or inv.scope.remote or any(DYN in a for a in args):
         return None
-    positionals = [a for a in args if not a.startswith("-")]
+    positionals = _positionals(args, _GOOSE_VALUE_OPTIONS) if tool == "goose" else [a for a in args if not a.startswith("-")]
     verb = positionals[-1] if positionals else ""
+    if tool == "goose":  # goose … up-to 42: the command, then its argument
+        verb = next((p for p in reversed(positionals) if p in _GOOSE_VERBS), verb)
     if tool == "rails":  # every task named is one that applies (or looks); NAME=value sets the environment
         tasks = [a for a in positionals if not re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", a)]
         if not tasks or any(t not in _APPLY[tool] for t in tasks) or len(tasks) != len(positionals) and \

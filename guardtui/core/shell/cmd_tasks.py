@@ -866,7 +866,10 @@ class _MakeExpander:
             if command.strip():
                 self.run.program(command, "shell", self.inv, self.origin, _scope(self.inv, self.directory),
                                  f"make $(shell …) › {self.origin.at(0)}")
-            return "" if _prints_nothing(self.run, command, self.directory) else UNKNOWN_WORD
+            if _prints_nothing(self.run, command, self.directory):
+                return ""
+            held = _file_printed(command, self.directory)
+            return UNKNOWN_WORD if held is None else held
         parts = _split_args(argument)
         values = [self.expand(p) for p in parts]
         words = values[0].split() if values else []
@@ -888,8 +891,17 @@ class _MakeExpander:
             return values[2].replace(values[0], values[1])
         if function == "patsubst" and len(values) == 3:
             return " ".join(_patsubst(values[0].strip(), values[1].strip(), w) for w in values[2].split())
+        known = all(UNKNOWN_WORD not in v and DYN not in v for v in values)
+        if function == "if" and len(values) >= 2 and UNKNOWN_WORD not in values[0] and DYN not in values[0]:
+            # a condition known now picks its branch: `$(if $(filter prod,$(ENV)),$(PROD_URL),$(DEV_URL))`
+            return values[1] if values[0].strip() else (values[2] if len(values) > 2 else "")
         if function in ("if", "or", "and") and len(values) >= 2:
             return " ".join(values[1:])
+        if function in ("filter", "filter-out") and len(values) == 2 and known:
+            patterns = values[0].split()
+            chosen = [w for w in values[1].split()
+                      if any(_patsubst(p, "\x01", w) == "\x01" for p in patterns) == (function == "filter")]
+            return " ".join(chosen)
         if function in ("filter", "filter-out", "word", "wordlist") and values:
             return values[-1]
         if function in ("info", "warning", "error", "eval"):
@@ -903,6 +915,18 @@ _FILE_READERS = {"grep": 1, "egrep": 1, "fgrep": 1, "cat": 0, "head": 0, "tail":
 _EMPTY_FILTERS = frozenset({"cut", "tr", "sort", "uniq", "head", "tail", "grep", "egrep", "fgrep", "xargs"})
 _VALUE_FLAGS = frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-f", "-n", "-c", "-k", "-t", "--max-count",
                           "--regexp", "--file", "--delimiter", "--fields", "--lines", "--bytes", "--key"})
+
+
+def _file_printed(command: str, directory: str | None) -> str | None:
+    """`$(shell cat .secrets/prod_db_url)`, `$(shell cat VERSION)`: a small file of the project, as make reads it
+    now (its lines joined by spaces); None when the command is not a plain cat of one such file."""
+    m = re.fullmatch(r"\s*cat\s+([\w./-]+)(?:\s+2>\s*/dev/null)?\s*", command)
+    if not directory or not m or m.group(1).startswith(("/", "-")) or ".." in m.group(1).split("/"):
+        return None
+    text = read_text(posixpath.join(directory, m.group(1)), 4096)
+    if text is None or "$" in text or "`" in text:
+        return None
+    return " ".join(text.split())
 
 
 def _prints_nothing(run: "Run", command: str, directory: str | None) -> bool:

@@ -189,7 +189,7 @@ SCHEMA = {
                                         "command_rewrites": Field(dict, values=str),
                                         "shell_escape": Field(dict, fields={"flags": _LIST, "patterns": _LIST,
                                                                             "suffixes": _LIST}),
-                                        "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST,
+                                        "dotfiles": Field(dict, fields={"configs": _LIST, "subcommands": _LIST, "source_state": _LIST,
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
     "deploy_remotes": Field(list, items=str),
@@ -225,6 +225,14 @@ SCHEMA = {
     "swappers": Field(list, items=str),
     # multi-call programs whose subcommand is another program (`clickhouse client` is clickhouse-client)
     "subcommand_programs": Field(dict, values=Field(dict, values=str)),
+    # subcommands that make an unknown command act on something beyond the project (deploy, delete): inside a
+    # project's script such a command asks, where another unknown command is the project's business
+    "acting_verbs": Field(list, items=str),
+    # one program name, two programs (goose: Block's agent, pressly/goose the migration tool): which one a command
+    # line means is read from its arguments (shell/namesakes.py); each entry names the other program's signs
+    "namesakes": Field(dict, values=Field(list, items={
+        "program": Field(str, required=True), "words": _LIST, "options": _LIST, "env": _LIST,
+        "not_first": _LIST})),
     # npm packages whose program has another name (cdk comes with aws-cdk): `npx cdk` in a project that
     # depends on aws-cdk runs the project's own
     "npm_programs": Field(dict, values=str),
@@ -319,6 +327,8 @@ class Taxonomy:
     swappers: frozenset[str] = frozenset()
     remote_access: dict = field(default_factory=dict)
     subcommand_programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    namesakes: dict[str, list[dict]] = field(default_factory=dict)
+    acting_verbs: frozenset[str] = frozenset()
     compose: dict = field(default_factory=dict)
     lane_actions: dict = field(default_factory=dict)
     shapes_by_command: dict[str, list[Shape]] = field(default_factory=dict)
@@ -438,7 +448,9 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
         remote_access=dict(data.get("remote_access") or {}),
-        subcommand_programs=dict(data.get("subcommand_programs") or {}), compose=dict(data.get("compose") or {}),
+        subcommand_programs=dict(data.get("subcommand_programs") or {}),
+        namesakes=dict(data.get("namesakes") or {}), acting_verbs=frozenset(data.get("acting_verbs") or ()),
+        compose=dict(data.get("compose") or {}),
         lane_actions=dict(data.get("lane_actions") or {}))
     for shape in shapes:
         if shape.generic:

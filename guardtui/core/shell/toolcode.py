@@ -969,6 +969,15 @@ def judge_dotfiles(run: "Run", inv: "Invocation") -> None:
                     targets.append("~/." + rel)
             if len(targets) > 256:
                 break
+    if spec.get("source_state"):  # chezmoi: each managed file is copied over its target in the home
+        if "init" in words and "--apply" not in words and "-a" not in words:
+            return
+        for target, source in _chezmoi_targets(words, spec["source_state"], inv.scope.home, cwd):
+            found = run.write(Word.literal(target), inv, f"{posixpath.basename(inv.name)} puts a file at",
+                              kind="copy", source=source)
+            if found is not None:
+                run.add(with_rule(found, "tasks.dotfiles"))
+        return
     configs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-c", "--config-file")] or \
         list(spec.get("configs", ()))
     for config in configs[:8]:
@@ -984,6 +993,70 @@ def judge_dotfiles(run: "Run", inv: "Invocation") -> None:
         found = run.write(Word.literal(target), inv, f"{posixpath.basename(inv.name)} puts a file at", recursive=True)
         if found is not None:
             run.add(with_rule(found, "tasks.dotfiles"))
+
+
+# chezmoi's source-state attributes: prefixes a name sheds on its way to the target, and suffixes
+_CHEZMOI_PREFIXES = ("after_", "before_", "create_", "empty_", "encrypted_", "exact_", "executable_", "external_",
+                     "literal_", "modify_", "once_", "onchange_", "private_", "readonly_", "remove_", "symlink_")
+_CHEZMOI_SUFFIXES = (".tmpl", ".age", ".asc", ".literal")
+
+
+def _chezmoi_name(part: str) -> str | None:
+    """A source-state name's target name (dot_claude -> .claude, private_dot_ssh -> .ssh), None for what chezmoi
+    does not put in the home (its own .chezmoi* files, run_ scripts, ignored dot files)."""
+    if part.startswith((".", "run_")):
+        return None
+    changed = True
+    while changed:
+        changed = False
+        for prefix in _CHEZMOI_PREFIXES:
+            if part.startswith(prefix):
+                part, changed = part[len(prefix):], True
+    if part.startswith("dot_"):
+        part = "." + part[4:]
+    for suffix in _CHEZMOI_SUFFIXES:
+        if part.endswith(suffix):
+            part = part[:-len(suffix)]
+    return part or None
+
+
+def _chezmoi_targets(words: list[str], defaults: list[str], home: str, cwd: str) -> list[tuple[str, str]]:
+    """(the home path, the source file) of each file chezmoi's source state manages (or only the targets named)."""
+    home = home.rstrip("/")
+    valued = {"-S", "--source", "-D", "--destination", "-c", "--config", "--config-format", "--mode", "-x",
+              "--exclude", "-i", "--include", "--persistent-state", "--cache", "-W", "--working-tree"}
+    options = {w: words[i + 1] for i, w in enumerate(words[:-1]) if w in valued}
+    source = options.get("-S") or options.get("--source")
+    destination = options.get("-D") or options.get("--destination")
+    if destination and DYN not in destination:
+        home = posixpath.normpath(posixpath.join(cwd, in_home(destination, home)))
+    source = posixpath.normpath(posixpath.join(cwd, in_home(source, home))) if source and DYN not in source else \
+        posixpath.join(home, defaults[0])
+    root = (read_text(posixpath.join(source, ".chezmoiroot"), 4096) or "").strip()
+    if root and ".." not in root.split("/"):
+        source = posixpath.join(source, root)
+    named = {posixpath.normpath(posixpath.join(cwd, in_home(w, home))) for i, w in enumerate(words)
+             if not w.startswith("-") and not (i and words[i - 1] in valued) and w not in ("apply", "update", "init")
+             and DYN not in w and "/" in w}
+    out: list[tuple[str, str]] = []
+    for directory, dirs, files in os.walk(source):
+        rel = posixpath.relpath(directory, source)
+        parts = [] if rel == "." else rel.split("/")
+        mapped = [_chezmoi_name(p) for p in parts]
+        if None in mapped:
+            dirs[:] = []
+            continue
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files[:256]:
+            target_name = _chezmoi_name(name)
+            if target_name is None:
+                continue
+            target = posixpath.join(home, *mapped, target_name)  # type: ignore[arg-type]
+            if not named or target in named or any(target.startswith(n + "/") for n in named):
+                out.append((target, posixpath.join(directory, name)))
+        if len(out) > 256:
+            break
+    return out
 
 
 def _with_imports(path: str, depth: int = 0) -> list[str]:
