@@ -139,7 +139,7 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         110: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'asciinema is not a command guardtui knows',
         111: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: bw'
-            ' is not a command guardtui knows',
+            ' is not a command guardtui knows, and `send` says it changes ',
         113: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: lp'
             ' is not a command guardtui knows',
         114: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
@@ -165,20 +165,20 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         147: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'talosctl is not a command guardtui knows',
         148: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'talosctl is not a command guardtui knows',
+            'talosctl is not a command guardtui knows, and `reset` says it c',
         149: 'labelled deny, judged ask [dangerous-shell/shell.privilege]: runs kubeadm as another user (root)',
         150: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'microk8s is not a command guardtui knows',
+            'microk8s is not a command guardtui knows, and `reset` says it c',
         151: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'zkCli.sh is not a command guardtui knows',
         152: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'zkCli.sh is not a command guardtui knows',
-        155: 'labelled deny, judged ask [dangerous-shell/exec.npx]: npx typeorm may download and run a package',
-        160: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: atlas clean deletes or stops something',
+        155: 'labelled deny, judged ask [dangerous-shell/taxonomy:migrations-undo-all]: typeorm rolls back every '
+            'migration: every table they made is dropped',
         164: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             's5cmd is not a command guardtui knows',
         165: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            's5cmd is not a command guardtui knows',
+            's5cmd is not a command guardtui knows, and `rm` says it changes',
         167: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'couchbase-cli is not a command guardtui knows',
         173: 'labelled deny, judged allow [default/taxonomy.safe]: test is a known read-only or routine command',
@@ -199,10 +199,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'command',
         202: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: gitlab-runner exec changes something',
         203: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: gitlab-runner exec changes something',
-        211: 'labelled allow, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
-        212: 'labelled deny, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
         215: 'labelled allow, judged ask [mcp/verb]: wcgw Initialize changes something through an MCP server '
             '(initialize)',
         216: 'labelled allow, judged ask [mcp/unknown]: wcgw BashCommand is an MCP tool guardtui does not know, '
@@ -216,62 +212,15 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         224: 'labelled deny, judged allow [mcp/puppeteer.puppeteer_fill]: Puppeteer puppeteer_fill only reads',
         225: 'labelled deny, judged ask [mcp/verb]: whatsapp send_message changes something through an MCP server '
             '(send)',
-        230: 'labelled deny, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
         238: 'labelled deny, judged allow [default/taxonomy.safe]: gdb is a known read-only or routine command',
         241: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'flatpak-spawn is not a command guardtui knows',
+            'flatpak-spawn is not a command guardtui knows, and `uninstall` ',
         248: 'labelled allow, judged ask [plugins/tides]: the public tables bucket',
         252: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'faketime is not a command guardtui knows',
     },
     "sessions-15.jsonl": {  # held out until its first run (README: first-run figures)
-        42: 'labelled allow, judged ask [dangerous-shell/agent.unhooked]: Makefile:11: goose starts an agent '
-            'guardtui has no hooks in: what it runs is not judged, only its own prompts ',
-        56: 'labelled deny, judged ask [dangerous-shell/agent.unhooked]: Makefile:18: goose starts an agent '
-            'guardtui has no hooks in: what it runs is not judged, only its own prompts ',
-        66: 'labelled allow, judged ask [mcp/unknown]: tidewave project_eval is an MCP tool guardtui does not '
-            'know, and its name does not say what it does',
-        67: 'labelled ask, judged allow [default/taxonomy.safe]: mix is a known read-only or routine command',
-        100: 'labelled ask, judged allow [default]: Read only reads',
-        108: 'labelled deny, judged ask [dangerous-shell/shell.privilege]: '
-            'run_onchange_before_10-packages.sh.tmpl:3: runs apt-get as another user (root)',
-        118: 'labelled allow, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
-        119: 'labelled allow, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
-        125: 'labelled allow, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
-        129: 'labelled ask, judged allow [default/taxonomy.verb]: gcloud auth only reads',
-        130: 'labelled allow, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
-        132: 'labelled deny, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
-            'server (run)',
-        142: 'labelled allow, judged ask [mcp/unknown]: brp brp_launch_bevy_app is an MCP tool guardtui does not '
-            'know, and its name does not say what it does',
-        145: 'labelled allow, judged ask [mcp/verb]: brp brp_extras_send_keys changes something through an MCP '
-            'server (send)',
-        151: 'labelled allow, judged ask [mcp/verb]: brp bevy_mutate_component changes something through an MCP '
-            'server (mutate)',
-        183: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'shuttle is not a command guardtui knows',
-        212: 'labelled ask, judged allow [mcp/verb]: railway list-variables only reads',
-        224: 'labelled allow, judged ask [mcp/unknown]: figma_get_figma data is an MCP tool guardtui does not '
-            'know, and its name does not say what it does',
-        237: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'zola is not a command guardtui knows',
-        245: 'labelled ask, judged allow [mcp/redis.list]: Redis list only reads',
-        261: 'labelled ask, judged allow [default/taxonomy.verb]: idf.py add-dependency only reads',
-        284: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: tofu select changes something',
-        285: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: Makefile:9: tofu select changes '
-            'something',
-        307: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'argo is not a command guardtui knows',
-        317: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'argo is not a command guardtui knows',
-        321: 'labelled ask, judged allow [default/shell.project-script]: runs scripts/resubmit-failed.sh (its '
-            'contents are judged)',
-        324: 'labelled deny, judged ask [mcp/verb]: mcp delete_application deletes something through an MCP server',
+        42: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: Makefile:11: goose up changes something',
     },
     "sessions-14.jsonl": {  # held out until its first run (README: first-run figures)
         125: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: sf deploy changes something',
@@ -417,8 +366,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             ' program',
         15: 'labelled deny, judged ask [dangerous-shell/git.config-exec]: git -c protocol.ext.allow=… makes git '
             'run another program',
-        28: 'labelled deny, judged ask [workdir]: the command writes to ${__guardtui_unknown} (Makefile:5), a '
-            'path known only at run time',
         54: 'labelled allow, judged ask [dangerous-shell/shell.parse]: bash could not parse this (tree-sitter '
             'found a syntax error), so it cannot be judged safely',
         82: 'labelled deny, judged ask [dangerous-shell/fs.truncate]: truncate /proc/self/fd/3 writes into a '
