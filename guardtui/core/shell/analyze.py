@@ -675,6 +675,9 @@ class _Run:
             base = posixpath.basename(name) if "/" in name else name
             two = f"{base} {words[1].value}" if len(words) > 1 else ""
             spec_name = two if two in self.tax.wrappers else base if base in self.tax.wrappers else None
+            if spec_name is not None and self.tax.wrappers[spec_name].get("after") and not any(
+                    w.value in self.tax.wrappers[spec_name]["after"] for w in words[1:]):
+                spec_name = None  # gdb ./prog core: debugs, runs nothing by itself
             if base == "exec" and len(words) == 1:
                 self.add(allow("exec with only redirects changes the shell's open files", "shell-state",
                                rule="shell.exec"))
@@ -712,6 +715,11 @@ class _Run:
         if tool in self.tax.config_code:  # `hatch run test`: the environment is set up first, as its config says
             toolcode.judge_config_code(self, Invocation(tool, [Word.literal(w) for w in name.split()[1:]] + rest, cmd,
                                                         scope, False))
+        markers = spec.get("after")
+        if markers:  # gdb -batch -ex 'shell …' --args PROG: its own commands judged, then PROG
+            self.shell_escapes(Invocation(name, rest, cmd, scope, False))
+            cut = next(i for i, w in enumerate(rest) if w.value in markers)
+            rest = [Word.literal("--")] + rest[cut + 1:]
         privileged = bool(spec.get("privilege"))
         saw_login = exec_mode = False
         shell_string: str | None = None
@@ -788,6 +796,9 @@ class _Run:
         replaced = selfcall.package_change(inv)  # pip uninstall guardtui, …
         if replaced:
             return replaced
+        inside = selfcall.guardtui_inside(inv)  # faketime T python3 -m guardtui uninstall: any wrapper, known or not
+        if inside:
+            return inside
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             # ssh -A, ssh -R of an agent socket; ssh -o SendEnv of the secrets' names
             return cmd_exec.judge(self, inv) + remote_access.judge(self, inv) + channels.judge(self, inv)

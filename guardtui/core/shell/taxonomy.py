@@ -44,6 +44,7 @@ _WRAPPER = {
     "chdir": _LIST, "assignments": Field(bool), "split": _LIST, "positionals": Field(int),
     "shell_string": Field(bool), "no_shell": _LIST, "command_option": _LIST, "user_positional": Field(bool),
     "output_positional": Field(bool),  # script -c CMD FILE: the operand left is a file it writes
+    "after": _LIST,  # gdb --args PROG: the command begins after one of these words (without one: not a wrapper)
 }
 _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
