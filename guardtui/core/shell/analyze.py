@@ -1506,7 +1506,17 @@ def _production_target(args: list[str]) -> str | None:
             continue  # restoring FROM prod.dump: the file is the source, not the target
         if re.search(r"(?i)(^|[^a-z])prod(uction)?([^a-z]|$)", value) and not value.startswith("-"):
             return f"{value} (production)"
+        remote = _REMOTE_DATABASE_URL.match(value)
+        if remote and not _LOCAL_HOST.fullmatch(remote.group("host")):
+            return f"{remote.group('host')} (a database on another machine, not a development copy)"
     return None
+
+
+# a database URL whose host is another machine: a wipe there is a shared environment's data
+_REMOTE_DATABASE_URL = re.compile(r"(?i)^(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|sqlserver|"
+                                  r"mssql|clickhouse|cockroachdb|oracle)://(?:[^@/\s]*@)?(?P<host>\[[^\]]+\]|[^:/?\s]+)")
+_LOCAL_HOST = re.compile(r"(?i)localhost|127(?:\.\d+){3}|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal|db|postgres|mysql|"
+                         r"redis|mongo|database")
 
 
 def _describes(name: str, args: list[str]) -> bool:
