@@ -70,7 +70,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
              "identified_by": found.by}
     page = _page_opened(catalog, found, args)
     if page is not None:  # the page a browser shows now: typing into it later is judged by what it is
-        about["leaves"] = {BROWSER_PAGE: page}
+        about["leaves"] = {_page_key(found): page}
     firm = _worst([p for p in parts if not p.metadata.get(_BY_EFFECT)])
     return McpJudgement(decision.with_metadata(**about), firm.with_metadata(**about) if firm is not None else None)
 
@@ -588,6 +588,20 @@ def _page_opened(catalog: McpCatalog, found: Identified, args: dict) -> str | No
     return url
 
 
+def _page_key(found: Identified) -> str:
+    return f"{BROWSER_PAGE}:{found.server.id if found.server is not None else found.server_name}"
+
+
+def _drives_pages(catalog: McpCatalog, found: Identified) -> bool:
+    """A browser-driving server: one whose tools open pages (navigate, goto), or named after a browser driver."""
+    words = set(catalog.typing.get("navigate_words", ()))
+    if found.server is not None and any(words & set(name_tokens(t)) and "url" in " ".join(
+            found.server.tools[t].urls) for t in found.server.tools):
+        return True
+    return bool(set(name_tokens(found.server_name or "")) & {"browser", "playwright", "puppeteer", "chrome", "chromium",
+                                                             "selenium", "webdriver", "firefox", "browserbase"})
+
+
 def terminal_page(catalog: McpCatalog, url: str) -> bool:
     """A page of this machine served on a web terminal's port (ttyd): xterm.js wired to a shell or a console."""
     m = _LOOPBACK_URL.match(url or "")
@@ -605,11 +619,11 @@ def _typing(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identi
     if tokens & set(spec["desktop_words"]) and not tokens & {"get", "list", "read", "layout", "layouts", "status"}:
         return [Decision(Verdict.DENY, f"{label} types into the focused window: {why}", "mcp/keystrokes",
                          BlastRadius.CRITICAL, "terminal-input")]
-    if not tokens & set(spec["browser_words"]):
+    if not tokens & set(spec["browser_words"]) or not _drives_pages(catalog, found):
         return []
     text = " ".join(_leaves(args))
     marker = next((m for m in spec["terminal_markers"] if re.search(m, text, re.I)), None)
-    page = ctx.session.known_facts().get(BROWSER_PAGE, "") if ctx.session is not None else ""
+    page = ctx.session.known_facts().get(_page_key(found), "") if ctx.session is not None else ""
     if marker is None and not terminal_page(catalog, page):
         return []
     where = f"a web terminal ({marker})" if marker else f"a web terminal's page ({page})"

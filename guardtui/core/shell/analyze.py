@@ -822,6 +822,12 @@ class _Run:
             handler = transfers.judge  # lftp -e 'mirror -R ~/.ssh …': what its script sends and fetches
         if handler is None and name in channels.browsers():
             handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
+        if name not in _WORDS_ONLY and name not in _HANDLERS and name not in self.tax.shells:
+            # a metadata endpoint's URL or host handed to any program (lwp's GET, gdalinfo /vsicurl/, an unknown
+            # fetcher): programs take URLs to fetch them; the curl family's own handlers judge theirs
+            reached = cmd_net.metadata_reached(inv)
+            if reached is not None:
+                return [reached]
         if name in channels.url_readers():  # xmllint --noout http://…: fetches the URL (yq -i is still an editor)
             reached = cmd_net.metadata_reached(inv)
             if reached is not None:
@@ -829,6 +835,8 @@ class _Run:
             handler = handler or (None if name in self.tax.in_place_editors else cmd_net.url_reader)
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
+        if name in self.tax.web_terminal_clients.get("clients", ()):
+            handler = _first(cmd_term.web_terminal_client, handler)  # websocat ws://127.0.0.1:7681/ws: ttyd's keyboard
         typing = self.tax.terminal_input.get(name)
         if typing is not None and (handler is None or {a.partition("=")[0] for a in inv.args} & set(typing.get("verbs", ()))):
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
@@ -1585,6 +1593,11 @@ def _whole_resource(args: list[str], verb: str, tax) -> str | None:
 _EMBEDDED_SQL = re.compile(r"\b(?:TRUNCATE(?:\s+TABLE)?\s+\w|DROP\s+(?:TABLE|DATABASE|SCHEMA)\s+\w|DELETE\s+FROM\s+\w)"
                            r"[^\"'`;)]*", re.I)
 _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
+
+
+# programs that print or search their words rather than fetch them (`echo http://169.254.169.254` fetches nothing)
+_WORDS_ONLY = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "jq",
+                         "cat", "man", "test", "[", "export", "read", "true", "false", ":", "logger", "notify-send"})
 
 
 def _first(handler, fallback):
