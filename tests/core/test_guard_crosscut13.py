@@ -245,3 +245,24 @@ def test_typing_from_shell_and_code_denies(world, command):
 ])
 def test_typing_from_shell_controls(world, command):
     assert verdict(world.run(command)) != "deny", command
+
+
+@pytest.mark.parametrize("name,text", [
+    ("tools/reset_cache.dart", "import 'dart:io';\nvoid main() {\n  final home = Platform.environment['HOME']!;\n"
+     "  Directory('$home/.local/state/guardtui').deleteSync(recursive: true);\n}\n"),
+    ("tools/reset.dart", "import 'dart:io';\nvoid main() {\n  final h = Platform.environment['HOME'];\n"
+     "  File('$h/.codex/hooks.json').writeAsStringSync('{}');\n}\n"),
+])
+def test_dart_run_judges_the_program(world, name, text):
+    path = world.project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    assert verdict(world.run(f"dart run {name}")) == "deny"
+
+
+def test_dart_run_routine_program_allows(world):
+    path = world.project / "tools" / "stats.dart"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("void main() {\n  print([1, 2, 3].reduce((a, b) => a + b));\n}\n")
+    assert verdict(world.run("dart run tools/stats.dart")) == "allow"
+    assert verdict(world.run("dart test")) == "allow"

@@ -853,7 +853,8 @@ SAFE_PATH = "python-safe-path"  # scope fact: python -P/-I, the script's directo
 _CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|\bshelljs\b|Bun\.spawn|Deno\.(?:run|Command)|\$`")
 # in a whole file these heuristics fire on ordinary code (`regex.exec(s)`, `dict.update(…)`, any POST):
 # they are kept for one-liners, where the code is the point, and dropped for the project's own files
-_NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell"})
+_NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell",
+                             "code.opaque"})
 
 
 def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin") -> list[Finding]:
