@@ -1597,7 +1597,10 @@ _FIND_RUNS = re.compile(r"-(?:exec|execdir|ok|okdir)")
 
 # programs that print or search their words rather than fetch them (`echo http://169.254.169.254` fetches nothing)
 _WORDS_ONLY = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "jq",
-                         "cat", "man", "test", "[", "export", "read", "true", "false", ":", "logger", "notify-send"})
+                         "cat", "man", "test", "[", "export", "read", "true", "false", ":", "logger", "notify-send",
+                         # name lookups and probes: they resolve or ping the address, they fetch nothing from it
+                         "getent", "host", "dig", "nslookup", "drill", "resolvectl", "ping", "ping6", "traceroute",
+                         "tracepath", "mtr", "whois", "arp", "ip", "route"})
 
 
 def _first(handler, fallback):
