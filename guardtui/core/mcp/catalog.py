@@ -45,10 +45,16 @@ _SERVER = {"title": Field(str, required=True), "aliases": Field(list, required=T
 _VERBS = {k: Field(list, required=True, items=str) for k in ("read", "change", "delete", "weak", "carriers",
                                                                 "read_nouns")}
 _ARGUMENTS = {k: Field(list, required=True, items=str) for k in ("sql", "shell", "url", "path", "verb", "kind")}
-_ARGUMENTS["headers"] = Field(list, items=str)  # request headers a fetcher sends (a metadata service's own)
+_ARGUMENTS["headers"] = Field(list, items=str)
+_ARGUMENTS["stdin"] = Field(list, items=str)  # text a command is run with on its standard input
+_ARGUMENTS["cli_args"] = Field(list, items=str)  # the words of a CLI a server is named after (gcloud's args)  # request headers a fetcher sends (a metadata service's own)
 _EXPOSURE = {"publish": Field(dict, required=True), "grant_tools": Field(list, required=True, items=str),
              "grants": Field(dict, required=True)}
 # a function run by name whose name alone is a wipe (seed:reset, wipeAll), on a deployment that is production
+# keystrokes from a tool: desktop automation types into the focused window; a browser types into a terminal page
+_TYPING = {"desktop_words": Field(list, required=True, items=str), "browser_words": Field(list, required=True, items=str),
+           "navigate_words": Field(list, required=True, items=str), "terminal_ports": Field(list, required=True, items=int),
+           "terminal_markers": Field(list, required=True, items=str)}
 _WIPES = {"operations": Field(list, required=True, items=str), "targets": Field(list, required=True, items=str),
           "production": Field(str, required=True), "verbs": Field(list, required=True, items=str),
           "wholes": Field(list, required=True, items=str)}
@@ -56,6 +62,7 @@ SCHEMA = {
     "version": Field(int, required=True, choices=(1,)),
     "exposure": Field(dict, fields=_EXPOSURE),
     "production_wipes": Field(dict, fields=_WIPES),
+    "typing": Field(dict, fields=_TYPING),
     "verbs": Field(dict, required=True, fields=_VERBS),
     "wide_scopes": Field(list, required=True, items=str),
     "arguments": Field(dict, required=True, fields=_ARGUMENTS),
@@ -131,6 +138,7 @@ class McpCatalog:
     cli_arguments: tuple[str, ...] = ()
     cascades: dict = field(default_factory=dict)  # data cascades, as written
     secret_printers: dict = field(default_factory=dict)  # data secret_printers, as written
+    typing: dict = field(default_factory=dict)  # data typing, as written
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -324,7 +332,8 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                       {word: program for program, words in (wrappers.get("programs") or {}).items()
                        for word in [program, *words]},
                       tuple(wrappers.get("arguments") or ()), dict(data.get("cascades") or {}),
-                      dict(data.get("secret_printers") or {}))
+                      dict(data.get("secret_printers") or {}),
+                      dict(data.get("typing") or {}))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

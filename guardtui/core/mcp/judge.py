@@ -37,7 +37,7 @@ _WRITES_TO = re.compile(r"(?i)^(?:output|out|dest|destination|target|save|downlo
 def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = None) -> "McpJudgement":
     catalog = catalog or mcp_catalog()
     found = catalog.identify(call.tool)
-    args = dict(call.input)
+    args = _lifted(dict(call.input), catalog)
     if found.by == "tools" and found.server is not None and not found.server.carried_by(args):
         found = Identified(found.server_name, found.tool, None, None, "none")  # a generic name, another server's
     parts: list[Decision] = []
@@ -49,6 +49,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
                 parts += _judge_spec(call, ctx, catalog, found, server, spec, args)
         if not parts:
             parts += _judge_inferred(call, ctx, catalog, found, args)
+    parts += _typing(call, ctx, catalog, found, args)
     parts += _pipeline_writes(found, args)
     parts += _metadata_headers(catalog, found, args)
     parts += _exposure(catalog, found, args)
@@ -74,6 +75,9 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
                                          f"what it does", "mcp/unknown", BlastRadius.UNKNOWN, "unknown-tool")
     about = {"mcp_server": found.server.title if found.server else found.server_name, "mcp_tool": found.tool,
              "identified_by": found.by}
+    page = _page_opened(catalog, found, args)
+    if page is not None:  # the page a browser shows now: typing into it later is judged by what it is
+        about["leaves"] = {_page_key(found): page}
     firm = _worst([p for p in parts if not p.metadata.get(_BY_EFFECT)])
     return McpJudgement(decision.with_metadata(**about), firm.with_metadata(**about) if firm is not None else None)
 
@@ -269,7 +273,16 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
         if wrapped is not None and key == wrapped[0]:
             continue
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
-            payload.append(_equivalent(call, ctx, label, "Bash", {"command": _shell_text(value)}))
+            command = _with_stdin(_shell_text(value), args, names.get("stdin", ()))
+            payload.append(_equivalent(call, ctx, label, "Bash", {"command": command}))
+    cli = _cli_of(found)
+    for key in names.get("cli_args", ()) if cli and not payload else ():
+        value = args.get(key)
+        words = [str(v) for v in value if isinstance(v, (str, int, float))] if isinstance(value, list) else \
+            shlex.split(value) if isinstance(value, str) and value.strip() else []
+        if words:  # gcloud's server: run_gcloud_command {args: [projects, delete, x]} is `gcloud projects delete x`
+            payload.append(_equivalent(call, ctx, label, "Bash", {"command": shlex.join([cli] + words)}))
+            break
     files: list[Decision] = []
     for key in names["url"]:
         parts += _urls(call, ctx, label, args.get(key))
@@ -680,6 +693,93 @@ def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[st
         if given and given[0].rsplit("/", 1)[-1] == program:
             given = given[1:]
         return key, " ".join(shlex.quote(w) for w in [program, *given])
+BROWSER_PAGE = "mcp:browser-page"
+_LOOPBACK_URL = re.compile(r"(?i)^(?:https?|wss?)://(?:localhost|127(?:\.\d+){3}|\[::1\]|0\.0\.0\.0)(?::(\d+))?(?:/|$)")
+
+
+def _page_opened(catalog: McpCatalog, found: Identified, args: dict) -> str | None:
+    words = set(catalog.typing.get("navigate_words", ()))
+    if not words or not words & set(name_tokens(found.tool)):
+        return None
+    url = next((v for k in catalog.arguments["url"] for v in _strings(args.get(k))), None)
+    return url
+
+
+def _page_key(found: Identified) -> str:
+    return f"{BROWSER_PAGE}:{found.server.id if found.server is not None else found.server_name}"
+
+
+def _drives_pages(catalog: McpCatalog, found: Identified) -> bool:
+    """A browser-driving server: one whose tools open pages (navigate, goto), or named after a browser driver."""
+    words = set(catalog.typing.get("navigate_words", ()))
+    if found.server is not None and any(words & set(name_tokens(t)) and "url" in " ".join(
+            found.server.tools[t].urls) for t in found.server.tools):
+        return True
+    return bool(set(name_tokens(found.server_name or "")) & {"browser", "playwright", "puppeteer", "chrome", "chromium",
+                                                             "selenium", "webdriver", "firefox", "browserbase"})
+
+
+def terminal_page(catalog: McpCatalog, url: str) -> bool:
+    """A page of this machine served on a web terminal's port (ttyd): xterm.js wired to a shell or a console."""
+    m = _LOOPBACK_URL.match(url or "")
+    return m is not None and m.group(1) is not None and int(m.group(1)) in set(catalog.typing.get("terminal_ports", ()))
+
+
+def _typing(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
+    """Keystrokes a tool sends where guardtui's console may take them (data typing)."""
+    spec = catalog.typing
+    if not spec:
+        return []
+    tokens = set(name_tokens(found.tool))
+    label = _label(found)
+    why = "typed into guardtui's console, they would answer a waiting call as if you had pressed the keys"
+    if tokens & set(spec["desktop_words"]) and not tokens & {"get", "list", "read", "layout", "layouts", "status"}:
+        return [Decision(Verdict.DENY, f"{label} types into the focused window: {why}", "mcp/keystrokes",
+                         BlastRadius.CRITICAL, "terminal-input")]
+    if not tokens & set(spec["browser_words"]) or not _drives_pages(catalog, found):
+        return []
+    text = " ".join(_leaves(args))
+    marker = next((m for m in spec["terminal_markers"] if re.search(m, text, re.I)), None)
+    page = ctx.session.known_facts().get(_page_key(found), "") if ctx.session is not None else ""
+    if marker is None and not terminal_page(catalog, page):
+        return []
+    where = f"a web terminal ({marker})" if marker else f"a web terminal's page ({page})"
+    return [Decision(Verdict.DENY, f"{label} sends keys into {where}: {why}", "mcp/terminal-page",
+                     BlastRadius.CRITICAL, "terminal-input")]
+
+
+def _lifted(args: dict, catalog: McpCatalog) -> dict:
+    """Arguments a server wraps in an object (wcgw's BashCommand {action_json: {command: …}}) read as if given
+    at the top: what they carry is judged the same. The top level wins where both name a key."""
+    carried = set().union(*(set(catalog.arguments.get(k, ())) for k in ("shell", "sql", "stdin")))
+    for value in list(args.values()):
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key in carried and key not in args:
+                    args[key] = inner
+    return args
+
+
+def _with_stdin(command: str, args: dict, keys) -> str:
+    """A command run with text on its standard input (mcp-server-commands run_command {command: python3,
+    stdin: …}): judged as the shell would run it, the text fed as a here-document (the code of that interpreter)."""
+    text = next((args[k] for k in keys if isinstance(args.get(k), str) and args[k].strip()), None)
+    if text is None:
+        return command
+    marker = "GUARDTUI_STDIN"
+    while marker in text:
+        marker += "_"
+    return f"{command} <<'{marker}'\n{text.rstrip(chr(10))}\n{marker}"
+
+
+def _cli_of(found: Identified) -> str | None:
+    """The command-line tool a server is named after (gcloud, kubectl, az …), when the taxonomy knows it."""
+    from ..shell.taxonomy import default_taxonomy  # the shell's data; loaded once
+    name = (found.server_name or "").lower().replace("_", "-")
+    tax = default_taxonomy()
+    for candidate in (name, name.removesuffix("-mcp"), name.removeprefix("mcp-")):
+        if candidate and (candidate in tax.commands or candidate in tax.safe):
+            return candidate
     return None
 
 

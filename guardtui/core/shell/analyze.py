@@ -708,6 +708,9 @@ class _Run:
             base = posixpath.basename(name) if "/" in name else name
             two = f"{base} {words[1].value}" if len(words) > 1 else ""
             spec_name = two if two in self.tax.wrappers else base if base in self.tax.wrappers else None
+            if spec_name is not None and self.tax.wrappers[spec_name].get("after") and not any(
+                    w.value in self.tax.wrappers[spec_name]["after"] for w in words[1:]):
+                spec_name = None  # gdb ./prog core: debugs, runs nothing by itself
             if base == "exec" and len(words) == 1:
                 self.add(allow("exec with only redirects changes the shell's open files", "shell-state",
                                rule="shell.exec"))
@@ -745,6 +748,11 @@ class _Run:
         if tool in self.tax.config_code:  # `hatch run test`: the environment is set up first, as its config says
             toolcode.judge_config_code(self, Invocation(tool, [Word.literal(w) for w in name.split()[1:]] + rest, cmd,
                                                         scope, False))
+        markers = spec.get("after")
+        if markers:  # gdb -batch -ex 'shell …' --args PROG: its own commands judged, then PROG
+            self.shell_escapes(Invocation(name, rest, cmd, scope, False))
+            cut = next(i for i, w in enumerate(rest) if w.value in markers)
+            rest = [Word.literal("--")] + rest[cut + 1:]
         privileged = bool(spec.get("privilege"))
         saw_login = exec_mode = False
         shell_string: str | None = None
@@ -821,6 +829,9 @@ class _Run:
         replaced = selfcall.package_change(inv)  # pip uninstall guardtui, …
         if replaced:
             return replaced
+        inside = selfcall.guardtui_inside(inv)  # faketime T python3 -m guardtui uninstall: any wrapper, known or not
+        if inside:
+            return inside
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             # ssh -A, ssh -R of an agent socket; ssh -o SendEnv of the secrets' names
             return cmd_exec.judge(self, inv) + remote_access.judge(self, inv) + channels.judge(self, inv)
@@ -844,6 +855,12 @@ class _Run:
             handler = transfers.judge  # lftp -e 'mirror -R ~/.ssh …': what its script sends and fetches
         if handler is None and name in channels.browsers():
             handler = cmd_net.browser  # chromium --headless --dump-dom URL: a fetcher
+        if name not in _WORDS_ONLY and name not in _HANDLERS and name not in self.tax.shells:
+            # a metadata endpoint's URL or host handed to any program (lwp's GET, gdalinfo /vsicurl/, an unknown
+            # fetcher): programs take URLs to fetch them; the curl family's own handlers judge theirs
+            reached = cmd_net.metadata_reached(inv)
+            if reached is not None:
+                return [reached]
         if name in channels.url_readers():  # xmllint --noout http://…: fetches the URL (yq -i is still an editor)
             reached = cmd_net.metadata_reached(inv)
             if reached is not None:
@@ -851,6 +868,8 @@ class _Run:
             handler = handler or (None if name in self.tax.in_place_editors else cmd_net.url_reader)
         if handler is None and name in self.tax.in_place_editors:
             handler = cmd_fs.in_place
+        if name in self.tax.web_terminal_clients.get("clients", ()):
+            handler = _first(cmd_term.web_terminal_client, handler)  # websocat ws://127.0.0.1:7681/ws: ttyd's keyboard
         typing = self.tax.terminal_input.get(name)
         if typing is not None and (handler is None or {a.partition("=")[0] for a in inv.args} & set(typing.get("verbs", ()))):
             handler = cmd_term.judge  # nvim --remote-send types into another nvim; nvim FILE is an editor
@@ -1569,7 +1588,17 @@ def _production_target(args: list[str]) -> str | None:
             continue  # restoring FROM prod.dump: the file is the source, not the target
         if re.search(r"(?i)(^|[^a-z])prod(uction)?([^a-z]|$)", value) and not value.startswith("-"):
             return f"{value} (production)"
+        remote = _REMOTE_DATABASE_URL.match(value)
+        if remote and not _LOCAL_HOST.fullmatch(remote.group("host")):
+            return f"{remote.group('host')} (a database on another machine, not a development copy)"
     return None
+
+
+# a database URL whose host is another machine: a wipe there is a shared environment's data
+_REMOTE_DATABASE_URL = re.compile(r"(?i)^(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|sqlserver|"
+                                  r"mssql|clickhouse|cockroachdb|oracle)://(?:[^@/\s]*@)?(?P<host>\[[^\]]+\]|[^:/?\s]+)")
+_LOCAL_HOST = re.compile(r"(?i)localhost|127(?:\.\d+){3}|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal|db|postgres|mysql|"
+                         r"redis|mongo|database")
 
 
 def _describes(name: str, args: list[str]) -> bool:
@@ -1653,6 +1682,12 @@ def _acting_verb(positionals: list[str], tax) -> str | None:
             if part in tax.acting_verbs or part.startswith("re") and part[2:] in tax.acting_verbs:
                 return word
     return None
+# programs that print or search their words rather than fetch them (`echo http://169.254.169.254` fetches nothing)
+_WORDS_ONLY = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "jq",
+                         "cat", "man", "test", "[", "export", "read", "true", "false", ":", "logger", "notify-send",
+                         # name lookups and probes: they resolve or ping the address, they fetch nothing from it
+                         "getent", "host", "dig", "nslookup", "drill", "resolvectl", "ping", "ping6", "traceroute",
+                         "tracepath", "mtr", "whois", "arp", "ip", "route"})
 
 
 def _first(handler, fallback):
@@ -1676,6 +1711,7 @@ _HANDLERS = {
     **{n: cmd_fs.awk for n in ("awk", "gawk", "mawk", "nawk")},
     "cpio": cmd_fs.cpio, "mount": cmd_fs.mount, "tar": cmd_fs.tar, "gtar": cmd_fs.tar, "bsdtar": cmd_fs.tar, "unzip": cmd_fs.unzip, "pax": cmd_fs.pax,
     "incrontab": cmd_triggers.incrontab, "watchman": cmd_triggers.watchman, "pm2": cmd_triggers.pm2,
+    "ttyd": cmd_triggers.web_terminal, "gotty": cmd_triggers.web_terminal,
     "git": cmd_git.git,
     # Jujutsu, or tidwall's JSON editor of the same name (an in-place editor)
     "jj": lambda run, inv: cmd_git.jj(run, inv) if cmd_git.is_jujutsu(inv) else cmd_fs.in_place(run, inv),

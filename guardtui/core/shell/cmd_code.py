@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
 from .findings import REPLACES, Finding, allow, ask, attribute_effects, deny, with_rule, worst
+from .codescan import bare_path_pieces, code_scan, reverse_shell
 from .datacode import code_in_data, loaders_in
 from .libconfig import code_for_script
 from .dbhost import client_database
@@ -192,9 +193,11 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
                 run.nested(" ".join([command] + [w.raw for w in operands]), inv, f"{inv.name} -r{words[i + 1].value}")
                 return [allow(f"{inv.name} -e {words[i + 1].value}: judged as the {command} command it is",
                               "interpreter", rule="code.library-command")]
-        if arg in code_opts or (arg.startswith("--") and arg.partition("=")[0] in code_opts):
-            if "=" in arg and arg.startswith("--"):
-                return code_findings(run, inv, Word(arg.partition("=")[2], words[i].raw), language, in_place, words[i + 1:])
+        attached = re.match(r"(--?[\w-]+)[=:]", arg) if arg.startswith("-") else None  # --eval=CODE, nim's --eval:CODE
+        if arg in code_opts or (attached is not None and attached.group(1) in code_opts):
+            if attached is not None and arg not in code_opts:
+                return code_findings(run, inv, Word(arg[attached.end():], words[i].raw), language, in_place,
+                                     words[i + 1:])
             if i + 1 < len(words):
                 return code_findings(run, inv, words[i + 1], language, in_place, words[i + 2:])
             return []
@@ -233,6 +236,8 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
             continue
         break
     rest = words[i:]
+    if spec.get("code_only"):
+        return []  # `nim c -r app.nim`, `octave script.m`: the taxonomy's (no code option was given)
     if rest and spec.get("family") in ("bun", "deno") and re.fullmatch(r"[a-z][a-z-]*", rest[0].value):
         return run.taxonomy(inv)  # `bun install`, `deno test`: a subcommand, not a script
     if rest and rest[0].value != "-":
@@ -440,6 +445,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         return [allow(f"{inv.name}: its nushell commands are judged as the shell commands they amount to",
                       "interpreter", rule="code.inline")]
     findings: list[Finding] = []
+    findings_from = len(run.result.findings)  # what the commands this code runs find (run.nested)
     reached = metadata_in_text(code)
     if reached is not None:  # requests.get("http://169.254.169.254/…"), fetch(…), socket.connect((…, 80))
         findings.append(deny(f"{inv.name} code reaches {reached[1]} ({reached[0][:60]}), which hands out this "
@@ -452,7 +458,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         if value is not None:
             scope.variables["py:" + m.group(1)] = value
     inv = inv.__class__(inv.name, inv.words, inv.cmd, scope, inv.privileged, inv.written_name)
-    for pattern in _SHELL_CALLS.get(language, []):
+    for pattern in _SHELL_CALLS.get(language, []) + list(code_scan().shell_calls.get(language, ())):
         for m in re.finditer(pattern + r"(?=(?P<rest>.*))", code, re.S):
             rest = m.group("rest")
             literal = _first_argument(rest if not pattern.endswith("`") else "`" + rest, scope=inv.scope, argv=True)
@@ -568,6 +574,9 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
     if _REVERSE_SHELL.search(code) and re.search(r"connect|fsockopen|TCPSocket", code):
         findings.append(deny(f"{inv.name} connects a shell to a remote host (reverse shell)", "network",
                              "code.reverse-shell"))
+    elif (socket := reverse_shell(code)) is not None:  # Tcl's socket + exec, R's socketConnection + system
+        findings.append(deny(f"{inv.name} opens a connection ({socket.strip()[:40]}) and runs programs: what the "
+                             f"other host sends runs here (a reverse shell)", "network", "code.reverse-shell"))
     if _FORK_LOOP.search(code):
         findings.append(deny(f"{inv.name} forks in an endless loop (fork bomb): it exhausts the machine", "fork-bomb",
                              "code.fork-bomb"))
@@ -595,6 +604,12 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
                 if f:
                     findings.append(f)
     best = worst(findings)
+    if best is None and language in code_scan().opaque and not run.result.findings[findings_from:] and (
+            (unknowable := code_scan().deletes.search(code) or code_scan().execs.search(code) or
+             code_scan().sockets.search(code)) is not None):
+        # a language guardtui has no parser for, doing what cannot be placed: the person's call, never a quiet allow
+        best = ask(f"{inv.name} code does what guardtui cannot follow in this language ({unknowable.group(0).strip()[:40]})",
+                   "dynamic-exec", BlastRadius.MEDIUM, "code.opaque")
     if best is None:
         return [allow(f"{inv.name} code only computes or reads", "interpreter", rule="code.inline")]
     return [best if best.rule else replace(best, rule="code.inline")]
@@ -868,7 +883,8 @@ SAFE_PATH = "python-safe-path"  # scope fact: python -P/-I, the script's directo
 _CHILD_PROCESS = re.compile(r"child_process|\bexeca\b|\bzx\b|\bshelljs\b|Bun\.spawn|Deno\.(?:run|Command)|\$`")
 # in a whole file these heuristics fire on ordinary code (`regex.exec(s)`, `dict.update(…)`, any POST):
 # they are kept for one-liners, where the code is the point, and dropped for the project's own files
-_NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell"})
+_NOISY_IN_FILES = frozenset({"code.eval", "code.orm-write", "code.network-send", "code.secret-print", "code.shell",
+                             "code.opaque"})
 
 
 def _code_file(run: "Run", inv: "Invocation", text: str, language: str, origin: "Origin") -> list[Finding]:
@@ -1045,9 +1061,12 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
     # '/../' joined to __DIR__ is a step up from the script, not the root: bare slashes and dots name no path
     literals = [lit for lit in literals if lit and DYN not in lit and "\n" not in lit and len(lit) < 512 and
                 not re.fullmatch(r"[./]*", lit)]
-    if _HOME_IN_CODE.search(code):  # format!("{}/.codex/hooks.json", home), "%s/.claude" % home: the home's
+    scan = code_scan()
+    home_named = bool(_HOME_IN_CODE.search(code) or scan.home.search(code))
+    if home_named:  # format!("{}/.codex/hooks.json", home), "%s/.claude" % home: the home's
         literals += [re.sub(r"^(?:\{\w*\}|%s)(?=/)", "~", lit) for lit in literals
                      if re.match(r"(?:\{\w*\}|%s)/", lit)]
+        literals += bare_path_pieces(code)  # Tcl's `file join $env(HOME) .config guardtui guards`
     # bare words that are paths (Tcl's `file delete ~/.x`, `open $env(HOME)/.x w`)
     literals += [re.sub(r"^\$(?:env\(HOME\)|\{?HOME\}?)", "~", m.group(1)) for m in re.finditer(
         r"(?:^|(?<=[\s\[{]))((?:~|\$env\(HOME\)|\$\{?HOME\}?)/[\w./~-]+)", code)][:32]
@@ -1056,12 +1075,13 @@ def _mentioned_paths(run: "Run", inv: "Invocation", code: str, recorded_from: in
                  and DYN not in v and "${" not in v][:16]
     if not literals:
         return
-    removing = bool(_REMOVING_API.search(code))
+    removing = bool(_REMOVING_API.search(code) or scan.deletes.search(code))
     # a database opened from code and a statement that changes it: the file it opens is written
     database_write = bool(_DB_OPEN.search(code)) and any(classify_sql(lit) or _DB_LOCK.match(lit) for lit in literals)
-    writing = removing or database_write or bool(_WRITING_API.search(code)) or bool(_LOCKING_API.search(code))
+    writing = removing or database_write or bool(_WRITING_API.search(code)) or bool(_LOCKING_API.search(code)) or \
+        bool(scan.writes.search(code))
     bases = [inv.scope.cwd] if inv.scope.cwd else []
-    if _HOME_IN_CODE.search(code):
+    if home_named:
         bases.append(inv.scope.home)
     done = {e.path for e in run.result.effects[recorded_from:]}
     seen: set[str] = set()

@@ -419,3 +419,24 @@ def hyprctl(run: "Run", inv: "Invocation") -> list[Finding]:
         return [allow(f"hyprctl dispatch {words[1]} arranges windows and workspaces", "desktop", rule="term.hyprctl")]
     return []
 
+
+
+_LOOPBACK_WS = re.compile(r"(?i)^(?:wss?|https?)://(?:localhost|127(?:\.\d+){3}|\[::1\]|0\.0\.0\.0)(?::(\d+))?(?:/|$)")
+
+
+def web_terminal_client(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`websocat --protocol tty ws://127.0.0.1:7681/ws`: a websocket client speaking to a web terminal (ttyd's
+    port on this machine, or its tty protocol) sends keyboard input to what it serves, guardtui's console among
+    them. Any other websocket use is left to the rest of the judgement."""
+    spec = run.tax.web_terminal_clients
+    values = [w.value for w in inv.words]
+    ports = set(spec.get("ports", ()))
+    for i, v in enumerate(values):
+        m = _LOOPBACK_WS.match(v)
+        tty = v in spec.get("markers", ()) and i > 0 and values[i - 1] in ("--protocol", "--subprotocol", "-s") or \
+            v in spec.get("markers", ()) and v.startswith("--")
+        if (m is not None and m.group(1) and int(m.group(1)) in ports) or tty:
+            return [deny(f"{inv.name} speaks to a web terminal ({v}): what it sends is typed into the terminal it "
+                         "serves; typed into guardtui's console, it would answer a waiting call as if you had",
+                         "terminal-input", "term.web-terminal")]
+    return []

@@ -12,7 +12,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from ..model import BlastRadius
-from .findings import Finding, allow, ask
+from .findings import Finding, allow, ask, deny
 from .words import DYN, Word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,11 +108,54 @@ def pm2(run: "Run", inv: "Invocation") -> list[Finding]:
                   rule="triggers.pm2")]
 
 
+# web terminals: the options that take a value, and those that let a visitor type (without one, a read-only view)
+_WEB_TERMINALS = {
+    "ttyd": ({"-p", "--port", "-i", "--interface", "-U", "--socket-owner", "-c", "--credential", "-H",
+              "--auth-header", "-u", "--uid", "-g", "--gid", "-s", "--signal", "-w", "--cwd", "-a", "--url-arg",
+              "-t", "--client-option", "-T", "--terminal-type", "-I", "--index", "-b", "--base-path", "-P",
+              "--ping-interval", "-f", "--srv-buf-size", "-C", "--ssl-cert", "-K", "--ssl-key", "-A", "--ssl-ca",
+              "-m", "--max-clients", "-d", "--debug"}, {"-W", "--writable"}),
+    "gotty": ({"-p", "--port", "-a", "--address", "-c", "--credential", "--path", "--title-format", "--tls-crt",
+               "--tls-key", "--tls-ca-crt", "--index", "--ws-origin", "--reconnect-time", "--max-connection",
+               "--timeout", "--width", "--height", "--config", "--term", "--random-url-length"},
+              {"-w", "--permit-write"}),
+}
+
+
+def web_terminal(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`ttyd -i lo -p 7682 tail -f logs/x.log`: without -W no visitor can type, so a program that is no shell is a
+    read-only web view of its output; the program is judged as it is. Writable, or serving a shell, it is a shell
+    share (the taxonomy's shell-share shape, left to decide)."""
+    values, writable = _WEB_TERMINALS[inv.name]
+    words = inv.words
+    i = 0
+    while i < len(words) and words[i].value.startswith("-"):
+        flag, eq, _ = words[i].value.partition("=")
+        if flag in writable or (not flag.startswith("--") and any("-" + c in writable for c in flag[1:])):
+            return []
+        i += 1 if eq or flag not in values else 2
+    command = words[i:]
+    if not command or posixpath.basename(command[0].value) in run.tax.shells or \
+            posixpath.basename(command[0].value) in ("login", "tmux", "screen", "zellij", "su", "sudo", "ssh", "python",
+                                                     "python3", "node", "irb", "psql", "mysql", "guardtui"):
+        return []
+    run.nested(" ".join(shlex.quote(w.value) for w in command), inv, f"{inv.name} serves")
+    return [allow(f"{inv.name} without write access serves a read-only view of {command[0].value}: no visitor can "
+                  "type into it", "process", rule="triggers.web-terminal")]
+
+
 def window_command(run: "Run", inv: "Invocation") -> list[Finding]:
     """`alacritty msg create-window -e CMD`, `xterm -e CMD`, `gnome-terminal -- CMD`: a terminal window runs
-    CMD outside the agent's shell; CMD is judged as it is."""
+    CMD outside the agent's shell; CMD is judged as it is. A window shown on another machine's X display
+    (`xterm -display host:1 -e bash`) hands that machine the shell: a reverse shell."""
     options = run.tax.window_commands.get(inv.name, ())
     words = inv.words
+    display = next((words[i + 1].value for i, w in enumerate(words[:-1]) if w.value in ("-display", "--display", "-d")),
+                   None) or inv.scope.variables.get("DISPLAY")
+    host = (display or "").rpartition(":")[0]
+    if host and host not in ("localhost", "127.0.0.1", "unix", "::1") and DYN not in host:
+        return [deny(f"{inv.name} opens its window on {display}, another machine's display: whoever sits there "
+                     "types into the shell it runs here (a reverse shell)", "network", "triggers.remote-display")]
     at = next((i for i, w in enumerate(words) if w.value in options), None)
     if at is None or at + 1 >= len(words):
         return []

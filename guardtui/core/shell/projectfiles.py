@@ -30,7 +30,12 @@ MAX_PACKAGES = 200  # workspace packages looked at for one command
 _LANGUAGES = {".py": "python", ".pyw": "python", ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
               ".js": "js", ".mjs": "js", ".cjs": "js", ".ts": "js", ".mts": "js", ".cts": "js", ".jsx": "js",
               ".tsx": "js", ".rb": "ruby", ".rake": "ruby", ".pl": "perl", ".pm": "perl", ".php": "php", ".lua": "lua",
-              ".ps1": "powershell", ".psm1": "powershell"}
+              ".ps1": "powershell", ".psm1": "powershell",
+              # languages read by the scan of any language (data/codescan.yaml) and their own one-liner rules
+              ".dart": "dart", ".tcl": "tcl", ".r": "r", ".jl": "julia", ".rkt": "racket", ".scm": "scheme",
+              ".ss": "scheme", ".raku": "raku", ".rakumod": "raku", ".p6": "raku", ".nim": "nim", ".nims": "nim",
+              ".lisp": "lisp", ".cl": "lisp", ".exs": "elixir", ".clj": "clojure", ".bb": "clojure",
+              ".groovy": "groovy", ".janet": "janet", ".fnl": "fennel", ".hy": "hy"}
 _SHEBANG_LANGUAGES = (("python", "python"), ("pypy", "python"), ("node", "js"), ("deno", "js"), ("bun", "js"),
                       ("tsx", "js"), ("ts-node", "js"), ("ruby", "ruby"), ("perl", "perl"), ("php", "php"),
                       ("bash", "shell"), ("zsh", "shell"), ("ksh", "shell"), ("dash", "shell"), ("sh", "shell"),

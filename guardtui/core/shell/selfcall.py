@@ -162,6 +162,38 @@ def judge_guardtui(args: list[Word], how: str) -> list[Finding]:
                 "self.unknown")]
 
 
+# programs that only print or search their words: `echo guardtui trust`, `grep -r "guardtui install" docs`
+_ONLY_WORDS = frozenset({"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "man", "info", "which",
+                         "whereis", "type", "command", "apropos", "whatis", "say", "figlet", "cowsay", "notify-send",
+                         "ls", "stat", "file", "readlink", "realpath", "test", "["})
+
+
+def guardtui_inside(inv: "Invocation") -> list[Finding]:
+    """guardtui's own subcommands named anywhere in a command's words, whatever runs them (a wrapper guardtui
+    does not know, a debugger, a clock faker, a sandbox escape): `X … guardtui trust F`, `X … python3 -m guardtui
+    uninstall`, `X … /abs/bin/guardtui install`. What would change the guard denies; the rest is left to the
+    program's own judgement (nothing here allows)."""
+    if posixpath.basename(inv.name) in _ONLY_WORDS:
+        return []
+    words = list(inv.words)
+    for i, w in enumerate(words):
+        value = w.value
+        after: list[Word] | None = None
+        if posixpath.basename(value).lstrip("=") == NAME or SCRIPT.search(value):
+            after = words[i + 1:]
+        elif value == "-m" and i + 1 < len(words) and words[i + 1].value in (NAME, NAME + ".cli", NAME + ".__main__"):
+            after = words[i + 2:]
+        elif value in ("-m" + NAME, "-m" + NAME + ".cli"):
+            after = words[i + 1:]
+        if after is None:
+            continue
+        found = [f for f in judge_guardtui(after, f"{posixpath.basename(inv.name)} … {NAME}")
+                 if f.verdict.value == "deny"]
+        if found:
+            return found
+    return []
+
+
 def package_change(inv: "Invocation") -> list[Finding]:
     """`pip uninstall guardtui`, `pipx inject guardtui x`, `uv tool install --force guardtui@0.1`:
     removing or replacing the installed guard (or what it imports) is the person's call."""
@@ -182,4 +214,4 @@ def package_change(inv: "Invocation") -> list[Finding]:
     return []
 
 
-__all__ = ["guardtui_words", "judge_guardtui", "package_change", "is_launcher"]
+__all__ = ["guardtui_words", "guardtui_inside", "judge_guardtui", "package_change", "is_launcher"]

@@ -44,11 +44,13 @@ _WRAPPER = {
     "chdir": _LIST, "assignments": Field(bool), "split": _LIST, "positionals": Field(int),
     "shell_string": Field(bool), "no_shell": _LIST, "command_option": _LIST, "user_positional": Field(bool),
     "output_positional": Field(bool),  # script -c CMD FILE: the operand left is a file it writes
+    "after": _LIST,  # gdb --args PROG: the command begins after one of these words (without one: not a wrapper)
 }
 _INTERPRETER = {
     "names": Field(list, required=True, items=str), "code": Field(list, required=True, items=str),
     "value_options": _LIST, "module": _LIST, "language": Field(str, required=True), "code_subcommand": Field(str),
     "subcommand": Field(str),  # only `NAME SUB …` runs code (mix run); the rest is the taxonomy's
+    "code_only": Field(bool),  # only its code option is judged here (nim --eval:…); other uses are the taxonomy's
     # calls in its code that install packages from the network (install.packages, Pkg.add): regexes
     "installs": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
     # libraries a -r option loads whose functions are commands (`ruby -run -e rm -- -rf x` is `rm -rf x`):
@@ -90,6 +92,7 @@ SCHEMA = {
                                                          "value_options": _LIST, "ends": _LIST, "reads": _LIST,
                                                          "remaps": Field(bool)}),
     # code that synthesises keystrokes into the focused window (regexes on a program's text)
+    "web_terminal_clients": Field(dict),
     "typing_code": Field(list, items=str, check=lambda v: next(filter(None, map(_regex_ok, v)), None)),
     "verbs": Field(dict, required=True, fields={"read": _LIST, "change": _LIST, "delete": _LIST}),
     "commands": Field(dict, required=True, values=_COMMAND),
@@ -321,6 +324,7 @@ class Taxonomy:
     compressors: frozenset[str] = frozenset()
     plugin_hosts: frozenset[str] = frozenset()
     typing_code: tuple[re.Pattern, ...] = ()
+    web_terminal_clients: dict = field(default_factory=dict)
     cleared_dirs: dict[str, dict] = field(default_factory=dict)
     source_deleters: dict[str, dict] = field(default_factory=dict)
     editor_renamers: frozenset[str] = frozenset()
@@ -444,6 +448,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         plugin_hosts=frozenset(data.get("plugin_hosts") or ()),
         cleared_dirs=dict(data.get("cleared_dirs") or {}),
         typing_code=tuple(re.compile(p) for p in data.get("typing_code") or ()),
+        web_terminal_clients=dict(data.get("web_terminal_clients") or {}),
         source_deleters=dict(data.get("source_deleters") or {}),
         editor_renamers=frozenset(data.get("editor_renamers") or ()),
         swappers=frozenset(data.get("swappers") or ()),
