@@ -132,3 +132,46 @@ def test_a_recipe_appended_through_the_shell_denies(world):  # noqa: F811
 def test_a_standalone_script_is_judged_when_it_runs_not_when_written(world):  # noqa: F811
     d = world.tool("Write", file_path=str(world.project / "scripts" / "wipe.sh"), content="#!/bin/sh\nrm -rf ~/\n")
     assert verdict(d) != "deny", d.reason
+
+
+NOXFILE = '''import nox
+
+nox.options.sessions = ["lint", "tests"]
+
+
+@nox.session(python=["3.11", "3.12"])
+def tests(session):
+    session.install("-e", ".", "pytest")
+    session.run("pytest", "-q", *session.posargs)
+
+
+@nox.session
+def lint(session):
+    session.run("ruff", "check", "src")
+
+
+@nox.session(python=False, name="publish")
+def release(session):
+    session.run("uv", "build")
+    session.run(
+        "twine", "upload", "dist/*",
+    )
+
+
+@nox.session(python=False)
+def nuke(session):
+    session.run("rm", "-rf", "/")
+'''
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("nox -s publish", "ask"),  # twine upload: a publish
+    ("uv run nox --session publish", "ask"),
+    ("nox -s nuke", "deny"),
+    ("nox", "allow"),  # the default sessions: tests and lint
+    ("nox -s tests lint", "allow"),
+    ("nox --list", "allow"),
+])
+def test_nox_sessions_are_judged_by_what_they_run(world, command, expected):  # noqa: F811
+    (world.project / "noxfile.py").write_text(NOXFILE)
+    assert world.verdict(command) == expected
