@@ -606,7 +606,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         256: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: systemctl restart changes something',
     },
     "sessions-10.jsonl": {  # held out until its first run (README: first-run figures)
-        30: 'labelled ask, judged allow [default/taxonomy.safe]: nox is a known read-only or routine command',
         85: 'labelled allow, judged ask [dangerous-shell/taxonomy:npm-run-release]: npm runs a deploy or release '
             'script',
         139: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: forge script changes something',
