@@ -75,12 +75,12 @@ def load_all_data() -> None:
     from .web import metadata_endpoints
 
     from .rules.later import later_patterns
-    from .shell import channels, engine_api, exposure, libconfig, transfers
+    from .shell import channels, datastore_code, engine_api, exposure, libconfig, transfers
 
     tool_classes(), sensitive_patterns(), runs_later(), protect_data(), secret_catalog(), metadata_endpoints()
     mcp_catalog(), routes()
     channels.channels(), exposure.server_catalog(), libconfig.libraries(), engine_api.request_table(), \
-        transfers.clients()
+        transfers.clients(), datastore_code.catalog()
     home = os.path.expanduser("~")  # the patterns compiled for this home: not inside the first call's budget
     later_patterns(home)
     secret_catalog().prepare(home)

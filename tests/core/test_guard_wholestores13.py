@@ -79,13 +79,18 @@ WIPE = ("import 'package:x/admin.dart';\nFuture<void> main(List<String> argv) as
         "  final db = await adminFirestore(projectId: argv[1]);\n  await db.recursiveDelete(db.collection('rsvps'));\n}\n")
 
 
+def test_code_that_deletes_a_whole_collection_in_a_shared_environment_denies(world):
+    """(shell/datastore_code.py) The same run, its code deleting a whole Firestore collection there: a datastore wipe."""
+    put(world, "tool/wipe.dart", WIPE)
+    assert verdict(world.run("dart run tool/wipe.dart --project rsvp-prod")) == "deny"
+
+
 @pytest.mark.parametrize("command", [
     'uv run python -m scripts.backfill --database-url "$PROD_DATABASE_URL" --apply',
     'python3 scripts/backfill.py --database-url "${PRODUCTION_DB_URL}" --apply',
     "python scripts/backfill.py --database-url postgresql://app@db-prod.internal:5432/app --apply",
     'REDIS_URL="$STAGING_REDIS_URL" poetry run python scripts/requeue.py',
     "REDIS_URL=redis://cache.staging.acme.io:6379/0 python scripts/requeue.py",
-    "dart run tool/wipe.dart --project rsvp-prod",
     "./gradlew flywayRepair -Pflyway.url=jdbc:postgresql://dunning-staging.rds.amazonaws.com:5432/dunning",
     "mvn flyway:repair -Dflyway.url=jdbc:mysql://orders-prod.db.internal/orders",
 ])

@@ -306,7 +306,10 @@ def _replay(world: World, rows: list[dict]) -> Iterator[Result]:
                 got_through = person is Verdict.ALLOW
             else:
                 got_through = decision.verdict is Verdict.ALLOW
-            if got_through and row.get("applies", True) and call.tool in ("Write", "Edit", "MultiEdit"):
+            # `"applies": true` lands the write whatever the verdict: the calls after it are labelled as if it had
+            applies = row.get("applies")
+            lands = got_through and applies is not False or applies is True
+            if lands and call.tool in ("Write", "Edit", "MultiEdit"):
                 world.apply(call.tool, dict(call.input), call.cwd)
         yield Result(row["session"], tool, world.unmap(summary), row["expect"], got, world.unmap(reason), rule,
                      row["family"], row["_line"])

@@ -22,6 +22,7 @@ from ..protect import protect_data
 from .base import EvalContext, is_within, resolve_path
 from .planted import DOCUMENTS, GUARD_CATEGORIES, planted_commands
 from .program_dirs import programs_run
+from .tasks_written import judge_written
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
 from ..shell.toolcode import MAX_FILES, code_files, config_commands, configs_written, runner_for
@@ -62,6 +63,7 @@ class LaterRule:
 
     def evaluate(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
         targets: list[tuple[str, str | None]] = []  # (path, the new content when known)
+        appended: dict[str, str] = {}  # a shell append's path: what it appends (targets hold just that)
         if call.tool in ("Write", "Edit", "MultiEdit") and call.file_path:
             path = resolve_path(call.file_path, call.cwd, ctx.home)
             targets.append((path, _new_text(call, path)))
@@ -76,6 +78,8 @@ class LaterRule:
             for effect in ctx.shell(call).writes:
                 if effect.path and not effect.remote and effect.kind == "write":
                     targets.append((effect.path, effect.content))
+                    if effect.detail == "append" and effect.content is not None:
+                        appended[effect.path] = effect.content
                 elif effect.path and not effect.remote and effect.kind in ("copy", "link") and effect.source:
                     # cp evil.py tests/conftest.py, ln -s x.js eslint.config.js: the file then holds the source's text
                     targets.append((effect.path, read_text(effect.source)))
@@ -101,6 +105,10 @@ class LaterRule:
                     # (a shell command that writes it usually runs it too: its deny stands)
                     return found if call.is_shell else \
                         found.with_(verdict=Verdict.ASK, reason=f"{found.reason} (when it runs: that run denies)")
+            if text is not None and kind not in RUNNERS and kind != PROGRAM:  # those are judged whole below
+                found = self._judge_task_file(call, ctx, path, text, appended.get(path))
+                if found is not None:
+                    return found
             if kind is None or text is None:
                 continue
             if kind in RUNNERS or kind == PROGRAM:
@@ -174,6 +182,25 @@ class LaterRule:
                                 f"session without a tool call: {decision.reason}", f"{self.id}/{decision.rule}",
                                 decision.blast_radius, decision.category)
         return None
+
+    def _judge_task_file(self, call: ToolCall, ctx: EvalContext, path: str, text: str,
+                         appended: str | None) -> Decision | None:
+        """A project's task file or script written (rules/tasks_written.py): a target, recipe, script or task the
+        write adds or changes that running would deny denies the write now, with the line that decides."""
+        if any(is_within(path, place) for place in ctx.temp_dirs):
+            return None  # scratch space: a script there runs, if at all, through a later call judged then
+        root = ctx.session.root or call.cwd
+        if not root or not (is_within(path, root) or call.cwd and is_within(path, call.cwd)):
+            return None  # outside the project: the planted-command and workdir rules judge it
+        old = read_text(path)
+        new = (old or "") + appended if appended is not None else text
+
+        judged = judge_written(path, old, new, lambda command, cwd: self._denied_run(call, ctx, command, cwd, ""))
+        if judged is None:
+            return None
+        unit, decision = judged
+        return Decision(Verdict.DENY, f"{call.tool} writes {path}, whose {unit} would then run{decision.reason}",
+                        decision.rule, decision.blast_radius, decision.category)
 
     def _judge_definition(self, call: ToolCall, ctx: EvalContext, path: str, text: str) -> Decision | None:
         """A sub-agent or skill definition: its frontmatter is settings. One that skips or answers the permission
@@ -495,9 +522,21 @@ def _new_text(call: ToolCall, path: str) -> str | None:
     if call.tool == "Write":
         content = call.input.get("content")
         return content if isinstance(content, str) else None
-    edits = call.input.get("edits") if call.tool == "MultiEdit" else [call.input]
-    pairs = [(e.get("old_string", ""), e.get("new_string", ""), bool(e.get("replace_all"))) for e in edits or []
-             if isinstance(e, Mapping) and isinstance(e.get("new_string"), str)]
+    edits = call.input.get("edits") if call.tool == "MultiEdit" or "edits" in call.input else [call.input]
+    pairs = [pair for e in edits or [] if isinstance(e, Mapping) for pair in [_edit_pair(e)] if pair is not None]
     old = read_text(path)
     applied = apply_edits(old, pairs) if old is not None and pairs else None
     return applied if applied is not None else "\n".join(p[1] for p in pairs) or None
+
+
+# the spellings of one edit's old and new text: Claude Code's, docker-agent's and the MCP filesystem server's
+# edit_file (oldText/newText), str_replace tools' (old_str/new_str)
+_EDIT_KEYS = (("old_string", "new_string"), ("oldText", "newText"), ("old_str", "new_str"))
+
+
+def _edit_pair(edit: Mapping) -> tuple[str, str, bool] | None:
+    for old_key, new_key in _EDIT_KEYS:
+        if isinstance(edit.get(new_key), str):
+            old = edit.get(old_key, "")
+            return (old if isinstance(old, str) else "", edit[new_key], bool(edit.get("replace_all")))
+    return None

@@ -31,6 +31,7 @@ from .findings import (FileEffect, Finding, ShellAnalysis, allow, ask, attribute
                        with_rule, worst)
 from .deletes import everything_listed
 from .shared_env import shared_environment_run
+from .datastore_code import shared_run_wipe
 from .evaluate import MKTEMP_PREFIX, Output, static_output
 from .invocation import UNKNOWN_WORD, Invocation, Origin, Stream
 from .parse import MAX_DEPTH, SimpleCommand, parse_script
@@ -466,7 +467,8 @@ class _Run:
         findings = self.judge_invocation(inv)
         shared = shared_environment_run(inv, findings, self.tax)
         if shared is not None:  # uv run python -m scripts.fix --database-url "$PROD_DATABASE_URL"
-            findings.append(shared)
+            # its code deleting a whole collection or database there (dart run tool/x.dart --project app-prod)
+            findings.append(shared_run_wipe(inv, self.tax) or shared)
         self.operand_reads(inv)
         if inv.privileged:
             findings.append(ask(f"runs {inv.name} as another user (root)", "privilege", BlastRadius.HIGH,

@@ -18,6 +18,7 @@ from ..effects import sql_effects
 from ..model import BlastRadius, Verdict
 from .findings import REPLACES, Finding, allow, ask, attribute_effects, deny, with_rule, worst
 from .codescan import bare_path_pieces, code_scan, reverse_shell
+from .datastore_code import datastore_wipe
 from .datacode import code_in_data, loaders_in
 from .libconfig import code_for_script
 from .dbhost import client_database
@@ -566,6 +567,9 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
             findings.append(deny(f"{inv.name} runs SQL: {worst_sql[1]}", "database", "sql.destructive"))
         elif worst_sql is not None:
             findings.append(ask(f"{inv.name} runs SQL: {worst_sql[1]}", "database", BlastRadius.HIGH, "sql.write"))
+    wiped = datastore_wipe(code, inv, run.tax)
+    if wiped is not None:  # client.delete_collection(…), db.dropDatabase(), es.indices.delete(index="*")
+        findings.append(wiped)
     if _ORM_DELETE_ALL.search(code):
         findings.append(deny(f"{inv.name} deletes every row of a table through the ORM", "database", "code.orm-delete"))
     elif _ORM_WRITE.search(_GROOVY_EXECUTE.sub("", code) if language == "groovy" else code):
@@ -650,6 +654,9 @@ def judge_file(run: "Run", inv: "Invocation", text: str, language: str, origin: 
             found = _python_file(run, inv, actions, origin)
             # the syntax tree follows values; the whole text still tells what is aimed at the guard itself
             against = _against_the_guard(run, inv, text, language, recorded_from)
+            wiped = datastore_wipe(text, inv, run.tax)
+            if wiped is not None:
+                against.append(wiped)
             reached = metadata_in_text(text)
             if reached is not None:
                 against.append(deny(f"{inv.name} code reaches {reached[1]} ({reached[0][:60]}), which hands out "

@@ -11,6 +11,7 @@ from ..model import BlastRadius, Verdict
 from ..gitindex import config_settings, repository
 from . import engine_api, listeners
 from .findings import Finding, allow, ask, deny, worst
+from .datastore_code import datastore_wipe
 from .listeners import listens_on_broker_port
 from .paths import PathKind
 from .projectfiles import read_text
@@ -218,6 +219,10 @@ def curl(run: "Run", inv: "Invocation") -> list[Finding]:
     if shared is not None:
         return [shared]
     findings = exfiltration(run, inv, _UPLOAD_OPTIONS.get(tool, set())) + _acting_urls(inv)
+    # a request whose body deletes a whole datastore (a GraphQL bulk delete with an empty filter, `DELETE /*`)
+    wiped = datastore_wipe("\n".join(w.value for w in inv.words), inv, run.tax, lines=False)
+    if wiped is not None:
+        findings.append(wiped)
     proxied = _proxy_credentials(inv)
     if proxied is not None:
         return [proxied]

@@ -1656,6 +1656,77 @@ def tox(run: "Run", inv: Invocation) -> list[Finding]:
     return []
 
 
+# -- nox ------------------------------------------------------------------------------------------------
+_NOX_SESSION = re.compile(r"^@nox\.session\b(?P<args>[^\n]*)\n(?:@[^\n]*\n)*(?:async\s+)?def\s+(?P<name>\w+)\s*\(", re.M)
+_NOX_RUN = re.compile(r"\bsession\.(?:run|run_always|run_install|run_install_always)\s*\(")
+_NOX_DEFAULTS = re.compile(r"^nox\.options\.sessions\s*=\s*\[(?P<names>[^\]]*)\]", re.M)
+
+
+def nox(run: "Run", inv: Invocation) -> list[Finding]:
+    """nox [-s SESSION…]: the commands the chosen sessions of noxfile.py run (session.run("uv", "publish")),
+    judged as typed; the session's installs into its own virtualenv are routine."""
+    args = inv.args
+    if any(a in ("-l", "--list", "--list-sessions", "--help", "-h", "--version", "--json") for a in args):
+        return [allow("nox only lists its sessions", "read-only", rule="tasks.nox")]
+    given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-f", "--noxfile")), None)
+    path = (posixpath.normpath(posixpath.join(inv.scope.cwd or "/", given)) if given else
+            find_upward(inv.scope.cwd, ("noxfile.py",)))
+    text = read_text(path) if path else None
+    if text is None:
+        return []
+    sessions: dict[str, tuple[int, str]] = {}
+    matches = list(_NOX_SESSION.finditer(text))
+    for k, m in enumerate(matches):
+        named = re.search(r"""\bname\s*=\s*["']([\w:.-]+)["']""", m.group("args"))
+        end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
+        sessions[named.group(1) if named else m.group("name")] = (text.count("\n", 0, m.start()) + 1,
+                                                                    text[m.end():end])
+    chosen: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] in ("-s", "-e", "--session", "--sessions"):
+            i += 1
+            while i < len(args) and not args[i].startswith("-"):
+                chosen += args[i].split(",")
+                i += 1
+            continue
+        if args[i].startswith(("--session=", "--sessions=")):
+            chosen += args[i].partition("=")[2].split(",")
+        i += 1
+    if not chosen:
+        defaults = _NOX_DEFAULTS.search(text)
+        chosen = re.findall(r"""["']([\w:.-]+)["']""", defaults.group("names")) if defaults else list(sessions)
+    where = _shown(inv, path)
+    for name in [n for n in chosen if n in sessions][:MAX_TASKS]:
+        line, body = sessions[name]
+        for m in _NOX_RUN.finditer(body):
+            words = _call_literals(body[m.end():])
+            if words:
+                number = line + body.count("\n", 0, m.start())
+                _judge_text(run, inv, shlex.join(words), Origin(where, number), posixpath.dirname(path),
+                            f"nox -s {name} › {where}:{number}")
+    return []
+
+
+def _call_literals(rest: str) -> list[str]:
+    """The string literals a call is handed up to its closing parenthesis (`*session.posargs` and other values
+    computed at run time stand for a word not known)."""
+    depth, end = 1, 0
+    for end, c in enumerate(rest[:2000]):
+        depth += 1 if c == "(" else -1 if c == ")" else 0
+        if depth == 0:
+            break
+    words: list[str] = []
+    for part in re.split(r",(?![^()]*\))", rest[:end]):
+        part = part.strip()
+        literal = re.fullmatch(r"""[rbuf]?(["'])(.*)\1""", part, re.S)
+        if literal:
+            words.append(literal.group(2))
+        elif part and "=" not in part.split("(")[0]:
+            words.append(UNKNOWN_WORD)
+    return words
+
+
 # -- project generators -------------------------------------------------------------------------------
 def cookiecutter(run: "Run", inv: Invocation) -> list[Finding]:
     """cookiecutter TEMPLATE: its hooks (pre/post_gen_project scripts) run on this machine; a template fetched
@@ -1714,7 +1785,7 @@ HANDLERS = {**{n: package_manager for n in ("npm", "pnpm", "yarn", "bun")},
             "turbo": turbo, "nx": nx, "lerna": lerna, "just": just, "rake": rake, "composer": composer,
             "poe": poe, "task": taskfile, "go-task": taskfile, "pip": pip, "pip3": pip, "uv": pip, "pyproject-build": python_build, "go": go, "cargo": cargo,
             "cookiecutter": cookiecutter, "tox": tox, "bundle": bundle, "bundler": bundle,
-            "pre-commit": pre_commit}
+            "pre-commit": pre_commit, "nox": nox}
 
 
 # -- fastlane ---------------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def find_upward(start: str | None, names: tuple[str, ...], stop: str | None = No
     for _ in range(64):
         for name in names:
             candidate = posixpath.join(current, name)
-            if os.path.isfile(candidate):
+            if os.path.isfile(candidate) or any(w == candidate for w, _ in _AS_IF_WRITTEN.get()):
                 return candidate
         if current == "/" or (stop and current == stop):
             return None

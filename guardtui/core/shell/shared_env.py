@@ -76,7 +76,7 @@ def shared_environment_run(inv: "Invocation", findings: list[Finding], tax: "Tax
     target = shared_target(inv, tax)
     if target is None:
         return None
-    text = _program_text(inv)
+    text = program_text(inv)
     if text is not None:
         opt_in = {m.group(1) for m in _OPT_IN.finditer(text)}
         if not _CHANGES.search(text) or opt_in and not opt_in & {a.partition("=")[0] for a in inv.args}:
@@ -85,7 +85,7 @@ def shared_environment_run(inv: "Invocation", findings: list[Finding], tax: "Tax
                "change", "deploy", BlastRadius.HIGH, "shell.shared-environment")
 
 
-def _program_text(inv: "Invocation") -> str | None:
+def program_text(inv: "Invocation") -> str | None:
     """The text of the project program `inv` runs (`python -m pkg.mod`, `python x.py`, `dart run tool/x.dart`,
     `./x.sh`), or None when it names none guardtui can read (a Gradle task, a tool)."""
     cwd = inv.scope.cwd
