@@ -76,8 +76,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'lake is not a command guardtui knows',
         95: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'lake is not a command guardtui knows',
-        101: 'labelled deny, judged ask [dangerous-shell/git.push-force]: git push --force-with-lease still '
-            "rewrites the remote branch's history",
         102: 'labelled allow, judged ask [mcp/verb]: lean-lsp lean_build changes something through an MCP server '
             '(build)',
         118: 'labelled deny, judged ask [mcp/verb]: meilisearch delete-index deletes something through an MCP '
@@ -224,8 +222,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'MCP server (create)',
         105: 'labelled deny, judged allow [default]: Write writes inside the project',
         160: 'labelled allow, judged ask [dangerous-shell/git.push-force]: git push --force-with-lease still '
-            "rewrites the remote branch's history",
-        164: 'labelled deny, judged ask [dangerous-shell/git.push-force]: git push --force-with-lease still '
             "rewrites the remote branch's history",
         218: 'labelled deny, judged ask [dangerous-shell/taxonomy:django-flush]: manage.py flush deletes every row'
             " in the project's database (a dev reset)",
@@ -496,8 +492,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'containers, unused images and networks',
     },
     "sessions-12.jsonl": {  # held out until its first run (README: first-run figures)
-        29: 'labelled deny, judged ask [dangerous-shell/git.push-force]: git push --force-with-lease still '
-            "rewrites the remote branch's history",
         54: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: scripts/rotate_check.sh:7: adb shell '
             'changes something',
         76: 'labelled allow, judged ask [mcp/laravel_boost.tinker]: Laravel Boost tinker runs PHP code in the '

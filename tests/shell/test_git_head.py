@@ -75,15 +75,16 @@ def test_the_search_for_a_repository_stops_at_a_ceiling(tmp_path, monkeypatch):
     assert repository(str(tmp_path)) == (str(tmp_path), str(tmp_path / ".git"))  # the ceiling itself is searched
 
 
-def test_a_lease_does_not_make_another_branch_over_main_routine(machine):
-    """--force-with-lease guards against a race, not against the overwrite: another branch pushed
-    onto main replaces main's history (deny); main pushed onto itself with a lease asks."""
+def test_a_lease_does_not_make_a_force_push_to_main_routine(machine):
+    """--force-with-lease guards against a race, not against the overwrite: another branch pushed onto main
+    replaces main's history, and so does main pushed onto itself with a rewritten history (deny, as the
+    session corpora label it); a lease on a feature branch asks."""
     for command in ("git push origin HEAD:main --force-with-lease", "git push --force-with-lease origin feature:master",
                     "git push --force-with-lease --force-if-includes origin HEAD:refs/heads/main"):
         assert machine.verdict(command) == "deny", command
-    assert machine.verdict("git push --force-with-lease origin main") == "ask"
+    assert machine.verdict("git push --force-with-lease origin main") == "deny"
     assert machine.verdict("git push --force-with-lease origin HEAD:feature/x") == "ask"
     assert machine.verdict("git push origin HEAD:main") == "allow"  # no force: a fast-forward or nothing
     (machine.project / ".git").mkdir()
     (machine.project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    assert machine.verdict("git push origin HEAD:main --force-with-lease") == "ask"  # main onto itself
+    assert machine.verdict("git push origin HEAD:main --force-with-lease") == "deny"  # main onto itself, rewritten

@@ -694,6 +694,10 @@ def push(run, inv, rest) -> list[Finding]:
         branch_name = sorted(replaced & PROTECTED_BRANCHES)[0]
         return [deny(f"force-pushing another branch onto {branch_name} (--force-with-lease) replaces the shared "
                      f"history of {branch_name}", "git", "git.push-force-main")]
+    if lease and targets & PROTECTED_BRANCHES:  # a force push to main all the same: what others built on is rewritten
+        branch_name = sorted(targets & PROTECTED_BRANCHES)[0]
+        return [deny(f"force-pushing to {branch_name} (--force-with-lease only guards against a race) rewrites the "
+                     f"shared history of {branch_name}", "git", "git.push-force-main")]
     if force or mirror:
         findings.append(ask("git push --force rewrites the remote branch's history", "git", BlastRadius.HIGH,
                             "git.push-force"))
