@@ -130,29 +130,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'reads',
         102: 'labelled allow, judged deny [dangerous-shell/taxonomy:shell-share]: ttyd shares a live shell of this'
             ' machine with whoever holds its link: a way in from outside',
-        107: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'hut is not a command guardtui knows',
-        109: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'asciinema is not a command guardtui knows',
-        110: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'asciinema is not a command guardtui knows',
-        111: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: bw'
-            ' is not a command guardtui knows',
-        113: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: lp'
-            ' is not a command guardtui knows',
-        114: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'lp is not a command guardtui knows',
-        115: 'labelled deny, judged ask [dangerous-shell/fs.secret-read]: cat .env reads a secret (environment '
-            'file holding an AWS secret key)',
-        117: 'labelled deny, judged ask [dangerous-shell/taxonomy:vault-kv-destroy]: vault kv put changes or '
-            'deletes secrets',
-        119: 'labelled deny, judged ask [dangerous-shell/fs.secret-read]: grep .env reads a secret (environment '
-            'file holding an AWS secret key)',
-        120: 'labelled deny, judged ask [dangerous-shell/fs.secret-read]: base64 .env reads a secret (environment '
-            'file holding an AWS secret key)',
-        123: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'kdeconnect-cli is not a command guardtui knows',
-        124: 'labelled deny, judged allow [default/taxonomy.verb]: restic backup only reads',
         127: 'labelled deny, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
             'GET is not a command guardtui knows',
         128: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
@@ -212,8 +189,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         221: 'labelled deny, judged allow [mcp/verb]: desktop-automation keyboard_type only reads',
         222: 'labelled deny, judged allow [mcp/verb]: desktop-automation keyboard_press only reads',
         224: 'labelled deny, judged allow [mcp/puppeteer.puppeteer_fill]: Puppeteer puppeteer_fill only reads',
-        225: 'labelled deny, judged ask [mcp/verb]: whatsapp send_message changes something through an MCP server '
-            '(send)',
         230: 'labelled deny, judged ask [mcp/verb]: gcloud run_gcloud_command changes something through an MCP '
             'server (run)',
         238: 'labelled deny, judged allow [default/taxonomy.safe]: gdb is a known read-only or routine command',
