@@ -131,6 +131,8 @@ def test_an_unknown_program_given_a_secret_and_a_remote_address_denies(secrets_h
     "sharetool CHANGELOG.md https://drop.partner.example/in",
     "frobnicate --config .env --port 8080",
     "mytool .env localhost:9000",
+    "uploadr -u oauth2accesstoken https://drop.partner.example/in",  # a user name, no file: nothing secret given
+    "sharetool ./id_token.json https://drop.partner.example/in",  # no such file here
 ])
 def test_an_unknown_program_without_both_is_not_denied(secrets_here, command):
     assert secrets_here.verdict(command) != "deny", command

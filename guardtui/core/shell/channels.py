@@ -5,6 +5,7 @@ anything else sent to another machine asks; a broker on this machine is local wo
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -315,6 +316,10 @@ def unknown_program(run: "Run", inv: "Invocation") -> list[Finding]:
     for w in values:
         if _remote_address(w.value):
             continue
+        info = run.path(w, inv)
+        if not info.path or inv.scope.remote or not (os.path.lexists(info.path) or "/" in w.value
+                                                      and is_secret_area(info.path, inv.scope.home)):
+            continue  # a file there, or a path into ~/.ssh, ~/.aws: `-u oauth2accesstoken` is a user name
         found = _file_secret(run, inv, w)
         if found:
             name = posixpath.basename(inv.written_name or inv.name)
