@@ -232,20 +232,33 @@ def _preset_includes(source: str, args: list[str], cwd: str) -> list[str]:
         name, _, value = d.partition("=")
         if _CMAKE_INCLUDES.fullmatch(name.partition(":")[0]):
             values += value.split(";")
-    if any(a in ("--preset", "--workflow") or a.startswith("--preset=") for a in args):
-        for presets in ("CMakePresets.json", "CMakeUserPresets.json"):
+    wanted = _value(args, "--preset")
+    if wanted is not None or "--workflow" in args:
+        presets: dict[str, dict] = {}
+        for name in ("CMakePresets.json", "CMakeUserPresets.json"):
             try:
-                data = json.loads(read_text(posixpath.join(source, presets)) or "{}")
+                data = json.loads(read_text(posixpath.join(source, name)) or "{}")
             except ValueError:
                 continue
-            for preset in data.get("configurePresets") or [] if isinstance(data, dict) else []:
-                variables = preset.get("cacheVariables") if isinstance(preset, dict) else None
-                for name, value in (variables or {}).items():
-                    value = value.get("value") if isinstance(value, dict) else value
-                    if _CMAKE_INCLUDES.fullmatch(name) and isinstance(value, str):
-                        values += value.split(";")
-                if isinstance(preset, dict) and isinstance(preset.get("toolchainFile"), str):
-                    values.append(preset["toolchainFile"])
+            for preset in (data.get("configurePresets") or []) if isinstance(data, dict) else []:
+                if isinstance(preset, dict):
+                    presets.setdefault(str(preset.get("name")), preset)
+        # the preset asked for and those it inherits (a workflow's or one that is not there: every preset)
+        chosen = [wanted] if wanted in presets and "--workflow" not in args else list(presets)
+        for i, name in enumerate(chosen):
+            if i > 32:
+                break
+            parents = presets.get(name, {}).get("inherits") or []
+            chosen += [p for p in ([parents] if isinstance(parents, str) else parents) if p not in chosen]
+        for name in chosen:
+            preset = presets.get(name) or {}
+            variables = preset.get("cacheVariables")
+            for key, value in (variables.items() if isinstance(variables, dict) else ()):
+                value = value.get("value") if isinstance(value, dict) else value
+                if _CMAKE_INCLUDES.fullmatch(key) and isinstance(value, str):
+                    values += value.split(";")
+            if isinstance(preset.get("toolchainFile"), str):
+                values.append(preset["toolchainFile"])
     out = []
     for value in values:
         value = value.replace("${sourceDir}", source).replace("${sourceParentDir}", posixpath.dirname(source))

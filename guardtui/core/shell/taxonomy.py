@@ -188,6 +188,11 @@ SCHEMA = {
                                         # macros), and programs a command's own words call for (Julia's Pkg.build)
                                         "scan": Field(dict, fields={"dirs": _LIST, "suffixes": _LIST}),
                                         "programs_when": Field(dict, values=_LIST),
+                                        # programs an option keeps the tool from loading (scons --no-site-dir)
+                                        "skipped_by": Field(dict, values=_LIST),
+                                        # hooks run by subcommand, and the option skipping them (PDM)
+                                        "hooks": Field(dict, values=_LIST),
+                                        "hook_skip": Field(dict, values=str),
                                         "local_plugin": Field(dict, fields={"after": _LIST, "groups": _LIST,
                                                                             "manifest": Field(str, choices=("oclif", "python"))}),
                                         "command_rewrites": Field(dict, values=str),

@@ -470,6 +470,7 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     # (cabal repl --repl-options="-Wall -ignore-dot-ghci")
     if set(words) & isolated or any(isolated & set(w.partition("=")[2].split()) for w in words if "=" in w):
         return
+    spec = hooks_of_this_call(spec, words)
     manifest = spec.get("plugin_manifest")
     if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
         # helm plugin install ./dir: the manifest's install hook runs now, its command whenever it is used
@@ -505,6 +506,10 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         return
     first = next((w for w in words if not w.startswith("-")), "")
     programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
+    skipping = spec.get("skipped_by") or {}  # scons --no-site-dir: site_scons/site_init.py is not imported
+    programs = [p for p in programs if not any(p in files and (option in words or any(w.startswith(option + "=")
+                                                                                        for w in words))
+                                               for option, files in skipping.items())]
     said = " ".join(words)  # julia -e 'using Pkg; Pkg.build()': the words call for deps/build.jl
     programs += [p for pattern, files in (spec.get("programs_when") or {}).items() if re.search(pattern, said)
                  for p in files if p not in programs]
@@ -555,6 +560,35 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                       language=spec.get("code_language"))
             if judged is not None:
                 run.add(judged)
+
+
+def hooks_of_this_call(spec: dict, words: list[str]) -> dict:
+    """A tool that runs pre_/post_ hooks by what it is asked to do (PDM: `pdm install` runs pre_install and
+    post_install, `pdm run test` pre_test and post_test): the spec's command patterns with `{hooks}` standing for
+    this subcommand's hook names and `{when}` for pre/post less what the skip option leaves out (--skip=:post).
+    A subcommand that runs no hooks judges none."""
+    hooks = spec.get("hooks")
+    if not hooks:
+        return spec
+    plain = [w for w in words if not w.startswith("-")]
+    sub = plain[0] if plain else ""
+    names = [plain[1] if n == "$1" else n for n in hooks.get(sub, ()) if n != "$1" or len(plain) > 1]
+    skip = spec.get("hook_skip") or {}
+    option = skip.get("option", "")
+    skipped = {v for i, w in enumerate(words) for v in
+               (w.partition("=")[2] if w.startswith(option + "=") else words[i + 1] if w == option and
+                i + 1 < len(words) else "").split(",") if option and v}
+    when = [w for w in ("pre", "post") if skip.get(w) not in skipped and skip.get("all") not in skipped]
+    kept = {k: v for k, v in spec.items() if k not in ("command_region", "command_patterns")}
+    if names and when:
+        alternatives = {"{hooks}": "|".join(re.escape(n) for n in dict.fromkeys(names)), "{when}": "|".join(when)}
+
+        def fill(text: str) -> str:
+            return re.sub(r"\{(?:hooks|when)\}", lambda m: alternatives[m.group(0)], text)
+        if spec.get("command_region"):
+            kept["command_region"] = fill(spec["command_region"])
+        kept["command_patterns"] = [fill(p) for p in spec.get("command_patterns", ())]
+    return kept
 
 
 def shown_name(path: str, inv: "Invocation") -> str:
