@@ -190,6 +190,9 @@ SCHEMA = {
                                         "programs_when": Field(dict, values=_LIST),
                                         # programs an option keeps the tool from loading (scons --no-site-dir)
                                         "skipped_by": Field(dict, values=_LIST),
+                                        # the subcommands that read `configs` (cabal repl's .ghci), when others
+                                        # run only `programs_for` (cabal build's Setup.hs)
+                                        "configs_only_for": _LIST,
                                         # hooks run by subcommand, and the option skipping them (PDM)
                                         "hooks": Field(dict, values=_LIST),
                                         "hook_skip": Field(dict, values=str),

@@ -471,6 +471,9 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     if set(words) & isolated or any(isolated & set(w.partition("=")[2].split()) for w in words if "=" in w):
         return
     spec = hooks_of_this_call(spec, words)
+    repl = spec.get("configs_only_for")
+    if repl and not any(w in repl for w in words if not w.startswith("-")):  # cabal build reads no .ghci
+        spec = {k: v for k, v in spec.items() if k not in ("configs", "command_patterns", "command_region")}
     manifest = spec.get("plugin_manifest")
     if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
         # helm plugin install ./dir: the manifest's install hook runs now, its command whenever it is used
