@@ -172,6 +172,8 @@ def cmake(run: "Run", inv: Invocation) -> list[Finding]:
     configuring (cmake -S DIR, -B DIR, cmake DIR) runs CMakeLists.txt: what they run or remove
     (execute_process, file(REMOVE…)) is judged as the commands they are."""
     args = inv.args
+    if command_mode(run, inv):  # cmake -E rm -rf DIR: the file utility it amounts to
+        return []
     _cmake_scripts(run, inv)
     build_dir = _value(args, "--install")
     if build_dir is None:
@@ -192,6 +194,79 @@ def cmake(run: "Run", inv: Invocation) -> list[Finding]:
     return [finding] if finding is not None else []
 
 
+def command_mode(run: "Run", inv: Invocation) -> bool:
+    """`cmake -E rm -rf ..`, `cmake -E copy X ~/.config/…`: a tool's file-utility mode (taxonomy `command_modes`) is
+    judged as that utility on the same arguments (`chdir DIR CMD…` as `cd DIR && CMD…`)."""
+    modes = run.tax.command_modes.get(posixpath.basename(inv.name)) or {}
+    words = inv.words
+    if len(words) < 2 or words[0].value not in modes:
+        return False
+    utility = modes[words[0].value].get(words[1].value)
+    if utility is None:
+        return False
+    rest = " ".join(w.raw for w in words[2:])
+    if utility == "cd":
+        rest = " ".join(w.raw for w in words[3:])
+        text = f"cd {words[2].raw} && {rest}" if len(words) > 3 else f"cd {words[2].raw if len(words) > 2 else ''}"
+    else:
+        text = f"{utility} {rest}".strip()
+    run.nested(text, inv, f"{posixpath.basename(inv.name)} {words[0].value} {words[1].value}")
+    return True
+
+
+# cache variables naming CMake scripts a configure includes (CMakePresets.json / CMakeUserPresets.json cacheVariables,
+# or -D on the command line): their execute_process and file(REMOVE…) run as the project configures
+_CMAKE_INCLUDES = re.compile(r"CMAKE_PROJECT_(?:\w+_)?INCLUDE(?:_BEFORE)?|CMAKE_PROJECT_TOP_LEVEL_INCLUDES|"
+                             r"CMAKE_TOOLCHAIN_FILE")
+
+
+_CMAKE_VALUED = frozenset({"-B", "-G", "-T", "-A", "-D", "-C", "-U", "--preset", "--toolchain", "--install-prefix",
+                           "--log-level", "--graphviz"})
+
+
+def _preset_includes(source: str, args: list[str], cwd: str) -> list[str]:
+    """The scripts the presets' cacheVariables (with --preset/--workflow) and -D options make a configure include."""
+    values: list[str] = []
+    for i, a in enumerate(args):
+        d = a[2:] if a.startswith("-D") and len(a) > 2 else args[i + 1] if a == "-D" and i + 1 < len(args) else ""
+        name, _, value = d.partition("=")
+        if _CMAKE_INCLUDES.fullmatch(name.partition(":")[0]):
+            values += value.split(";")
+    wanted = _value(args, "--preset")
+    if wanted is not None or "--workflow" in args:
+        presets: dict[str, dict] = {}
+        for name in ("CMakePresets.json", "CMakeUserPresets.json"):
+            try:
+                data = json.loads(read_text(posixpath.join(source, name)) or "{}")
+            except ValueError:
+                continue
+            for preset in (data.get("configurePresets") or []) if isinstance(data, dict) else []:
+                if isinstance(preset, dict):
+                    presets.setdefault(str(preset.get("name")), preset)
+        # the preset asked for and those it inherits (a workflow's or one that is not there: every preset)
+        chosen = [wanted] if wanted in presets and "--workflow" not in args else list(presets)
+        for i, name in enumerate(chosen):
+            if i > 32:
+                break
+            parents = presets.get(name, {}).get("inherits") or []
+            chosen += [p for p in ([parents] if isinstance(parents, str) else parents) if p not in chosen]
+        for name in chosen:
+            preset = presets.get(name) or {}
+            variables = preset.get("cacheVariables")
+            for key, value in (variables.items() if isinstance(variables, dict) else ()):
+                value = value.get("value") if isinstance(value, dict) else value
+                if _CMAKE_INCLUDES.fullmatch(key) and isinstance(value, str):
+                    values += value.split(";")
+            if isinstance(preset.get("toolchainFile"), str):
+                values.append(preset["toolchainFile"])
+    out = []
+    for value in values:
+        value = value.replace("${sourceDir}", source).replace("${sourceParentDir}", posixpath.dirname(source))
+        if value and DYN not in value and "${" not in value:
+            out.append(posixpath.normpath(posixpath.join(cwd, value)))
+    return out[:8]
+
+
 def _cmake_scripts(run: "Run", inv: Invocation) -> None:
     args = inv.args
     if not inv.scope.cwd or inv.scope.remote or args[:1] and args[0] in ("--build", "--install", "--version", "-E",
@@ -201,10 +276,16 @@ def _cmake_scripts(run: "Run", inv: Invocation) -> None:
     source = _value(args, "-S") or next((a[2:] for a in args if a.startswith("-S") and len(a) > 2), None)
     if not scripts:
         if source is None:
-            positional = [a for a in args if not a.startswith("-") and a not in (_value(args, "-B") or "",)]
-            source = positional[0] if positional else ("." if any(a.startswith("-B") for a in args) else None)
+            positional = [a for i, a in enumerate(args) if not a.startswith("-") and
+                          not (i and args[i - 1] in _CMAKE_VALUED) and a not in (_value(args, "-B") or "",)]
+            source = positional[0] if positional else ("." if any(a.startswith(("-B", "--preset", "--workflow"))
+                                                                    for a in args) else None)
         if source is not None:
-            scripts = [posixpath.join(source, "CMakeLists.txt")]
+            here = posixpath.normpath(posixpath.join(inv.scope.cwd, source))
+            # an initial-cache script (-C) and the scripts the presets or -D options include run as it configures
+            scripts += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-C"]
+            scripts += _preset_includes(here, args, inv.scope.cwd)
+            scripts.append(posixpath.join(source, "CMakeLists.txt"))
     for script in scripts[:4]:
         if DYN in script:
             continue

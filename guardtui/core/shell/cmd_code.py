@@ -56,6 +56,7 @@ _SHELL_CALLS = {
     "perl": [r"\bsystem", r"\bexec", r"\bqx", r"\bopen\s*\(\s*\w+\s*,\s*['\"]\|-?['\"]\s*,"],
     "php": [r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)"],
     "lua": [r"\bos\.execute", r"\bio\.popen"],
+    "octave": [r"\bsystem", r"\bunix", r"\bshell_cmd"],
     "r": [r"\bsystem2?"],
     "applescript": [r"\bdo shell script"],
     "elixir": [r"\bSystem\.shell", r":os\.cmd"],
@@ -1034,6 +1035,9 @@ _REMOVING_API = re.compile(
     r"deleteFile|deleteFileAbsolute|deleteTree|deleteTreeAbsolute|deleteDir|deleteDirAbsolute|"  # Zig's std.fs
     r"removeFile|removeDir|rmFile|rmDir|RemoveAll|deleteIfExists|deleteRecursively|removeDirectoryRecursive|"
     r"removePathForcibly)!?\s*\(|\bFiles\.delete\s*\(|"
+    # xmake's os.tryrm, Mill's os.remove.all, Swift's FileManager removeItem/trashItem, Dart's deleteSync, the
+    # JVM's File(…).delete(), Crystal's File.delete / FileUtils.rm_rf
+    r"\b(?:tryrm|trashItem|removeItem|deleteSync|remove_all|rm_rf)\s*\(|\bremove\.all\s*\(|\.delete\s*\(|"
     # Clojure's (fs/delete-if-exists …), (babashka.fs/delete-tree …), (io/delete-file …)
     r"\(\s*(?:[\w.]+/)?(?:delete-if-exists|delete-tree|delete-file|delete-on-exit|delete)\s|"  # Elixir's File.rm_rf!(…) raises instead of returning
     r"\bfile\s+(?:delete|rename|link)\b", re.I)  # … and Tcl's `file delete PATH`
@@ -1159,7 +1163,9 @@ _HOME_IN_CODE = re.compile(r"\bhomedir\s*\(|\bPath\.home\s*\(|expanduser\s*\(|\b
                            r"\bDir\.home\b|System\.user_home|\bhome_dir\b|\bvar(?:_os)?\s*\(\s*\"HOME\"|"
                            r"getEnvVarOwned\s*\([^)]*\"HOME\"|\bgetHomeDir\s*\(|getEnv\s*\(\s*['\"]HOME|"
                            # Go's os.UserHomeDir(), the JVM's user.home property, Haskell's getHomeDirectory
-                           r"\bUserHomeDir\s*\(|[\"(]user\.home\"|\bgetHomeDirectory\b")
+                           r"\bUserHomeDir\s*\(|[\"(]user\.home\"|\bgetHomeDirectory\b|"
+                           # Scala's os-lib (Mill) os.home, Swift's NSHomeDirectory() and homeDirectoryForCurrentUser
+                           r"\bos\.home\b|\bNSHomeDirectory\s*\(|\bhomeDirectoryForCurrentUser\b")
 _LITERAL = re.compile(r"""(['"`])((?:~/|\.)[\w.@+/-]{2,200})\1""")
 
 

@@ -187,6 +187,18 @@ SCHEMA = {
                                                                               "options": _LIST,
                                                                               "prefixes": _LIST}),
                                         "also_programs": _LIST, "configs_up": Field(bool), "install_options": _LIST,
+                                        # source files whose embedded commands run at compile time (Crystal's
+                                        # macros), and programs a command's own words call for (Julia's Pkg.build)
+                                        "scan": Field(dict, fields={"dirs": _LIST, "suffixes": _LIST}),
+                                        "programs_when": Field(dict, values=_LIST),
+                                        # programs an option keeps the tool from loading (scons --no-site-dir)
+                                        "skipped_by": Field(dict, values=_LIST),
+                                        # the subcommands that read `configs` (cabal repl's .ghci), when others
+                                        # run only `programs_for` (cabal build's Setup.hs)
+                                        "configs_only_for": _LIST,
+                                        # hooks run by subcommand, and the option skipping them (PDM)
+                                        "hooks": Field(dict, values=_LIST),
+                                        "hook_skip": Field(dict, values=str),
                                         "local_plugin": Field(dict, fields={"after": _LIST, "groups": _LIST,
                                                                             "manifest": Field(str, choices=("oclif", "python"))}),
                                         "command_rewrites": Field(dict, values=str),
@@ -196,6 +208,9 @@ SCHEMA = {
                                                                         "mirror": Field(bool)})}),
     # git remotes that are deployment hosts (by name or a part of their URL): a push there deploys
     "deploy_remotes": Field(list, items=str),
+    # tools with a mode that does what a file utility does (`cmake -E rm -rf DIR`): TOOL -> {the mode's flag ->
+    # {its subcommand -> the command it amounts to}}; judged as that command on the same arguments
+    "command_modes": Field(dict, values=Field(dict, values=Field(dict, values=str))),
     # a tool guardtui does not know, asked to do one of these, does what every toolchain does (`gleam test`)
     "everyday_verbs": Field(list, items=str),
     # tools that send files or text elsewhere, by the subcommands that do it
@@ -315,6 +330,7 @@ class Taxonomy:
     mount_points: dict[str, dict] = field(default_factory=dict)
     window_commands: dict[str, list[str]] = field(default_factory=dict)
     deploy_remotes: tuple[str, ...] = ()
+    command_modes: dict[str, dict] = field(default_factory=dict)
     shell_escapes: dict[str, dict] = field(default_factory=dict)
     npm_programs: dict[str, str] = field(default_factory=dict)
     config_code: dict[str, dict] = field(default_factory=dict)
@@ -438,6 +454,7 @@ def parse_taxonomy(text: str, file: str = "taxonomy.yaml") -> Taxonomy:
         mount_points=dict(data.get("mount_points") or {}),
         window_commands={k: str_or_list(v) for k, v in (data.get("window_commands") or {}).items()},
         deploy_remotes=tuple(data.get("deploy_remotes") or ()),
+        command_modes=dict(data.get("command_modes") or {}),
         shell_escapes=dict(data.get("shell_escapes") or {}),
         npm_programs=dict(data.get("npm_programs") or {}),
         config_code=dict(data.get("config_code") or {}),

@@ -372,6 +372,11 @@ def resolve(words: list[str], language: str, bases: list[str], prefixes: tuple[s
 def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, ...]):
     if not word or word.startswith(("http:", "https:")):
         return
+    label = _BAZEL_LABEL.fullmatch(word)
+    if label:  # bazel's --run_under=//tools:warm: the sources of the rule that label names
+        for base in dirs:
+            yield from _bazel_sources(base, label.group(1), label.group(2) or posixpath.basename(label.group(1)))
+        return
     pathlike = "/" in word or word.endswith(tuple(s for s in _SUFFIXES.get(language, ()) if s))
     for base in dirs:
         if pathlike:
@@ -388,6 +393,24 @@ def _candidates(word: str, language: str, dirs: list[str], prefixes: tuple[str, 
         elif language == "js" and re.fullmatch(r"(?:@[\w.-]+/)?[\w.-]+", word):
             for name in (word,) + tuple(p + word for p in prefixes if not word.startswith(p)):
                 yield from _package_main(posixpath.join(base, "node_modules", name))
+
+
+_BAZEL_LABEL = re.compile(r"(?:@@?\w*)?//([\w/.+-]*)(?::([\w/.+-]+))?")
+_BAZEL_RULE = re.compile(r"\b\w+\s*\((?:[^()]|\([^()]*\))*\)", re.S)
+
+
+def _bazel_sources(root: str, package: str, name: str):
+    """The files a bazel rule's `srcs` list names (a sh_binary's script), read from the package's BUILD file."""
+    for build in ("BUILD.bazel", "BUILD"):
+        text = read_text(posixpath.join(root, package, build))
+        if text is None:
+            continue
+        for rule in _BAZEL_RULE.finditer(text):
+            if re.search(r"\bname\s*=\s*[\"']%s[\"']" % re.escape(name), rule.group(0)):
+                srcs = re.search(r"\bsrcs\s*=\s*\[([^\]]*)\]", rule.group(0))
+                for src in re.findall(r"[\"']([^\"']+)[\"']", srcs.group(1) if srcs else ""):
+                    yield posixpath.normpath(posixpath.join(root, package, src.lstrip(":")))
+        return
 
 
 def _package_files(directory: str, suffix: str):
@@ -447,6 +470,10 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
     # (cabal repl --repl-options="-Wall -ignore-dot-ghci")
     if set(words) & isolated or any(isolated & set(w.partition("=")[2].split()) for w in words if "=" in w):
         return
+    spec = hooks_of_this_call(spec, words)
+    repl = spec.get("configs_only_for")
+    if repl and not any(w in repl for w in words if not w.startswith("-")):  # cabal build reads no .ghci
+        spec = {k: v for k, v in spec.items() if k not in ("configs", "command_patterns", "command_region")}
     manifest = spec.get("plugin_manifest")
     if manifest and words[:2] == ["plugin", "install"] and len(words) > 2 and DYN not in words[2]:
         # helm plugin install ./dir: the manifest's install hook runs now, its command whenever it is used
@@ -482,6 +509,13 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
         return
     first = next((w for w in words if not w.startswith("-")), "")
     programs = list(spec.get("programs", ())) + list((spec.get("programs_for") or {}).get(first, ()))
+    skipping = spec.get("skipped_by") or {}  # scons --no-site-dir: site_scons/site_init.py is not imported
+    programs = [p for p in programs if not any(p in files and (option in words or any(w.startswith(option + "=")
+                                                                                        for w in words))
+                                               for option, files in skipping.items())]
+    said = " ".join(words)  # julia -e 'using Pkg; Pkg.build()': the words call for deps/build.jl
+    programs += [p for pattern, files in (spec.get("programs_when") or {}).items() if re.search(pattern, said)
+                 for p in files if p not in programs]
     named = _named_program_files(inv, words, spec)  # pelican -s conf.py, VAGRANT_VAGRANTFILE=x: that file instead
     directories = _argument_dirs(inv, words) if spec.get("beside_arguments") else []
     configs = named or _program_configs(programs, cwd, inv.scope.project, every=bool(spec.get("programs_for")),
@@ -504,6 +538,8 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                           f"{posixpath.basename(loaded)} ({inv.name} loads it: {posixpath.basename(path)})")
                 if judged is not None:
                     run.add(judged)
+    for path in scanned_sources(cwd, spec.get("scan"), inv.scope.project):  # Crystal's macros run as it compiles
+        judge_embedded(run, inv, spec, path, f"{inv.name} › {shown_name(path, inv)} (compile-time code)")
     judge_shell_escapes(run, inv, words, spec.get("shell_escape"))
     judge_source_scripts(run, inv, words, spec.get("source_scripts"))
     off = spec.get("autoload_off")
@@ -527,6 +563,35 @@ def judge_config_code(run: "Run", inv: "Invocation") -> None:
                                       language=spec.get("code_language"))
             if judged is not None:
                 run.add(judged)
+
+
+def hooks_of_this_call(spec: dict, words: list[str]) -> dict:
+    """A tool that runs pre_/post_ hooks by what it is asked to do (PDM: `pdm install` runs pre_install and
+    post_install, `pdm run test` pre_test and post_test): the spec's command patterns with `{hooks}` standing for
+    this subcommand's hook names and `{when}` for pre/post less what the skip option leaves out (--skip=:post).
+    A subcommand that runs no hooks judges none."""
+    hooks = spec.get("hooks")
+    if not hooks:
+        return spec
+    plain = [w for w in words if not w.startswith("-")]
+    sub = plain[0] if plain else ""
+    names = [plain[1] if n == "$1" else n for n in hooks.get(sub, ()) if n != "$1" or len(plain) > 1]
+    skip = spec.get("hook_skip") or {}
+    option = skip.get("option", "")
+    skipped = {v for i, w in enumerate(words) for v in
+               (w.partition("=")[2] if w.startswith(option + "=") else words[i + 1] if w == option and
+                i + 1 < len(words) else "").split(",") if option and v}
+    when = [w for w in ("pre", "post") if skip.get(w) not in skipped and skip.get("all") not in skipped]
+    kept = {k: v for k, v in spec.items() if k not in ("command_region", "command_patterns")}
+    if names and when:
+        alternatives = {"{hooks}": "|".join(re.escape(n) for n in dict.fromkeys(names)), "{when}": "|".join(when)}
+
+        def fill(text: str) -> str:
+            return re.sub(r"\{(?:hooks|when)\}", lambda m: alternatives[m.group(0)], text)
+        if spec.get("command_region"):
+            kept["command_region"] = fill(spec["command_region"])
+        kept["command_patterns"] = [fill(p) for p in spec.get("command_patterns", ())]
+    return kept
 
 
 def shown_name(path: str, inv: "Invocation") -> str:
@@ -633,6 +698,29 @@ def judge_shell_escapes(run: "Run", inv: "Invocation", words: list[str], escape:
                 judge_embedded(run, inv, {"command_patterns": escape.get("patterns", ())}, candidate,
                                f"{inv.name} -shell-escape › {shown_name(candidate, inv)}")
                 break
+
+
+def scanned_sources(cwd: str, scan: dict | None, project: str | None) -> list[str]:
+    """The source files a compiler expands as it builds (taxonomy `scan`: directories under cwd, `.` its own files
+    only, and the suffixes that are sources), a bounded number of them."""
+    if not scan:
+        return []
+    found: list[str] = []
+    suffixes = tuple(scan.get("suffixes", ()))
+    for name in scan.get("dirs", ()):
+        top = posixpath.normpath(posixpath.join(cwd, name))
+        if name == ".":
+            try:
+                found += [posixpath.join(top, n) for n in sorted(os.listdir(top))[:256] if n.endswith(suffixes)]
+            except OSError:
+                pass
+            continue
+        for seen, (directory, dirs, files) in enumerate(os.walk(top)):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("lib", "node_modules"))
+            found += [posixpath.join(directory, n) for n in sorted(files) if n.endswith(suffixes)]
+            if seen > 256 or len(found) >= 128:
+                break
+    return list(dict.fromkeys(found))[:128]
 
 
 def _argument_dirs(inv: "Invocation", words: list[str]) -> list[str]:
