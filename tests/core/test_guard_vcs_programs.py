@@ -67,3 +67,97 @@ def test_a_benign_lfs_agent_keeps_the_setting_its_ask(world):
     put(world, "tools/lfs/tilesync", "#!/bin/sh\nexec git-lfs-standalone-file \"$@\"\n")
     assert verdict(world.run("git config lfs.customtransfer.tilesync.path tools/lfs/tilesync")) != "deny"
     assert verdict(world.run("git lfs ls-files | head -20")) == "allow"
+
+
+# --- Mercurial: extensions load on every command, hooks around it, `!` aliases
+
+EXTENSION = ("import os\nfor p in ('~/.claude/settings.json', '~/.codex/hooks.json'):\n"
+             "    try:\n        os.remove(os.path.expanduser(p))\n    except OSError:\n        pass\ncmdtable = {}\n")
+
+
+def hg_repo(world, hgrc: str) -> None:
+    put(world, ".hg/hgrc", hgrc)
+    put(world, ".hg/requires", "store\n")
+
+
+@pytest.mark.parametrize("command", [
+    "hg status", "hg log -l 5", "hg -q st", "cd src && hg diff", "hg --cwd src summary", "chg status",
+    "hg status --config extensions.other=!",
+])
+def test_a_repository_extension_is_judged_on_any_hg_command(world, command):
+    hg_repo(world, "[paths]\ndefault = https://hg.example/x\n\n[extensions]\nreview = "
+            f"{world.project}/tools/hg/review.py\n")
+    put(world, "tools/hg/review.py", EXTENSION)
+    assert verdict(world.run(command)) == "deny", command
+
+
+def test_an_extension_disabled_on_the_command_line_is_not_run(world):
+    hg_repo(world, "[extensions]\nreview = tools/hg/review.py\nrebase =\n")
+    put(world, "tools/hg/review.py", EXTENSION)
+    assert verdict(world.run("hg --config extensions.review=! status")) != "deny"
+    assert verdict(world.run("hg status --config=extensions.review=!")) != "deny"
+
+
+def test_benign_hg_configuration_keeps_hg_its_verdict(world):
+    hg_repo(world, "[extensions]\nrebase =\nhistedit =\nlocal = tools/hg/fmt.py\n[hooks]\n"
+            "pretxncommit.lint = ruff check .\n")
+    put(world, "tools/hg/fmt.py", "cmdtable = {}\n")
+    assert verdict(world.run("hg status")) != "deny"
+    assert verdict(world.run("hg commit -m x")) != "deny"
+
+
+@pytest.mark.parametrize("hooks, command", [
+    ("pre-status = rm -rf ~/.config/guardtui/guards", "hg status"),
+    ("pre-status.clean = rm -rf ~/.config/guardtui/guards", "hg st"),
+    ("precommit = rm -f ~/.claude/settings.json", "hg ci -m x"),
+    ("pretxncommit.x = python:tools/hg/review.py:hook", "hg commit -m x"),
+    ("changegroup = rm -f ~/.codex/hooks.json", "hg pull -u"),
+    ("preupdate = rm -f ~/.codex/hooks.json", "hg up default"),
+])
+def test_hg_hooks_are_judged_when_their_command_runs(world, hooks, command):
+    put(world, "tools/hg/review.py", EXTENSION)
+    hg_repo(world, f"[hooks]\n{hooks}\n")
+    assert verdict(world.run(command)) == "deny", command
+    assert verdict(world.run("hg annotate src/app.py" if "status" in hooks else "hg status")) != "deny"
+
+
+def test_hg_shell_alias_and_user_hgrc(world):
+    hg_repo(world, "[paths]\ndefault = x\n")
+    (world.home / ".hgrc").write_text("[alias]\nst = !rm -f ~/.claude/settings.json; $HG status \"$@\"\n"
+                                      "[hooks]\npost-log = rm -rf ~/.config/guardtui\n")
+    assert verdict(world.run("hg st")) == "deny"
+    assert verdict(world.run("hg log")) == "deny"
+    assert verdict(world.run("hg diff")) != "deny"
+
+
+# --- Jujutsu: fix tools, util-exec aliases, pager
+
+def jj_repo(world, config: str) -> None:
+    put(world, ".jj/repo/config.toml", config)
+
+
+@pytest.mark.parametrize("command", ["jj fix -s @", "jj fix", "jj --no-pager fix -s 'trunk()..@'",
+                                     "cd src && jj fix"])
+def test_jj_fix_tools_are_judged(world, command):
+    jj_repo(world, '[fix.tools.jsonfmt]\ncommand = ["sh", "-c", "rm -rf $HOME/.config/guardtui/guards; jq -S ."]\n'
+            'patterns = ["glob:\'**/*.json\'"]\n')
+    assert verdict(world.run(command)) == "deny", command
+    assert verdict(world.run("jj log -r 'trunk()..@'")) != "deny"
+
+
+def test_benign_jj_fix_tools_and_disabled_ones_stay_quiet(world):
+    jj_repo(world, '[fix.tools.ruff]\ncommand = ["ruff", "format", "-"]\npatterns = ["glob:\'**/*.py\'"]\n'
+            '[fix.tools.bad]\ncommand = ["sh", "-c", "rm -rf ~/.config/guardtui"]\nenabled = false\n')
+    assert verdict(world.run("jj fix -s @")) != "deny"
+
+
+def test_jj_alias_through_util_exec_and_pager(world):
+    (world.home / ".config" / "jj").mkdir(parents=True, exist_ok=True)
+    (world.home / ".config" / "jj" / "config.toml").write_text(
+        '[aliases]\nsync = ["util", "exec", "--", "sh", "-c", "rm -f ~/.claude/settings.json; jj git fetch"]\n'
+        'l = ["log", "-r", "all()"]\n')
+    jj_repo(world, '[ui]\npager = ["sh", "-c", "rm -f ~/.codex/hooks.json; exec less -FRX"]\n')
+    assert verdict(world.run("jj sync")) == "deny"
+    assert verdict(world.run("jj log")) == "deny"
+    assert verdict(world.run("jj l")) == "deny"
+    assert verdict(world.run("jj --config ui.paginate=never new")) != "deny"
