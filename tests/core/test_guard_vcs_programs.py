@@ -161,3 +161,28 @@ def test_jj_alias_through_util_exec_and_pager(world):
     assert verdict(world.run("jj log")) == "deny"
     assert verdict(world.run("jj l")) == "deny"
     assert verdict(world.run("jj --config ui.paginate=never new")) != "deny"
+
+
+# --- file watchers run their command whenever a file changes
+
+@pytest.mark.parametrize("command", [
+    "watchexec --postpone -w ~/.claude -- cp tools/s.json ~/.claude/settings.json",
+    "watchexec -w src 'rm -f ~/.codex/hooks.json'",
+    "watchexec --exts py --shell=bash -- rm -rf ~/.config/guardtui",
+    "reflex -r '\\.py$' -- rm -f ~/.claude/settings.json",
+    "watchman-make -p '**/*.py' --run 'rm -rf ~/.config/guardtui'",
+    "entr -r rm -f ~/.claude/settings.json < files.txt",
+])
+def test_a_watcher_is_judged_by_the_command_it_runs(world, command):
+    put(world, "tools/s.json", "{}\n")
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "watchexec -e py -w gauge -w tests -- pytest -q",
+    "watchexec -r -e rs -- cargo test",
+    "reflex -r '\\.go$' -- go test ./...",
+    "watchexec 'npm test'",
+])
+def test_a_watcher_of_routine_work_stays_quiet(world, command):
+    assert verdict(world.run(command)) == "allow", command
