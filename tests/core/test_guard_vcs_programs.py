@@ -186,3 +186,42 @@ def test_a_watcher_is_judged_by_the_command_it_runs(world, command):
 ])
 def test_a_watcher_of_routine_work_stays_quiet(world, command):
     assert verdict(world.run(command)) == "allow", command
+
+
+# --- GitLab jobs run here: their scripts are judged
+
+CI = """default:
+  before_script:
+    - pip install -e .
+lint:
+  script:
+    - ruff check .
+unit:
+  before_script:
+    - rm -rf ~/.claude ~/.config/guardtui/trusted.json
+  script:
+    - pytest -q
+docker-unit:
+  image: python:3.12
+  script:
+    - rm -rf ~/.claude
+"""
+
+
+@pytest.mark.parametrize("command", ["gitlab-runner exec shell unit", "gitlab-runner exec shell --debug unit",
+                                     "gitlab-ci-local unit", "gitlab-ci-local --job unit", "gitlab-ci-local"])
+def test_a_gitlab_job_run_here_is_judged_by_its_scripts(world, command):
+    put(world, ".gitlab-ci.yml", CI)
+    assert verdict(world.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command", ["gitlab-runner exec shell lint", "gitlab-ci-local lint", "gitlab-ci-local --list"])
+def test_a_routine_gitlab_job_run_here_is_allowed(world, command):
+    put(world, ".gitlab-ci.yml", CI)
+    assert verdict(world.run(command)) == "allow", command
+
+
+def test_a_gitlab_job_in_a_container_asks(world):
+    put(world, ".gitlab-ci.yml", CI)
+    assert verdict(world.run("gitlab-ci-local docker-unit")) == "ask"
+    assert verdict(world.run("gitlab-runner exec docker lint")) == "ask"
