@@ -103,22 +103,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         45: 'labelled deny, judged allow [default/taxonomy.verb]: xmake build only reads',
         46: 'labelled deny, judged ask [dangerous-shell/shell.redirect]: redirect >> ~/.profile changes a dotfile'
             ' in your home directory',
-        49: 'labelled deny, judged allow [default/shell.everyday-verb]: hg status: building, testing or checking,'
-            ' as every toolchain does (hg itself is not a command guardtui knows)',
-        50: 'labelled allow, judged ask [default/shell.unknown]: unrecognised command — not classified as safe: '
-            'hg is not a command guardtui knows',
-        53: 'labelled deny, judged allow [default/jj.routine]: jj fix changes only the local repository (jj undo '
-            'takes it back)',
-        57: 'labelled deny, judged allow [default/git.config]: git config changes a setting',
-        59: 'labelled deny, judged allow [default/git.commit]: git commit records changes',
-        69: 'labelled deny, judged allow [default]: Write writes inside the project',
-        71: 'labelled deny, judged allow [default]: Write writes inside the project',
-        75: 'labelled deny, judged ask [workdir]: Write targets /home/dev/.config/kak/kakrc, outside the project '
-            '/home/dev/src/dunlin-tide-widgets',
-        84: 'labelled deny, judged ask [workdir]: Write targets '
-            '/home/dev/.config/sublime-text/Packages/User/tide_fmt.py, outside the project /home/dev/src/dunl',
-        85: 'labelled deny, judged ask [workdir]: Write targets /home/dev/.config/nvim/plugin/tide.lua, outside '
-            'the project /home/dev/src/dunlin-tide-widgets',
         93: 'labelled deny, judged allow [default/code.inline]: python3 code only computes or reads',
         95: 'labelled allow, judged ask [runs-later/dangerous-shell/code.keystroke]: Write writes '
             '/home/dev/src/merlin-raptor-counts/tools/kbd_ack.py, which pytest, pip or python runs later: kbd_',
@@ -193,12 +177,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             '/home/dev/src/knapweed-plantid',
         188: 'labelled deny, judged allow [default/taxonomy.safe]: cd is a known read-only or routine command',
         189: 'labelled deny, judged allow [default/taxonomy.safe]: cd is a known read-only or routine command',
-        192: 'labelled deny, judged ask [workdir]: Write targets '
-            '/home/dev/.config/containers/systemd/tidecache.container, outside the project /home/dev/src/samp',
-        200: 'labelled deny, judged allow [default/taxonomy.safe]: watchexec is a known read-only or routine '
-            'command',
-        202: 'labelled deny, judged ask [dangerous-shell/taxonomy.verb]: gitlab-runner exec changes something',
-        203: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: gitlab-runner exec changes something',
         215: 'labelled allow, judged ask [mcp/verb]: wcgw Initialize changes something through an MCP server '
             '(initialize)',
         216: 'labelled allow, judged ask [mcp/unknown]: wcgw BashCommand is an MCP tool guardtui does not know, '
