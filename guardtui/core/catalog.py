@@ -17,7 +17,8 @@ _LATER_KINDS = ("shell", "unit", "plist", "cron", "desktop", "vscode-tasks", "vi
                 "perl", "php", "groovy", "rust", "elisp", "settings", "gemfile", "compose", "procfile", "tilt", "ssh-config",
                 "slash-command", "tmux", "kitty", "gitconfig", "agent-definition", "makefile", "cmake", "instructions", "pdbrc",
                 "tool-config", "julia", "r", "client-rc", "debugger-rc", "mailcap", "screen", "lesskey", "hgrc",
-                "powershell", "wm", "terminal-config", "nushell", "library-config", "tsconfig")
+                "powershell", "wm", "terminal-config", "nushell", "library-config", "tsconfig", "kak",
+                "ide-watchers", "quadlet")
 _RUNS_LATER = {"path": Field(str, required=True), "as": Field(str, required=True, choices=_LATER_KINDS)}
 _SENSITIVE_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
                      "patterns": Field(list, required=True, items=_PATTERN),

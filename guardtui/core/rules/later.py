@@ -23,6 +23,7 @@ from .base import EvalContext, is_within, resolve_path
 from .planted import DOCUMENTS, GUARD_CATEGORIES, planted_commands
 from .program_dirs import programs_run
 from .tasks_written import judge_written
+from .vcs_programs import vcs_commands
 from ..shell.projectfiles import as_if_written, language_of, read_text
 from ..shell.taxonomy import default_taxonomy
 from ..shell.toolcode import MAX_FILES, code_files, config_commands, configs_written, runner_for
@@ -246,7 +247,8 @@ class LaterRule:
         return self._judge_program(call, ctx, notebook[:-len(".ipynb")] + ".cell.py", code, "python")
 
     def _runs_now(self, call: ToolCall, ctx: EvalContext) -> Decision | None:
-        """direnv allow/exec (the .envrc it trusts and runs), core.hooksPath DIR then a git command (DIR's hooks)."""
+        """direnv allow/exec (the .envrc it trusts and runs), core.hooksPath DIR then a git command (DIR's hooks),
+        what hg and jj run from their configuration (vcs_programs.py)."""
         command = call.command
         for m in _DIRENV.finditer(command):
             where = resolve_path((m.group("d") or ".").strip("'\""), call.cwd, ctx.home)
@@ -274,6 +276,10 @@ class LaterRule:
                 found = self._judge_text(call, ctx, text, "shell", f"makes git run {directory}/{name}")
                 if found is not None:
                     return found
+        for text, what in vcs_commands(command, call.cwd, ctx.home):  # hg's extensions and hooks, jj's fix tools
+            found = self._judge_text(call, ctx, text, "shell", what)
+            if found is not None:
+                return found
         for path, what in programs_run(command, call.cwd, ctx.home):
             found = self._judge_file_run(call, ctx, path, what)
             if found is not None:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import yaml
 
 from ..gitindex import config_settings
+from .editor_kinds import ide_watcher_commands, kak_shell_blocks, quadlet_commands, vim_file_ops, vim_words_calls
 from ..shell.libconfig import code_in_config, libraries
 from ..shell.projectfiles import cmake_commands
 from ..shell.nushell import nushell_as_shell
@@ -74,7 +75,7 @@ _COMMAND_KEYS = frozenset({
 _LINE_LISTS = frozenset({"script", "before_script", "after_script", "run"})  # a list of command lines, not of words
 _PROGRAM_FILE_KEYS = {"yarnpath": "node", "yarn-path": "node"}  # a file the tool runs instead of itself
 _RUNTIME_OPTION_KEYS = {"node-options": "node", "onload-script": "node --require"}  # node's options, a module npm loads
-_DOT_DIRS = frozenset({".vscode", ".zed", ".helix", ".cargo", ".cursor", ".devcontainer", ".roo", ".kiro", ".gemini",
+_DOT_DIRS = frozenset({".idea", ".vscode", ".zed", ".helix", ".cargo", ".cursor", ".devcontainer", ".roo", ".kiro", ".gemini",
                        ".claude", ".github", ".config"})
 
 
@@ -104,7 +105,14 @@ def commands_in(text: str, kind: str, home: str, path: str = "") -> list[str]:
     if kind == "vscode-tasks":  # every task's command line (a task may run when the folder opens)
         return _vscode_commands(text)
     if kind == "vim":  # `:!cmd`, `silent !cmd`, system('…') / systemlist / jobstart / vim.fn.system("…")
-        return [m.group("c") or m.group("c2") for m in _VIM_SHELL.finditer(text)]
+        return [m.group("c") or m.group("c2") for m in _VIM_SHELL.finditer(text)] + vim_words_calls(text) + \
+            vim_file_ops(text)  # system({'sh', '-c', …}); os.remove(…), vim.fn.delete(…, 'rf') as rm
+    if kind == "kak":  # Kakoune: %sh{…} runs the shell when the command (a hook, a start-up line) around it runs
+        return kak_shell_blocks(text)
+    if kind == "ide-watchers":  # JetBrains File Watchers: run on every saved file
+        return ide_watcher_commands(text, base_dir(path))
+    if kind == "quadlet":  # a Podman quadlet: the container's command, its mounts put back on the host
+        return quadlet_commands(text, home)
     if kind == "cron":  # five time fields (or @reboot) then the command; a system crontab adds a user
         out = []
         for line in text.splitlines():

@@ -1,8 +1,8 @@
 """CI workflows that run on this machine: `act` runs a GitHub Actions workflow's jobs locally (in docker containers,
 or straight on the host for a platform mapped to `-self-hosted`), and `gh workflow run` dispatches one to GitHub,
 which hands a `runs-on: self-hosted` job to the runner this machine hosts (an actions-runner directory under the
-home). A job that runs here has its steps' `run:` scripts judged as the shell they are; containers ask, as
-`docker run` does."""
+home); `gitlab-runner exec shell JOB` and `gitlab-ci-local` run a GitLab job's scripts here. A job that runs
+here has its steps' `run:` scripts judged as the shell they are; containers ask, as `docker run` does."""
 from __future__ import annotations
 
 import glob
@@ -176,3 +176,115 @@ def gh_workflow(run: "Run", inv: "Invocation") -> list[Finding]:
             if "self-hosted" in wanted and (wanted <= labels if known else True):
                 _judge_steps(run, inv, path, name, job)
     return []
+
+
+# --- GitLab CI jobs run on this machine: `gitlab-runner exec shell JOB` (the shell executor runs the job's
+# scripts here, as the person) and `gitlab-ci-local JOB` (a job without an image runs on the host)
+_GITLAB_SCRIPTS = ("before_script", "script", "after_script")
+_GITLAB_LOCAL_VALUES = frozenset({"--cwd", "--file", "--variable", "--home-dir", "--state-dir", "--needs",
+                                  "--concurrency", "--volume", "--network", "--extra-host", "--pull-policy"})
+
+
+def _gitlab_file(start: str, stop: str | None, name: str = ".gitlab-ci.yml") -> tuple[str, dict] | None:
+    current = posixpath.normpath(start)
+    for _ in range(64):
+        path = posixpath.join(current, name) if not name.startswith("/") else name
+        text = read_text(path)
+        if text is not None:
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError:
+                return None
+            return (path, data) if isinstance(data, dict) else None
+        if current == "/" or current == stop or name.startswith("/"):
+            return None
+        current = posixpath.dirname(current)
+    return None
+
+
+def _gitlab_lines(data: dict, job: dict, key: str) -> list[str]:
+    """A job's script lines for `key`, falling back to `default:` and the top level (before/after_script)."""
+    value = job.get(key)
+    if value is None and key != "script":
+        default = data.get("default")
+        value = (default.get(key) if isinstance(default, dict) else None) or data.get(key)
+    if isinstance(value, str):
+        return [value]
+    out: list[str] = []
+    for item in value if isinstance(value, list) else ():
+        out += [str(x) for x in item] if isinstance(item, list) else [str(item)]  # a !reference or nested list
+    return out[:_MAX_STEPS]
+
+
+def _judge_gitlab_job(run: "Run", inv: "Invocation", path: str, data: dict, name: str) -> bool:
+    job = data.get(name)
+    if not isinstance(job, dict):
+        return False
+    for key in _GITLAB_SCRIPTS:
+        lines = _gitlab_lines(data, job, key)
+        if lines:
+            run.nested("\n".join(lines), inv, f"{posixpath.basename(path)} › {name} › {key}")
+    return True
+
+
+def gitlab_runner(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`gitlab-runner exec EXECUTOR JOB`: with the shell executor the job's scripts run on this machine, judged
+    as the commands they are; other executors run them in a container (asks, as docker run does)."""
+    words = [w.value for w in inv.words]
+    positionals = [w for w in words if not w.startswith("-")]
+    if positionals[:1] != ["exec"] or len(positionals) < 3 or not inv.scope.cwd or inv.scope.remote or \
+            any(DYN in w for w in words):
+        return []
+    executor, job = positionals[1], positionals[2]
+    found = _gitlab_file(inv.scope.cwd, inv.scope.project)
+    if found is None or not _judge_gitlab_job(run, inv, found[0], found[1], job):
+        return []
+    if executor == "shell":
+        return [allow(f"gitlab-runner exec shell runs the job {job}'s scripts here (judged as the commands they are)",
+                      "build-test", rule="ci.gitlab-runner-shell")]
+    return [ask(f"gitlab-runner exec {executor} runs the job {job} in a container", "container", BlastRadius.MEDIUM,
+                "ci.gitlab-runner")]
+
+
+def gitlab_ci_local(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`gitlab-ci-local [JOB…]` (every job without names): a job with no image runs its scripts on the host."""
+    words = [w.value for w in inv.words]
+    if {"--list", "--list-all", "--list-json", "--list-csv", "--preview", "--help", "-h", "--version"} & set(words):
+        return [allow("gitlab-ci-local lists or previews the jobs: nothing runs", "read-only", rule="ci.gitlab-list")]
+    if not inv.scope.cwd or inv.scope.remote or any(DYN in w for w in words):
+        return []
+    names: list[str] = []
+    directory, file = inv.scope.cwd, ".gitlab-ci.yml"
+    i = 0
+    while i < len(words):
+        word = words[i]
+        option, eq, value = word.partition("=")
+        if option in _GITLAB_LOCAL_VALUES or option == "--job":
+            value = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            i += 1 if eq else 2
+            if option == "--cwd":
+                directory = posixpath.normpath(posixpath.join(inv.scope.cwd, value))
+            elif option == "--file":
+                file = value
+            elif option == "--job":
+                names.append(value)
+            continue
+        if not word.startswith("-"):
+            names.append(word)
+        i += 1
+    found = _gitlab_file(directory, inv.scope.project, file)
+    if found is None:
+        return []
+    path, data = found
+    jobs = names or [k for k, v in data.items() if isinstance(v, dict) and "script" in v and not k.startswith(".")]
+    on_host = False
+    for name in jobs[:_MAX_JOBS]:
+        job = data.get(name)
+        image = job.get("image") if isinstance(job, dict) else None
+        if isinstance(job, dict) and not (image or data.get("image")):
+            on_host |= _judge_gitlab_job(run, inv, path, data, name)
+    if on_host:
+        return [allow("gitlab-ci-local runs the jobs' scripts here (judged as the commands they are)", "build-test",
+                      rule="ci.gitlab-local-shell")]
+    return [ask("gitlab-ci-local runs the jobs in docker containers (as docker run would)", "container",
+                BlastRadius.MEDIUM, "ci.gitlab-local")]

@@ -125,7 +125,8 @@ _EXEC_CONFIG = re.compile(
     r"filter\.[^.]+\.(clean|smudge|process)|pager\.[^.]+|alias\.[^.]+|uploadpack\.packobjectshook|"
     r"protocol\.ext\.allow|interactive\.difffilter|web\.browser|browser\.[^.]+\.cmd|man\.[^.]+\.cmd|"
     r"remote\.[^.]+\.(uploadpack|receivepack)|include\.path|includeif\..*|hook\.[^.]+\.command|"
-    r"(?:merge|diff)tool\.[^.]+\.cmd)$", re.I)
+    r"(?:merge|diff)tool\.[^.]+\.cmd|lfs\.customtransfer\.[^.]+\.path|lfs\.extension\.[^.]+\.(clean|smudge)|"
+    r"trailer\.[^.]+\.(cmd|command))$", re.I)
 
 READ_ONLY = frozenset({
     "status", "log", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list", "ls-files",
@@ -926,6 +927,11 @@ _PROGRAM_KEYS = (
                                                "commit -p", "add -i", "commit -i"}, ()),
     (re.compile(r"mergetool\..+\.cmd"), {"mergetool"}, ()),
     (re.compile(r"difftool\..+\.cmd"), {"difftool"}, ()),
+    # a trailer's command runs whenever git interprets trailers: `git commit --trailer`, `git interpret-trailers`
+    (re.compile(r"trailer\..+\.(?:cmd|command)"), {"commit trailer", "interpret-trailers", "tag trailer"}, ()),
+    # git-lfs runs a custom transfer agent for every object it moves (and its smudge filter on checkout)
+    (re.compile(r"lfs\.customtransfer\..+\.path|lfs\.extension\..+\.(?:clean|smudge)"),
+     {"lfs", "pull", "clone", "checkout", "switch", "fetch", "push", "reset", "restore"}, ()),
     (re.compile(r"gpg\.program|gpg\..+\.program|gpg\.ssh\.defaultkeycommand|gpg\.ssh\.program"),
      {"commit signed", "tag signed", "merge signed", "rebase signed", "cherry-pick signed", "revert signed",
       "am signed", "pull signed", "verify-commit", "verify-tag"}, ()),
@@ -951,6 +957,8 @@ def _repository_programs(run: "Run", inv: "Invocation", sub: str, args: list[str
         forms.add(f"{sub} -p")
     if {"-i", "--interactive"} & set(args):
         forms.add(f"{sub} -i")
+    if "--trailer" in args or any(a.startswith("--trailer=") for a in args):
+        forms.add(f"{sub} trailer")
     signing = {"-S", "--gpg-sign", "-s", "--sign"} & set(args) or any(a.startswith("--gpg-sign=") for a in args) or \
         settings.get("commit.gpgsign", "").lower() == "true" and sub != "tag" or \
         settings.get("tag.gpgsign", "").lower() == "true" and sub == "tag"
