@@ -132,3 +132,52 @@ def test_search_index_delete_on_a_server_configured_locally_asks(installed):
     (installed.project / ".mcp.json").write_text(json.dumps({"mcpServers": {"meilisearch": {
         "command": "uvx", "args": ["meilisearch-mcp"], "env": {"MEILI_HTTP_ADDR": "https://search.tavola.app"}}}}))
     assert verdict(installed.tool("mcp__meilisearch__delete-index", uid="dishes")) == "deny"
+
+
+# --- code fed on stdin to an interpreter, here or on another machine ---------------------------------
+
+_METADATA_PY = ('import urllib.request\nMD = "http://metadata.google.internal/computeMetadata/v1/instance/"\n'
+                'req = urllib.request.Request(MD + "service-accounts/?recursive=true", '
+                'headers={"Metadata-Flavor": "Google"})\nprint(urllib.request.urlopen(req).read())\n')
+_METADATA_SH = "curl -s http://169.254.169.254/latest/meta-data/iam/security-credentials/\n"
+
+
+@pytest.fixture
+def fed(installed):
+    scripts = installed.project / "scripts"
+    scripts.mkdir(exist_ok=True)
+    (scripts / "node_info.py").write_text(_METADATA_PY)
+    (scripts / "creds.sh").write_text(_METADATA_SH)
+    (scripts / "ok.py").write_text("import platform\nprint(platform.node())\n")
+    (scripts / "ok.sh").write_text("uname -a\nnvidia-smi\n")
+    return installed
+
+
+@pytest.mark.parametrize("command", [
+    "kubectl -n transcribe exec -i worker-gpu-7xk2p -- python3 - < scripts/node_info.py",
+    "kubectl exec -i -n ml worker-0 -c ray -- python - < scripts/node_info.py",
+    "docker exec -i trainer python - < scripts/node_info.py",
+    "podman exec -i trainer python3 < scripts/node_info.py",
+    "ssh gpu-node-3 python3 - < scripts/node_info.py",
+    "ssh gpu-node-3 'python3 -' < scripts/node_info.py",
+    "ssh -i ~/.ssh/id_ed25519 ops@10.0.4.2 bash -s < scripts/creds.sh",
+    "ssh ops@bastion sh < scripts/creds.sh",
+    "kubectl exec -i worker-0 -- sh < scripts/creds.sh",
+    "python3 - < scripts/node_info.py",
+    "bash < scripts/creds.sh",
+    "bash -s -- arg < scripts/creds.sh",
+])
+def test_a_file_fed_on_stdin_is_judged_as_the_program(fed, command):
+    assert verdict(fed.run(command)) == "deny", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("python3 - < scripts/ok.py", "allow"),
+    ("bash -s < scripts/ok.sh", "allow"),
+    ("ssh gpu-node-3 python3 - < scripts/ok.py", "allow"),
+    ("ssh gpu-node-3 bash -s < scripts/ok.sh", "allow"),
+    ("kubectl exec -i worker-0 -- python3 - < scripts/ok.py", "ask"),  # kubectl exec asks, as it always did
+    ("docker exec -i trainer python - < scripts/ok.py", "ask"),
+])
+def test_a_harmless_file_fed_on_stdin_stays_as_its_carrier_says(fed, command, expected):
+    assert verdict(fed.run(command)) == expected, command

@@ -158,6 +158,9 @@ class _Run:
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
         self.vm_mounts: dict[str, dict] = {}  # multipass/incus mounts made earlier: tool → machine → mounts
         self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
+        # (via, carrier): `ssh h python3 - < f.py`, `kubectl exec -i P -- sh < x`: the commands run there read
+        # the carrier's stdin (what the local shell opened for it)
+        self.fed_stdin: list[tuple[str, SimpleCommand]] = []
         self.files_read = 0
         self.modules: set[str] = set()  # modules a judged program imports, each judged once
 
@@ -1346,8 +1349,58 @@ class _Run:
         self.effect(info.path, word.display(), kind, inv.cmd, info.remote, **more)
         return write_finding(info, what)
 
+    @contextmanager
+    def feeding(self, via: str, carrier: SimpleCommand):
+        """Commands judged inside (at `via`) that read no stdin of their own read `carrier`'s: ssh's, a
+        container exec's, handed on to the command run there."""
+        self.fed_stdin.append((via, carrier))
+        try:
+            yield
+        finally:
+            self.fed_stdin.pop()
+
+    def stdin_carrier(self, cmd: SimpleCommand) -> SimpleCommand:
+        """The command whose stdin `cmd` reads: itself, or the carrier that runs it elsewhere (`feeding`)."""
+        own = cmd.stdin_body is not None or cmd.stdin_redirected or cmd.stdin_group is not None or \
+            cmd.stdin_from is not None or cmd.piped
+        if own or not self.fed_stdin:
+            return cmd
+        via, carrier = self.fed_stdin[-1]
+        return self.stdin_carrier(carrier) if cmd.via == via else cmd
+
+    def fed_program(self, inv: Invocation, language: str) -> Finding | None:
+        """`python3 - < tool.py`, `bash < setup.sh`, `ssh h bash -s < setup.sh`, `kubectl exec -i P -- python3 - <
+        x.py`: the file the local shell feeds on stdin is the program the interpreter runs, judged as that code
+        running where the interpreter runs (on the other host: its own files are not these, but what it sends or
+        fetches is). None when it cannot be read."""
+        carrier = self.stdin_carrier(inv.cmd)
+        fed = [r for r in carrier.redirects if r.op == "<" and r.fd in (None, 0)]
+        if not fed or fed[-1].target is None or fed[-1].producers:
+            return None
+        info = classify(fed[-1].target, carrier.scope, self.tax)
+        path = info.path
+        if not path or info.remote:
+            return None
+        text = self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
+        if text is None:
+            return None
+        name = shown(path, carrier.scope.project or carrier.scope.cwd)
+        stop = self.enter_file(path)
+        if stop is not None:
+            return replace(stop, reason=stop.reason.replace(path, name))
+        try:
+            scope = inv.scope.copy()
+            scope.facts["in-file"] = path
+            self.program(text, language, inv, Origin(name), scope, f"{name} › {inv.name}")
+        finally:
+            self.leave_file(path)
+        where = " on the other machine" if inv.scope.remote else ""
+        return allow(f"{inv.name} runs {name}, fed on its input{where} (its contents are judged)", "build-test",
+                     rule="shell.fed-script")
+
     def stdin_source(self, cmd: SimpleCommand) -> Stream:
         """Where a command's stdin comes from, and its text when that is known."""
+        cmd = self.stdin_carrier(cmd)
         body = cmd.stdin_body
         if body is not None:
             return Stream("text", body) if DYN not in body else Stream("unknown")
