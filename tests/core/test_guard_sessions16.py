@@ -181,3 +181,11 @@ def test_a_file_fed_on_stdin_is_judged_as_the_program(fed, command):
 ])
 def test_a_harmless_file_fed_on_stdin_stays_as_its_carrier_says(fed, command, expected):
     assert verdict(fed.run(command)) == expected, command
+
+
+@pytest.mark.parametrize("command", [
+    "ssh deploy@web1 'bash -s' < scripts/missing.sh",
+    "kubectl exec -i worker-0 -- python3 - < scripts/missing.py",
+])
+def test_an_unreadable_file_fed_to_another_machine_asks(fed, command):
+    assert verdict(fed.run(command)) == "ask", command

@@ -1379,11 +1379,12 @@ class _Run:
             return None
         info = classify(fed[-1].target, carrier.scope, self.tax)
         path = info.path
-        if not path or info.remote:
-            return None
-        text = self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
-        if text is None:
-            return None
+        text = None if not path or info.remote else \
+            self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
+        if text is None:  # on another machine, code unseen runs with its data: the person decides
+            return ask(f"{inv.name} runs {fed[-1].target.display()} on the other machine, and it cannot be read here",
+                       "remote-exec", BlastRadius.MEDIUM, "shell.fed-script") if inv.scope.remote else None
+        assert path is not None
         name = shown(path, carrier.scope.project or carrier.scope.cwd)
         stop = self.enter_file(path)
         if stop is not None:
