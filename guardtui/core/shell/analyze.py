@@ -38,7 +38,7 @@ from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .namesakes import namesake
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
 from .projectfiles import SYSTEM_PROGRAM_DIRS, language_of, load_dotenv, read_text, shown
-from .secrets import holds_credentials, is_secret, is_secret_area
+from .secrets import holds_credentials, is_secret, is_secret_area, reads_secret
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .unset import missing_parameters, unset_names
@@ -246,6 +246,14 @@ class _Run:
             return True
         inside = path.rstrip("/") + "/"
         return any(copy.startswith(inside) for copy in self.secret_copies)
+
+    def carries_secret(self, path: str, scope: Scope) -> bool:
+        """`holds_secret`, or a file of this machine whose reading asks or whose text holds a credential (an
+        appsettings.Development.json with a database password): what an archive or a copy of it carries."""
+        if self.holds_secret(path, scope.home):
+            return True
+        return not scope.remote and (reads_secret(path, scope.home, scope.project or scope.cwd) or
+                                     holds_credentials(path) is not None)
 
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
                origin: Origin | None = None) -> None:
