@@ -23,7 +23,7 @@ def installed(world):
     "sqlmesh fetchdf 'select 1'",
     "sqlmesh render wholesale.accounts_scd",
     "sqlmesh test", "sqlmesh info", "sqlmesh --gateway local info", "sqlmesh plan dev --explain",
-    "sqlmesh table_diff prod:dev wholesale.accounts_scd",
+    "sqlmesh table_diff prod:dev wholesale.accounts_scd", "sqlmesh --gateway local plan dev --no-prompts",
     "lake exe cache get", "lake build Ramsey", "lake env lean Ramsey/Coloring.lean", "lake update", "lake test",
     "lake -d sub build", "lean --version",
     "bentoml serve service:InvoiceOCR --port 3000",
@@ -36,7 +36,7 @@ def test_everyday_tool_work_allows(installed, command):
 
 @pytest.mark.parametrize("command", [
     "sqlmesh --gateway prod plan prod --auto-apply", "sqlmesh plan", "sqlmesh run", "sqlmesh invalidate dev",
-    "sqlmesh janitor", "sqlmesh destroy", "sqlmesh migrate",
+    "sqlmesh janitor", "sqlmesh destroy", "sqlmesh migrate", "sqlmesh plan dev --no-prompts --auto-apply",
     "lake upload v1.0",
     "bentoml push ledgerlens_ocr:latest", "bentoml deploy .", "bentoml delete ledgerlens_ocr:latest",
     "bentoml models delete ocr:abc", "bentoml deployment terminate ocr",
