@@ -74,6 +74,10 @@ SCHEMA = {
     "secret_printers": Field(dict, fields={"verbs": Field(list, required=True, items=str),
                                            "objects": Field(list, required=True, items=str),
                                            "pairs": Field(list, required=True, items=str)}),
+    # servers that hold a datastore whose index (collection) is every document in it: their deletes of one deny
+    "store_servers": Field(dict, fields={"servers": Field(list, required=True, items=str),
+                                         "objects": Field(list, required=True, items=str),
+                                         "all_of": Field(list, required=True, items=str)}),
     # servers that wrap a CLI: program -> the name words that name it; the arguments that carry its command line
     "cli_wrappers": Field(dict, fields={"programs": Field(dict, required=True, values=_LIST),
                                         "arguments": Field(list, required=True, items=str)}),
@@ -139,6 +143,7 @@ class McpCatalog:
     cascades: dict = field(default_factory=dict)  # data cascades, as written
     secret_printers: dict = field(default_factory=dict)  # data secret_printers, as written
     typing: dict = field(default_factory=dict)  # data typing, as written
+    store_servers: dict = field(default_factory=dict)  # data store_servers, as written
     _by_tool: dict[str, list[Server]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -333,7 +338,7 @@ def parse_mcp(text: str, file: str = "mcp.yaml") -> McpCatalog:
                        for word in [program, *words]},
                       tuple(wrappers.get("arguments") or ()), dict(data.get("cascades") or {}),
                       dict(data.get("secret_printers") or {}),
-                      dict(data.get("typing") or {}))
+                      dict(data.get("typing") or {}), dict(data.get("store_servers") or {}))
 
 
 def _parse_tool(doc: Located, sid: str, name: str, raw: dict) -> ToolSpec:

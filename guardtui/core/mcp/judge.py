@@ -55,6 +55,7 @@ def judge_mcp(call: ToolCall, ctx: EvalContext, catalog: McpCatalog | None = Non
     parts += _exposure(catalog, found, args)
     parts += _production_wipe(catalog, found, args)
     parts += _cascading_delete(catalog, found, args)
+    parts += _whole_store_delete(call, ctx, catalog, found, args)
     parts += _prints_secrets(catalog, found)
     remote = found.server.remote if found.server is not None else True
     if remote:
@@ -301,6 +302,8 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
             else:
                 files.append(_equivalent(call, ctx, label, "Read", {"file_path": value}))
     parts += payload + files
+    if not payload and effect is not None and effect[0] != "read":
+        parts += _spelled_command(call, ctx, catalog, found, args)
     if effect is not None and not (payload and catalog.is_carrier(effect[1])):
         parts.append(_by_effect(catalog, label, found.tool, effect[0], effect[1], None, "", args, "mcp/verb",
                                 _where(found.server)))
@@ -452,6 +455,37 @@ def _cascading_delete(catalog: McpCatalog, found: Identified, args: dict) -> lis
     return [Decision(Verdict.DENY, f"{_label(found)} deletes the {owner}{' ' + named[:60] if named else ''} with "
                                    f"{flag}: every resource it manages is deleted with it", "mcp/cascade-delete",
                      BlastRadius.CRITICAL, "mcp-delete")]
+
+
+def _whole_store_delete(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified,
+                        args: dict) -> list[Decision]:
+    """Meilisearch delete-index, Algolia deleteIndex, delete_all_documents: a search engine's index is its whole
+    datastore (data store_servers). Denied unless the server's configuration, or a URL the call gives, points
+    only at this machine (then it asks, as a delete does)."""
+    data = catalog.store_servers
+    verb = catalog.verb_class(found.tool)
+    if not data or verb is None or verb[0] != "delete":
+        return []
+    tokens = name_tokens(found.tool)
+    named = set(name_tokens(found.server_name)) | set(tokens) | \
+        ({w for w in name_tokens(found.server.title)} if found.server is not None else set())
+    if not named & set(data["servers"]):
+        return []
+    whole = next((t for t in tokens if t in data["objects"]), None)
+    every = next((t for t in tokens if t in data["all_of"]), None) if "all" in tokens else None
+    what = f"a whole {whole}" if whole else f"all the {every} of" if every else None
+    if what is None:
+        return []
+    urls = [v for v in _leaves(args) if "://" in v]
+    configured = bound_targets(found.server_name, ctx.session.root or call.cwd, ctx.home) if found.server_name \
+        else None
+    urls += configured[1] if configured else []
+    if urls and all(is_local(url_host(u)) for u in urls):
+        return []
+    named_one = next((str(v) for k, v in args.items() if isinstance(v, str) and not isinstance(v, bool)), "")
+    return [Decision(Verdict.DENY, f"{_label(found)} deletes {what}{' ' + named_one[:60] if named_one else ''}"
+                                   f": every document in it, on a server not shown to be this machine's",
+                     "mcp/whole-store", BlastRadius.CRITICAL, "mcp-delete")]
 
 
 def _metadata_headers(catalog: McpCatalog, found: Identified, args: dict) -> list[Decision]:
@@ -693,6 +727,37 @@ def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[st
         if given and given[0].rsplit("/", 1)[-1] == program:
             given = given[1:]
         return key, " ".join(shlex.quote(w) for w in [program, *given])
+_POSITIONAL_ARGS = ("name", "id", "names", "ids", "app_name", "appName")
+
+
+def _spelled_command(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found: Identified,
+                     args: dict) -> list[Decision]:
+    """A tool of a server named after a CLI whose own name spells that CLI's command (flyctl's server:
+    fly-apps-destroy {name: X} is `fly apps destroy X`): judged as that command line too. Only a deny of it
+    counts: the words are read from a name, so a milder verdict of them proves nothing."""
+    if not catalog.cli_programs:
+        return []
+    server_words, tool_words = name_tokens(found.server_name), name_tokens(found.tool)
+    program = next((catalog.cli_programs[w] for w in server_words if w in catalog.cli_programs), None)
+    if program is None:
+        return []
+    while tool_words and catalog.cli_programs.get(tool_words[0]) == program:
+        tool_words = tool_words[1:]  # fly-apps-destroy: the program's own word leads
+    if len(tool_words) < 2:
+        return []
+    words = [program, *tool_words]
+    for key in _POSITIONAL_ARGS:
+        value = args.get(key)
+        words += [str(v) for v in value if isinstance(v, (str, int))] if isinstance(value, list) else \
+            [str(value)] if isinstance(value, (str, int)) and str(value).strip() else []
+    for key, value in args.items():
+        if key not in _POSITIONAL_ARGS and isinstance(value, (str, int)) and not isinstance(value, bool) and \
+                re.fullmatch(r"[A-Za-z][\w-]*", key):
+            words += [f"--{key}", str(value)]
+    decision = _equivalent(call, ctx, _label(found), "Bash", {"command": shlex.join(words)})
+    return [decision] if decision.verdict is Verdict.DENY else []
+
+
 BROWSER_PAGE = "mcp:browser-page"
 _LOOPBACK_URL = re.compile(r"(?i)^(?:https?|wss?)://(?:localhost|127(?:\.\d+){3}|\[::1\]|0\.0\.0\.0)(?::(\d+))?(?:/|$)")
 

@@ -38,7 +38,7 @@ from .parse import MAX_DEPTH, SimpleCommand, parse_script
 from .namesakes import namesake
 from .paths import PathKind, classify, delete_finding, glob_members, write_finding
 from .projectfiles import SYSTEM_PROGRAM_DIRS, language_of, load_dotenv, read_text, shown
-from .secrets import holds_credentials, is_secret, is_secret_area
+from .secrets import holds_credentials, is_secret, is_secret_area, reads_secret
 from ..web import host_of, metadata_service
 from .taxonomy import Taxonomy, default_taxonomy, match_shape, split_args, verb_class, verb_word_class
 from .unset import missing_parameters, unset_names
@@ -158,6 +158,9 @@ class _Run:
         self.added_remotes: set[str] = set()  # `git remote add NAME URL` earlier in the command
         self.vm_mounts: dict[str, dict] = {}  # multipass/incus mounts made earlier: tool → machine → mounts
         self.files: list[str] = []  # the project files being judged, outermost first (scripts calling scripts)
+        # (via, carrier): `ssh h python3 - < f.py`, `kubectl exec -i P -- sh < x`: the commands run there read
+        # the carrier's stdin (what the local shell opened for it)
+        self.fed_stdin: list[tuple[str, SimpleCommand]] = []
         self.files_read = 0
         self.modules: set[str] = set()  # modules a judged program imports, each judged once
 
@@ -243,6 +246,14 @@ class _Run:
             return True
         inside = path.rstrip("/") + "/"
         return any(copy.startswith(inside) for copy in self.secret_copies)
+
+    def carries_secret(self, path: str, scope: Scope) -> bool:
+        """`holds_secret`, or a file of this machine whose reading asks or whose text holds a credential (an
+        appsettings.Development.json with a database password): what an archive or a copy of it carries."""
+        if self.holds_secret(path, scope.home):
+            return True
+        return not scope.remote and (reads_secret(path, scope.home, scope.project or scope.cwd) or
+                                     holds_credentials(path) is not None)
 
     def nested(self, text: str, inv: Invocation, label: str, scope: Scope | None = None,
                origin: Origin | None = None) -> None:
@@ -1355,8 +1366,59 @@ class _Run:
         self.effect(info.path, word.display(), kind, inv.cmd, info.remote, **more)
         return write_finding(info, what)
 
+    @contextmanager
+    def feeding(self, via: str, carrier: SimpleCommand):
+        """Commands judged inside (at `via`) that read no stdin of their own read `carrier`'s: ssh's, a
+        container exec's, handed on to the command run there."""
+        self.fed_stdin.append((via, carrier))
+        try:
+            yield
+        finally:
+            self.fed_stdin.pop()
+
+    def stdin_carrier(self, cmd: SimpleCommand) -> SimpleCommand:
+        """The command whose stdin `cmd` reads: itself, or the carrier that runs it elsewhere (`feeding`)."""
+        own = cmd.stdin_body is not None or cmd.stdin_redirected or cmd.stdin_group is not None or \
+            cmd.stdin_from is not None or cmd.piped
+        if own or not self.fed_stdin:
+            return cmd
+        via, carrier = self.fed_stdin[-1]
+        return self.stdin_carrier(carrier) if cmd.via == via else cmd
+
+    def fed_program(self, inv: Invocation, language: str) -> Finding | None:
+        """`python3 - < tool.py`, `bash < setup.sh`, `ssh h bash -s < setup.sh`, `kubectl exec -i P -- python3 - <
+        x.py`: the file the local shell feeds on stdin is the program the interpreter runs, judged as that code
+        running where the interpreter runs (on the other host: its own files are not these, but what it sends or
+        fetches is). None when it cannot be read."""
+        carrier = self.stdin_carrier(inv.cmd)
+        fed = [r for r in carrier.redirects if r.op == "<" and r.fd in (None, 0)]
+        if not fed or fed[-1].target is None or fed[-1].producers:
+            return None
+        info = classify(fed[-1].target, carrier.scope, self.tax)
+        path = info.path
+        text = None if not path or info.remote else \
+            self.written.get(path) if path in self.written else self._copied_text(path) or read_text(path)
+        if text is None:  # on another machine, code unseen runs with its data: the person decides
+            return ask(f"{inv.name} runs {fed[-1].target.display()} on the other machine, and it cannot be read here",
+                       "remote-exec", BlastRadius.MEDIUM, "shell.fed-script") if inv.scope.remote else None
+        assert path is not None
+        name = shown(path, carrier.scope.project or carrier.scope.cwd)
+        stop = self.enter_file(path)
+        if stop is not None:
+            return replace(stop, reason=stop.reason.replace(path, name))
+        try:
+            scope = inv.scope.copy()
+            scope.facts["in-file"] = path
+            self.program(text, language, inv, Origin(name), scope, f"{name} › {inv.name}")
+        finally:
+            self.leave_file(path)
+        where = " on the other machine" if inv.scope.remote else ""
+        return allow(f"{inv.name} runs {name}, fed on its input{where} (its contents are judged)", "build-test",
+                     rule="shell.fed-script")
+
     def stdin_source(self, cmd: SimpleCommand) -> Stream:
         """Where a command's stdin comes from, and its text when that is known."""
+        cmd = self.stdin_carrier(cmd)
         body = cmd.stdin_body
         if body is not None:
             return Stream("text", body) if DYN not in body else Stream("unknown")

@@ -273,6 +273,10 @@ def judge(run: "Run", inv: "Invocation") -> list[Finding]:
                     "code.remote")]
     if kind == "unknown":
         return [ask(f"{inv.name} runs code read from its input", "dynamic-exec", BlastRadius.MEDIUM, "code.stdin")]
+    if kind == "file":  # python3 - < tool.py: the file is the program
+        fed = run.fed_program(inv, language)
+        if fed is not None:
+            return [fed]
     return [allow(f"{inv.name} runs a program", "interpreter", rule="code.run")]
 
 

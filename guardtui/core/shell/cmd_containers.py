@@ -126,7 +126,8 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
     scope = inv.scope.copy() if mapped else Scope(workdir, "/root", {}, set(), remote=True)
     child = SimpleCommand(command, " ".join(w.display() for w in rest[1:]), inv.cmd.span, scope,
                           _label(inv, f"{inv.name} {action}"), depth=inv.cmd.depth + 1)
-    run.judge(child, inv.cmd.depth + 1)
+    with run.feeding(child.via, inv.cmd):  # docker exec -i C python - < x.py: x.py runs in the container
+        run.judge(child, inv.cmd.depth + 1)
     return []
 
 
@@ -254,7 +255,8 @@ def kubectl(run: "Run", inv: "Invocation") -> list[Finding]:
     child = SimpleCommand(command, " ".join(w.display() for w in command), inv.cmd.span,
                           Scope(None, "/root", {}, set(), remote=True), _label(inv, "kubectl exec"),
                           depth=inv.cmd.depth + 1)
-    run.judge(child, inv.cmd.depth + 1)
+    with run.feeding(child.via, inv.cmd):  # kubectl exec -i P -- python3 - < x.py: x.py runs in the pod
+        run.judge(child, inv.cmd.depth + 1)
     return []
 
 

@@ -154,7 +154,8 @@ def stdin_script(run: "Run", inv: "Invocation", name: str) -> list[Finding]:
         return [ask(f"runs a script downloaded from the network ({name} reads it from a pipe)", "remote-exec",
                     BlastRadius.HIGH, "exec.remote-script")]
     if kind == "file":
-        return [allow(f"{name} runs a script file", "build-test", rule="exec.shell")]
+        fed = run.fed_program(inv, "shell")
+        return [fed or allow(f"{name} runs a script file", "build-test", rule="exec.shell")]
     if kind == "unknown":
         return [ask(f"{name} runs commands read from its input", "dynamic-exec", BlastRadius.HIGH,
                     "exec.stdin-script")]
@@ -492,7 +493,8 @@ def ssh(run: "Run", inv: "Invocation") -> list[Finding]:
         return [allow(f"ssh runs a command on this machine ({host}), judged as if run here", "remote-exec",
                       rule="exec.ssh")]
     scope = Scope(None, "~", {}, set(), remote=True)  # the remote user's home: only ever "~"
-    run.nested(text, inv, f"ssh {host}", scope)
+    with run.feeding(f"{inv.cmd.via} › ssh {host}" if inv.cmd.via else f"ssh {host}", inv.cmd):
+        run.nested(text, inv, f"ssh {host}", scope)
     return [allow(f"ssh runs a command on {host} (judged on its own)", "remote-exec", rule="exec.ssh")]
 
 

@@ -275,6 +275,12 @@ def cp(run: "Run", inv: "Invocation") -> list[Finding]:
             if dest_info is not None and dest_info.path:
                 run.secret_copies.add(dest_info.path)
                 run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
+        elif info.path and dest is not None and run.carries_secret(info.path, inv.scope):
+            # a settings file with a password in it: copying it is routine, sending the copy away is not
+            dest_info = run.path(dest, inv)
+            if dest_info.path:
+                run.secret_copies.add(dest_info.path)
+                run.secret_copies.add(dest_info.path.rstrip("/") + "/" + info.path.rsplit("/", 1)[-1])
     return [with_rule(worst(findings), "fs.cp")] if findings else \
         [allow(f"{inv.name} copies files", "fs-write", rule="fs.cp")]
 
@@ -1260,7 +1266,7 @@ def _archive_of_secrets(run: "Run", inv: "Invocation", directory: Word | None) -
     archive, _, _ = _tar_operands(inv.words)
     if archive is None or archive.value == "-" or archive.dynamic and not archive.value.startswith("/"):
         return
-    if any(run.holds_secret(p, inv.scope.home) for p in tar_member_paths(run, inv.words, inv.scope)):
+    if any(run.carries_secret(p, inv.scope) for p in tar_member_paths(run, inv.words, inv.scope)):
         info = run.path(archive, inv)
         if info.path:
             run.secret_copies.add(info.path)

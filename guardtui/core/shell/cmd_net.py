@@ -460,6 +460,9 @@ def _upload(run: "Run", inv: "Invocation", value: Word, file_option: bool) -> Fi
         info = run.path(Word(path_text, value.raw), inv)
         if info.path and is_secret(info.path, inv.scope.home, run.tax):
             return deny(f"{inv.name} sends {path_text} (a secret) to a remote host", "secrets", "net.exfiltration")
+        if info.path and info.path in run.secret_copies:  # tar czf /tmp/r.tgz appsettings.json …; curl -F @/tmp/r.tgz
+            return deny(f"{inv.name} sends {path_text}, which holds a secret put in it earlier in the command, to a "
+                        "remote host", "secrets", "net.exfiltration")
         if _only_local_destinations(inv.words) and not (info.path and is_secret_area(info.path, inv.scope.home)):
             return None  # to a server on this machine (a dev server's upload form): the file does not leave it
         held = holds_credentials(info.path) if info.path else None
