@@ -81,3 +81,25 @@ def runs_later() -> tuple[tuple[str, str], ...]:
     doc = load_yaml(*_read("sensitive.yaml"), shipped=True)
     check(doc, _SENSITIVE_SCHEMA)
     return tuple((p["path"], p["as"]) for p in doc.data.get("runs_later") or ())
+
+
+_LATER_RUN = {"key": Field(str, required=True), "value": Field(str), "as": Field(str, required=True),
+              "read": Field(str), "words": Field(bool)}
+_LATER_FILE = {"tool": Field(str, required=True), "paths": Field(list, required=True, items=str),
+               "format": Field(str, choices=("hcl",)), "variables": Field(bool),
+               "run": Field(list, required=True, items=_LATER_RUN)}
+_LATER_VARIABLE = {"name": Field(str, required=True), "value": Field(str), "as": Field(str), "file": Field(str),
+                   "read": Field(str)}
+_LATER_COMMAND = {"match": Field(str, required=True), "as": Field(str, required=True), "read": Field(str)}
+_LATER_SETTINGS_SCHEMA = {"version": Field(int, required=True, choices=(1,)),
+                          "files": Field(list, required=True, items=_LATER_FILE),
+                          "variables": Field(list, items=_LATER_VARIABLE),
+                          "commands": Field(list, items=_LATER_COMMAND)}
+
+
+@lru_cache(maxsize=1)
+def later_settings() -> dict:
+    """later_settings.yaml: the settings, variables and commands that name a program a tool runs later."""
+    doc = load_yaml(*_read("later_settings.yaml"), shipped=True)
+    check(doc, _LATER_SETTINGS_SCHEMA)
+    return doc.data

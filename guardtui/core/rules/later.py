@@ -29,6 +29,7 @@ from ..shell.taxonomy import default_taxonomy
 from ..shell.toolcode import MAX_FILES, code_files, config_commands, configs_written, runner_for
 from ..gitindex import config_settings
 from .later_kinds import PROGRAM, RUNNERS, agent_definition, base_dir, commands_in
+from .later_settings import registered_programs, settings_programs, variable_programs
 
 _MAX_HOOKS = 16
 _MEMORY_WRITE = re.compile(r"mcp__(?:memory|server_memory|knowledge_graph|mcp_memory|serena)__"
@@ -110,6 +111,12 @@ class LaterRule:
                 found = self._judge_task_file(call, ctx, path, text, appended.get(path))
                 if found is not None:
                     return found
+            if text is not None:  # a tool's settings naming a program it runs later (~/.R/Makevars' CC)
+                for program in settings_programs(text, path, ctx.home, ctx.session.root or call.cwd):
+                    found = self._denied_run(call, ctx, program, call.cwd,
+                                             f"{call.tool} writes {path}, whose settings make a tool run {_short(program)} later")
+                    if found is not None:
+                        return found
             if kind is None or text is None:
                 continue
             if kind in RUNNERS or kind == PROGRAM:
@@ -250,6 +257,11 @@ class LaterRule:
         """direnv allow/exec (the .envrc it trusts and runs), core.hooksPath DIR then a git command (DIR's hooks),
         what hg and jj run from their configuration (vcs_programs.py)."""
         command = call.command
+        for program in registered_programs(command, call.cwd, ctx.home, ctx.session.root or call.cwd):
+            found = self._denied_run(call, ctx, program, call.cwd,
+                                     f"{call.tool} makes a tool run {_short(program)} (now or later)")
+            if found is not None:
+                return found
         for m in _DIRENV.finditer(command):
             where = resolve_path((m.group("d") or ".").strip("'\""), call.cwd, ctx.home)
             envrc = where if where.endswith(".envrc") else posixpath.join(where, ".envrc")
@@ -368,6 +380,7 @@ class LaterRule:
         cwd = base_dir(path) if path and kind not in ("shell", "cron", "unit", "plist", "desktop", "library-config") else call.cwd
         if kind == "shell":  # an alias is a command the person will type; an agent's config home moved
             scripts += [m.group("v") for m in _ALIAS.finditer(text)]
+            scripts += variable_programs(text, call.cwd, home, ctx.session.root or call.cwd)  # SCONSFLAGS, R_PROFILE_USER
             moved = _agent_env(text) or _shadowing_path(text, home)
             if moved:
                 return Decision(Verdict.DENY, f"{call.tool} {what}: it sets {moved}, which points an agent at a config "
