@@ -61,6 +61,21 @@ _OVERRIDABLE = frozenset({"git", "ls", "cd", "rm", "cp", "mv", "sudo", "ssh", "c
                           "python3", "node", "make", "docker", "kubectl", "cat", "echo", "test", "command", "exit"})
 _LOGIN_KEYS = re.compile(r"/\.ssh/authorized_keys2?$")  # the keys that log in to this account
 _TOOL_BINS = re.compile(r"(^|/)(node_modules/\.bin|\.venv/bin|venv/bin|vendor/bin)/[^/]+$")
+
+
+def _installed_program(path: str, scope: Scope) -> bool:
+    """Is a command written as a path an installed program, judged by its name (/usr/bin/rm,
+    node_modules/.bin/prisma), rather than a file of the project run as the script it is (./deploy.sh,
+    tools/bin/cargo, /home/dev/src/app/tools/bin/cargo)?"""
+    if _TOOL_BINS.search(path):
+        return True
+    if path.startswith((".", "~")) or not path.startswith("/"):
+        return False  # relative to the working directory: the project's own file
+    project = scope.project or scope.cwd
+    if project and not scope.remote:
+        root = project.rstrip("/") + "/"
+        return not posixpath.normpath(path).startswith(root)
+    return True
 # commands whose operands are files they read (and write to stdout)
 _FILTERS_OF_FILES = frozenset({"cat", "tac", "sort", "uniq", "jq", "yq", "gojq", "sed", "gsed", "awk", "gawk", "mawk",
                                "grep", "egrep", "fgrep", "rg", "cut", "head", "tail", "nl", "fold", "fmt", "column",
@@ -730,9 +745,9 @@ class _Run:
                 return None
             if spec_name is None:
                 written = name
-                # /usr/bin/rm is rm, node_modules/.bin/prisma is prisma; ./deploy.sh stays a local script
-                resolved = base if ("/" in name and (not name.startswith((".", "~")) or
-                                                     _TOOL_BINS.search(name))) else name
+                # /usr/bin/rm is rm, node_modules/.bin/prisma is prisma; ./deploy.sh stays a local script, and so
+                # does tools/bin/cargo or the project's own file by its full path (named like a tool, it is not one)
+                resolved = base if "/" in name and _installed_program(name, scope) else name
                 if base == "java" and "-jar" in [w.value for w in words[1:3]]:
                     jar = next((w.value for w in words[1:] if w.value.endswith(".jar")), "")
                     if jar:
@@ -855,7 +870,8 @@ class _Run:
         if name in (".", "source") or name in self.tax.shells or name == "eval" or name in cmd_exec.RUNNER_NAMES:
             # ssh -A, ssh -R of an agent socket; ssh -o SendEnv of the secrets' names
             return cmd_exec.judge(self, inv) + remote_access.judge(self, inv) + channels.judge(self, inv)
-        if _describes(name, inv.args) and name not in ("find", "git"):
+        if _describes(name, inv.args) and name not in ("find", "git") and "/" not in name:
+            # (a project's own file asked for --help runs all the same: it is judged by what it holds)
             return [allow(f"{name} --help only prints help", "read-only", rule="shell.describe")]
         if name == "coreutils" and inv.words and inv.words[0].value.startswith("--coreutils-prog="):
             # the multi-call coreutils binary: --coreutils-prog=rm is rm
