@@ -22,6 +22,9 @@ KNOWN_MISSES = {
     "gh pr create --title 'fix'":
         "a pull request opened in the person's name, visible to others, asks (as the MCP tools that open one do, and "
         "as every session corpus labels it); the label is a peer's safe list",
+    "git push origin main --force-with-lease":
+        "a force push to main all the same (the lease only guards against a race): denied, as every session corpus "
+        "labels it and the policy reads; the peer's label is ask",
 }
 
 
