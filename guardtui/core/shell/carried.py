@@ -55,10 +55,14 @@ def _shown(found: list[tuple[str, str]]) -> str:
     return f"{rel} ({reason}){more}"
 
 
+_PM_VALUES = {"--prefix", "-C", "--dir", "--cwd", "--tag", "--otp", "--access", "--registry", "--workspace", "-w",
+              "--filter", "-F", "--userconfig", "--provenance-file", "--publish-branch", "--report-summary"}
+
+
 # -- npm publish ------------------------------------------------------------------------------------------
 def _publish(inv: "Invocation") -> list[Finding]:
     words = [w.value for w in inv.words]
-    positionals = [w for w in words if not w.startswith("-")]
+    positionals = [w for i, w in enumerate(words) if not w.startswith("-") and not (i and words[i - 1] in _PM_VALUES)]
     if inv.name == "yarn" and positionals[:2] == ["npm", "publish"]:
         positionals = positionals[1:]
     if positionals[:1] != ["publish"] or any(w in ("--dry-run", "-n") or w.startswith("--dry-run=true")
