@@ -17,6 +17,7 @@ import posixpath
 import re
 from functools import lru_cache
 
+from .infra import is_local
 from .listing import archive_members
 from .secrets import secret_catalog
 from .yamlfile import DataError, read_regular_file
@@ -197,7 +198,23 @@ def written_secret(tool: str, tool_input, cwd: str) -> dict[str, str]:
     else:
         texts = [tool_input.get("new_string")]
     text = "\n".join(t for t in texts if isinstance(t, str))[:MAX_TEXT]
-    what = secret_catalog().credentials_in_text(text) if text else None
+    what = credential_held(text) if text else None
     if not what:
         return {}
     return {WROTE_SECRET + posixpath.normpath(posixpath.join(cwd or "/", path)): what}
+
+
+_URL_LOGIN = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/@'\"<>]*@(\[[0-9a-f:]+\]|[^\s/:@'\"<>]+)")
+
+
+def credential_held(text: str) -> str | None:
+    """The credential `text` holds, leaving out the logins of URLs to this machine or the private network
+    (`postgres://vapor:vapor@localhost/dev` in a Makefile is the project's dev database, not a secret)."""
+    text = _URL_LOGIN.sub(lambda m: "" if is_local(m.group(1)) else m.group(0), text)
+    return secret_catalog().credentials_in_text(text)
+
+
+def file_credential(path: str) -> str | None:
+    """credential_held for a file on disk (size-capped); None when it cannot be read."""
+    text = _read(path)
+    return credential_held(text) if text else None

@@ -299,3 +299,14 @@ def test_carried_lists(tmp_path):
     sent, copies_all = carried.context_files(str(tmp_path))
     assert "dist/a.js.map" not in sent and "src/b.ts" not in sent and "src/keep.ts" in sent and not copies_all
     assert carried.package_files(str(tmp_path / "missing")) is None
+
+
+def test_a_dev_database_url_on_this_machine_is_no_secret_to_push(repo):
+    assert _step(repo, "Write", file_path="Makefile",
+                 content="dedupe:\n\tpsql postgres://vapor:vapor@localhost:5432/app_dev -c 'select 1'\n") == "allow"
+    assert _sh(repo, "git add -A && git commit -m dedupe") != "deny"
+    assert _sh(repo, "git push -u origin fix/x") == "allow"
+    assert _step(repo, "Write", file_path="Makefile",
+                 content="prod:\n\tpsql postgres://app:Lr4ch!prod-88x@db.prod.example.com:5432/app -c 'select 1'\n"
+                 ) == "allow"
+    assert _sh(repo, "git commit -am prod && git push") == "deny"

@@ -79,8 +79,8 @@ def _publish(inv: "Invocation") -> list[Finding]:
         where = _path(inv, target)
         if os.path.isfile(where):  # a packed tarball: judged by its members' names
             members = carried.tarball_files(where) or []
-            found = [(m, r) for m in members for r in [secret_catalog().match(m, inv.scope.home)] if r
-                     for r in [r.reason]]
+            catalog = secret_catalog()  # what the members hold is not read: their names say
+            found = [(m, entry.reason) for m in members if (entry := catalog.match("/" + m, inv.scope.home))]
             return _published(inv, found)
         if os.path.isdir(where):
             directory = where
@@ -207,7 +207,7 @@ def _git(run: "Run", inv: "Invocation") -> list[Finding]:
                 (set(_taken(root, cwd, rest, earlier, adding=False, clean=True)) if "-a" in rest or "--all" in rest
                  else set())
             for path in earlier:
-                if path in retaken and path not in staged and not secret_catalog().credentials_in_file(path):
+                if path in retaken and path not in staged and not carried.file_credential(path):
                     committed.pop(path, None)
                     run.result.leaves[COMMITTED_SECRET + path] = ""
         for path, what in staged.items():
@@ -266,7 +266,7 @@ def _taken(root: str, cwd: str, args: list[str], written: dict[str, str], adding
         if not specs and adding and not any(a in ("-A", "--all", "-u", "--update", "--no-ignore-removal")
                                             for a in args):
             continue
-        if not clean and os.path.isfile(path) and secret_catalog().credentials_in_file(path) is None:
+        if not clean and os.path.isfile(path) and carried.file_credential(path) is None:
             continue  # the credential was taken out again before the commit
         out[path] = what
     return out
