@@ -22,10 +22,11 @@ from typing import Any, Callable, Sequence
 
 from .audit import AuditLog
 from .budget import OverBudget, within
+from .carried import written_secret
 from .catalog import sensitive_patterns, tool_classes
 from .inputs import input_problem, was_cut
 from .effects import call_effects, describe
-from .model import BlastRadius, Decision, DecidedBy, ToolCall, Verdict
+from .model import WRITE_TOOLS, BlastRadius, Decision, DecidedBy, ToolCall, Verdict
 from .protect import Protection
 from .rules.base import EvalContext, Rule, temp_dirs_from_env
 from .session import Approval, Denial, Sessions, approval_matches
@@ -290,6 +291,8 @@ class Engine:
         except Exception:  # naming effects must never break judging; the rules have judged the call
             effects = blamed = set()
         leaves = ctx.shell(call).leaves if call.is_shell and call.command.strip() else {}
+        if call.tool in WRITE_TOOLS:  # a credential written into a file: a commit and a push may carry it later
+            leaves = written_secret(call.tool, call.input, call.cwd)
         extra: dict[str, Any] = {}
         if blamed:
             extra["effects"] = sorted([list(e) for e in blamed])

@@ -545,7 +545,8 @@ def _repo_files(call: ToolCall, ctx: EvalContext, label: str, args: dict, key: s
         tool_input = {"file_path": local, "content": content if isinstance(content, str) else ""}
         decision = ctx.judge(ToolCall("Write", tool_input, call.cwd, agent=call.agent, session=call.session,
                                       event=call.event, mode=call.mode))
-        if decision is not None and decision.verdict is Verdict.DENY and decision.rule.startswith("protect"):
+        if decision is not None and decision.verdict is Verdict.DENY and (decision.rule.startswith("protect") or
+                                                                         decision.rule.endswith("/ci-secrets")):
             out.append(decision.with_(reason=f"{label} commits {path} to the repository, and the next pull puts it "
                                              f"here: {decision.reason}", rule=f"mcp/repo:{decision.rule}"))
     return out

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from ..catalog import runs_later
+from ..ciworkflow import project_of, sends_secrets
 from ..hook_settings import apply_edits
 from ..model import BlastRadius, Decision, ToolCall, Verdict
 from ..protect import protect_data
@@ -89,6 +90,11 @@ class LaterRule:
             if found is not None:
                 return found
         for path, text in targets:
+            sent = sends_secrets(path, text, ctx.home, project_of(path))
+            if sent is not None:  # the CI service runs it, secrets in reach, on the next push
+                return Decision(Verdict.DENY, f"{call.tool} writes {path}, a CI workflow whose steps send {sent}: the "
+                                "CI service runs it with the repository's secrets", f"{self.id}/ci-secrets",
+                                BlastRadius.CRITICAL, "secrets")
             kind = later_kind(path, ctx.home)
             # a file of no known kind, or a tool's configuration beyond the code it names (package.json's scripts)
             place = _planted_place(path, text, call, ctx) if kind in (None, "tool-config") and text is not None \

@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from ..effects import shell_acts
 from ..infra import foreign_keys
 from ..model import BlastRadius, Verdict
-from . import (channels, credroutes, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
+from . import (carried, channels, credroutes, cmd_agents, cmd_ansible, cmd_build, cmd_ci, cmd_code, cmd_compose, cmd_containers,
                cmd_dbus, cmd_exec, cmd_fs, cmd_git, cmd_logrotate, cmd_migrate, cmd_net, cmd_notebook, cmd_proc,
                cmd_salesforce, cmd_sandbox, cmd_tasks, cmd_term, cmd_triggers, exposure, remote_access, selfcall,
                toolcode, transfers)
@@ -943,6 +943,7 @@ class _Run:
         findings.extend(self.deleted_sources(inv))
         findings.extend(remote_access.judge(self, inv))  # a way into this machine or the person's keys
         findings.extend(credroutes.judge(self, inv))  # a token routed to a host that did not issue it
+        findings.extend(carried.judge(self, inv))  # a secret file packed, built into a pushed image, committed and pushed
         self.shell_escapes(inv)
         toolcode.judge_config_code(self, inv)  # mypy's plugins, mkdocs' hooks: project code the tool loads
         toolcode.local_program(self, inv)  # node_modules/.bin/tsc in a package script: the project's own program

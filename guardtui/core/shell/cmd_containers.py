@@ -7,11 +7,13 @@ that are not mounted live inside the container; they are judged as on another ma
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import posixpath
 import re
 from typing import TYPE_CHECKING
 
+from ..carried import context_files, secrets_among
 from ..model import BlastRadius
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service
@@ -49,7 +51,7 @@ def docker(run: "Run", inv: "Invocation") -> list[Finding]:
         # docker volume rm $(docker volume ls -q), or the listing piped through xargs
         return [deny(f"{inv.name} volume rm $({inv.name} volume ls -q) deletes every volume and its data", "container",
                      "container.volumes")]
-    remote = _remote_daemon(inv)
+    remote = _remote_daemon(inv, run)
     if remote is not None:
         return remote
     verb = next((w.value for w in args if not w.value.startswith("-")), "")
@@ -183,7 +185,7 @@ _CONTEXT_SECRETS = re.compile(r"^(?:\.env(?:\.(?!example$|sample$|template$|dist
                               r"id_(?:rsa|ed25519|ecdsa)|.*\.pem|.*\.key|credentials(?:\.json)?)$")
 
 
-def _remote_daemon(inv: "Invocation") -> list[Finding] | None:
+def _remote_daemon(inv: "Invocation", run: "Run | None" = None) -> list[Finding] | None:
     """Docker talking to another machine's daemon: `docker context create --docker host=tcp://…` points later
     calls there (asks); a build sent there (DOCKER_HOST, -H, a context made above) uploads its context, so one
     that holds secret files or hands over --secret from the home directory sends them off the machine."""
@@ -193,6 +195,8 @@ def _remote_daemon(inv: "Invocation") -> list[Finding] | None:
     if positionals[:2] == ["context", "create"]:
         host = next((m.group(1) for w in words for m in [_DAEMON_HOST.search(w)] if m), None)
         if host and not _LOCAL_HOSTS.match(host):
+            if run is not None and len(positionals) > 2:  # `docker --context NAME build` later in the session is sent there
+                run.result.leaves[_CONTEXT_FACT + positionals[2]] = host
             return [ask(f"{inv.name} context create points docker at the daemon on {host}: what later calls build "
                         "or run is sent there", "network", BlastRadius.MEDIUM, "container.remote-daemon")]
         return None
@@ -205,6 +209,7 @@ def _remote_daemon(inv: "Invocation") -> list[Finding] | None:
     environment = inv.scope.variables.get("DOCKER_HOST") or ""
     m = _DAEMON_HOST.search(environment) if isinstance(environment, str) else None
     host = host or (m.group(1) if m else None)
+    host = host or _context_host(inv, words)
     if host is None or _LOCAL_HOSTS.match(host):
         return None
     building = positionals[:1] == ["build"] or positionals[:2] in (["buildx", "build"], ["image", "build"])
@@ -217,12 +222,53 @@ def _remote_daemon(inv: "Invocation") -> list[Finding] | None:
                          "secrets", "container.remote-daemon")]
     context = positionals[-1] if len(positionals) > 1 and not positionals[-1].startswith(("http", "git@")) else "."
     directory = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", context))
-    leaked = _context_secrets(directory)
+    dockerfile = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-f", "--file")), None)
+    listed = context_files(directory, posixpath.join(directory, dockerfile) if dockerfile else None)
+    found = secrets_among(directory, listed[0], inv.scope.home) if listed else []
+    leaked = found[0][0] if found else _context_secrets(directory)
     if leaked:
         return [deny(f"{inv.name} build uploads its context to the daemon on {host}, another machine, with "
                      f"{leaked} in it (a secret no .dockerignore leaves out)", "secrets", "container.remote-daemon")]
     return [ask(f"{inv.name} build uploads the build context to the daemon on {host}, another machine", "network",
                 BlastRadius.MEDIUM, "container.remote-daemon")]
+
+
+_CONTEXT_FACT = "docker-context:"  # session fact: a docker context made earlier -> the daemon's host
+
+
+def _context_host(inv: "Invocation", words: list[str]) -> str | None:
+    """The daemon host of the docker context a call names (`--context NAME`, `-c NAME`, DOCKER_CONTEXT): made
+    earlier in the session, or read from ~/.docker/contexts/meta/*/meta.json."""
+    name = inv.scope.variables.get("DOCKER_CONTEXT") if isinstance(inv.scope.variables.get("DOCKER_CONTEXT"), str) \
+        else None
+    for i, w in enumerate(words):
+        if not name and w in ("-c", "--context") and i + 1 < len(words):
+            name = words[i + 1]
+        elif w.startswith("--context="):
+            name = w.partition("=")[2]
+        if not w.startswith("-"):
+            break  # the options after the subcommand are its own (`buildx build --context` is not this)
+    if not name or name in ("default", "desktop-linux") or DYN in name:
+        return None
+    host = inv.scope.facts.get(_CONTEXT_FACT + name)
+    if host:
+        return host
+    meta_root = posixpath.join(os.environ.get("DOCKER_CONFIG") or posixpath.join(inv.scope.home, ".docker"),
+                               "contexts", "meta")
+    try:
+        entries = sorted(os.listdir(meta_root))[:256]
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            meta = json.loads(read_text(posixpath.join(meta_root, entry, "meta.json")) or "{}")
+        except ValueError:
+            continue
+        if isinstance(meta, dict) and meta.get("Name") == name:
+            endpoint = ((meta.get("Endpoints") or {}).get("docker") or {}).get("Host") or ""
+            m = _DAEMON_HOST.search(endpoint) if isinstance(endpoint, str) else None
+            return m.group(1) if m else None
+    return None
 
 
 def _context_secrets(directory: str) -> str | None:
