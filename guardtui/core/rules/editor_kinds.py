@@ -17,6 +17,8 @@ import posixpath
 import re
 import shlex
 
+from ..shell.statements import top_level_commas
+
 _WORDS_CALL = re.compile(r"""(?:vim\.fn\.system(?:list)?|vim\.fn\.jobstart|vim\.fn\.termopen|vim\.system|"""
                          r"""vim\.fn\.systemlist|jobstart|termopen|system|systemlist|job_start)\s*\(\s*[\[{]"""
                          r"""(?P<a>[^\]}]*)[\]}]""")
@@ -63,21 +65,7 @@ def vim_words_calls(text: str) -> list[str]:
 
 def _elements(text: str) -> list[str]:
     """A Lua table's or vimscript list's elements (commas inside strings and calls kept)."""
-    out, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    out.append(text[start:].strip())
-    return [e for e in out if e]
+    return [e.strip() for e in top_level_commas(text) if e.strip()]
 
 
 def vim_file_ops(text: str) -> list[str]:

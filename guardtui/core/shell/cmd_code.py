@@ -28,6 +28,7 @@ from .exposure import module_program
 from .generated import run_process_input
 from .invocation import UNKNOWN_WORD, Invocation, Origin
 from .projectfiles import python_module_file, read_text, shown
+from .statements import top_level_commas
 from .nushell import nushell_as_shell
 from .pwsh import powershell_as_shell
 from .toolcode import PYTHON_PROGRAM
@@ -482,7 +483,7 @@ def code_findings(run: "Run", inv: "Invocation", code_word: Word, language: str,
         run.nested(shlex.join(words), inv, f"{inv.name} → {m.group('program')}")
     for m in _ARGV_CALLS.finditer(code) if language in _ARGV_LANGUAGES else ():
         # each argument a literal, a join of literals and the home, or a word known only when it runs
-        known = [evaluate_expression(a.strip(), inv.scope) for a in _top_level_commas(m.group("args"))]
+        known = [evaluate_expression(a.strip(), inv.scope) for a in top_level_commas(m.group("args"))]
         words = [k if k is not None else UNKNOWN_WORD for k in known]
         # a Scala Seq(…) is a process only when it is run (.! / .!!); the others always are
         if words and (m.group("bang") or not m.group(0).lstrip().startswith(("Seq", "List"))):
@@ -1266,24 +1267,6 @@ def _first_argument(rest: str, allow_glob_call: bool = False, scope=None, argv: 
             value = " ".join([_argv_word(value)] + [_argv_word(k) if k is not None else '"$code_argument"'
                                                     for k in known])
     return value
-
-
-def _top_level_commas(text: str) -> list[str]:
-    """A call's argument text split at the commas outside quotes and parentheses."""
-    out, depth, quote, start = [], 0, "", 0
-    for i, c in enumerate(text):
-        if quote:
-            quote = "" if c == quote and text[i - 1] != "\\" else quote
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    return out + [text[start:]]
 
 
 def _argv_word(value: str) -> str:

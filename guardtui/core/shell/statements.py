@@ -25,3 +25,23 @@ def split_statements(code: str, quotes: str = "'\"", separators: str = ";\n|", n
             current.append(ch)
     out.append("".join(current))
     return [s.strip() for s in out if s.strip() and not s.strip().startswith("#")]
+
+
+def top_level_commas(text: str) -> list[str]:
+    """A call's argument text (or a Lua table's, a vimscript list's) split at the commas outside quotes and
+    brackets; a quote escaped with a backslash does not end its string."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote and text[i - 1] != "\\" else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out + [text[start:]]
+
