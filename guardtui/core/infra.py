@@ -90,17 +90,22 @@ def _known(home: str, project: str | None) -> tuple[frozenset[str], tuple[tuple[
     return _read(_stamp(paths))
 
 
-@lru_cache(maxsize=16)
-def _read(stamp: tuple) -> tuple[frozenset[str], tuple[tuple[bytes, bytes], ...]]:
-    names: set[str] = set()
-    hashed: list[tuple[bytes, bytes]] = []
+def _texts(stamp: tuple):
+    """(path, text) of each file of a stamp that is there and can be read (size-capped)."""
     for path, _mtime, size in stamp:
         if size < 0:
             continue
         try:
-            text = read_regular_file(path, _CAP).decode("utf-8", "replace")
+            yield path, read_regular_file(path, _CAP).decode("utf-8", "replace")
         except (OSError, DataError):
             continue
+
+
+@lru_cache(maxsize=16)
+def _read(stamp: tuple) -> tuple[frozenset[str], tuple[tuple[bytes, bytes], ...]]:
+    names: set[str] = set()
+    hashed: list[tuple[bytes, bytes]] = []
+    for path, text in _texts(stamp):
         if path.endswith("known_hosts"):
             for line in text.splitlines()[:20000]:
                 field = line.split(" ", 1)[0]
@@ -183,13 +188,7 @@ def own_cloud_projects(home: str, project: str | None = None) -> frozenset[str]:
 @lru_cache(maxsize=16)
 def _projects(stamp: tuple) -> frozenset[str]:
     names: set[str] = set()
-    for path, _mtime, size in stamp:
-        if size < 0:
-            continue
-        try:
-            text = read_regular_file(path, _CAP).decode("utf-8", "replace")
-        except (OSError, DataError):
-            continue
+    for _path, text in _texts(stamp):
         names.update(_GCLOUD_PROJECT.findall(text))
         names.update(_QUOTED_PROJECT.findall(text))
         if path.endswith(".firebaserc"):  # {"projects": {"default": "…", "prod": "…"}}

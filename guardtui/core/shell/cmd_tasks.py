@@ -985,6 +985,7 @@ def _matching(text: str, start: int, opening: str, closing: str) -> int:
 
 
 def _split_args(text: str) -> list[str]:
+    """A make function's arguments at the commas outside parentheses (quotes group nothing in make)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "({":
