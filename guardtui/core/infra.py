@@ -188,7 +188,7 @@ def own_cloud_projects(home: str, project: str | None = None) -> frozenset[str]:
 @lru_cache(maxsize=16)
 def _projects(stamp: tuple) -> frozenset[str]:
     names: set[str] = set()
-    for _path, text in _texts(stamp):
+    for path, text in _texts(stamp):
         names.update(_GCLOUD_PROJECT.findall(text))
         names.update(_QUOTED_PROJECT.findall(text))
         if path.endswith(".firebaserc"):  # {"projects": {"default": "…", "prod": "…"}}
