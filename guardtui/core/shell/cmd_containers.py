@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service
+from ..yamlfile import DataError, load_yaml
 from .deletes import whole_listing
-from .findings import Finding, ask, deny
+from .findings import Finding, allow, ask, deny
 from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, is_secret, secret_in_text
 from .parse import SimpleCommand
@@ -318,3 +319,111 @@ def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
 
 def _label(inv: "Invocation", what: str) -> str:
     return f"{inv.cmd.via} › {what}" if inv.cmd.via else what
+
+
+# --- clusters that live on this machine ------------------------------------------------------------------------
+# kind/k3d/minikube start and remove their own clusters (docker containers or a VM here): a cluster's
+# lifecycle is local work, unless it mounts a host path from outside the project into the nodes
+_LIFECYCLE = {"kind": (("create", "delete"), ("cluster", "clusters")),
+              "k3d": (("cluster",), ("create", "delete", "start", "stop")),
+              "minikube": (("start", "stop", "delete", "pause", "unpause"), ())}
+_HOST_MOUNTS = ("-v", "--volume", "--mount-string", "--mount", "--extra-mounts")
+# the context names kind, k3d, minikube and the desktop distributions give the clusters they run here
+_KUBECTL_CHANGES = ("apply", "create", "rollout", "scale", "label", "annotate", "patch", "set", "replace", "expose")
+_LOCAL_CONTEXT = re.compile(r"^(kind-.+|k3d-.+|minikube|docker-desktop|rancher-desktop|orbstack|colima(-.+)?)$")
+
+
+def local_cluster(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`kind create cluster --name charts --config hack/kind.yaml`, `k3d cluster delete dev`, `minikube stop`:
+    quiet; --all, host mounts outside the project and unreadable configs fall through to the taxonomy (asks)."""
+    words = [w.value for w in inv.words]
+    positionals = [w for w in words if not w.startswith("-")]
+    first, second = _LIFECYCLE[inv.name]
+    if not positionals or positionals[0] not in first or (second and (len(positionals) < 2 or
+                                                                        positionals[1] not in second)):
+        return []
+    if any(w in ("--all", "-a", "-A") or w.split("=", 1)[0] in _HOST_MOUNTS for w in words) or \
+            any(DYN in w for w in words) or inv.scope.remote:
+        return []
+    configs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--config", "-c")] + \
+        [w.partition("=")[2] for w in words if w.startswith("--config=")]
+    for config in configs:
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", config))
+        text = read_text(path)
+        if text is None or not _mounts_inside(text, inv.scope.project or inv.scope.cwd):
+            return []
+    return [allow(f"{inv.name} {' '.join(positionals[:2])} starts or removes a cluster on this machine",
+                  "kubernetes", rule="container.local-cluster")]
+
+
+def _mounts_inside(config: str, project: str | None) -> bool:
+    """Every hostPath a kind/k3d config mounts into its nodes lies inside the project (none is fine)."""
+    paths = re.findall(r"(?m)^\s*-?\s*(?:hostPath|hostpath|host_path)\s*:\s*['\"]?([^'\"\s#]+)", config)
+    if re.search(r"(?i)volumes\s*:|extraMounts\s*:", config) and not paths:
+        return False  # mounts written in a shape this reading does not follow: not judged quiet
+    return all(project is not None and not path.startswith("~") and
+               (posixpath.normpath(posixpath.join(project, path)) + "/").startswith(project.rstrip("/") + "/")
+               for path in paths)
+
+
+def local_context(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`helm upgrade --install … --kube-context kind-charts`, `kubectl --context k3d-dev apply -f k8s/`: a change aimed
+    at a cluster running here is quiet. The context is named on the command line (never the current one) and,
+    where the kubeconfig has it, its cluster's server must be this machine."""
+    words = [w.value for w in inv.words]
+    if inv.name != "helm" and not any(w in _KUBECTL_CHANGES for w in words[:6]):
+        return []  # kubectl exec/run/cp/port-forward: judged as what they run or move
+    options = ("--kube-context",) if inv.name == "helm" else ("--context",)
+    named = [words[i + 1] for i, w in enumerate(words[:-1]) if w in options] + \
+        [w.partition("=")[2] for w in words if w.split("=", 1)[0] in options and "=" in w]
+    if not named or inv.scope.remote or not all(_LOCAL_CONTEXT.match(c) for c in named):
+        return []
+    kubeconfigs = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--kubeconfig"] + \
+        [w.partition("=")[2] for w in words if w.startswith("--kubeconfig=")]
+    paths = kubeconfigs or [p for p in (inv.scope.variables.get("KUBECONFIG") or "").split(":") if p] or \
+        [posixpath.join(inv.scope.home, ".kube/config")]
+    if any(DYN in p for p in paths):
+        return []
+    for context in named:
+        server = _context_server(context, [posixpath.join(inv.scope.cwd or "/", p) for p in paths])
+        if server is None or (server and not is_local_server(server)):
+            return []
+    return _judged_local(run, inv, named[-1])
+
+
+def _judged_local(run: "Run", inv: "Invocation", context: str) -> list[Finding]:
+    findings = run.taxonomy(inv)
+    if any(f.verdict.value == "deny" for f in findings) or any(f.blast_radius.severity > BlastRadius.MEDIUM.severity
+                                                              for f in findings):
+        return findings  # helm uninstall, kubectl delete namespace: still asked, even here
+    return [allow(f"{inv.name} acts on {context}, a cluster running on this machine", "kubernetes",
+                  rule="container.local-context")]
+
+
+def _context_server(context: str, paths: list[str]) -> str | None:
+    """The server of the context's cluster: "" when no kubeconfig names the context (a kind context not yet
+    written), None when one names it in a way this reading does not follow."""
+    for path in paths:
+        text = read_text(path)
+        if text is None:
+            continue
+        try:
+            doc = load_yaml(text, path).data
+        except DataError:
+            return None
+        if not isinstance(doc, dict):
+            continue
+        for entry in doc.get("contexts") or ():
+            if isinstance(entry, dict) and entry.get("name") == context:
+                cluster = (entry.get("context") or {}).get("cluster") if isinstance(entry.get("context"), dict) \
+                    else None
+                for c in doc.get("clusters") or ():
+                    if isinstance(c, dict) and c.get("name") == cluster and isinstance(c.get("cluster"), dict):
+                        return str(c["cluster"].get("server") or "") or None
+                return None
+    return ""
+
+
+def is_local_server(server: str) -> bool:
+    host = host_of(server) if "://" in server else ""
+    return bool(host) and (host in ("localhost", "::1", "[::1]", "host.docker.internal") or host.startswith("127."))
