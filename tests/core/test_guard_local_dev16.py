@@ -1,5 +1,5 @@
 """Local dev work stays quiet, what leaves the machine asks: a kind/k3d/minikube cluster's lifecycle, helm and
-kubectl changes aimed at a cluster named as running here, well-known npm CLIs fetched by npx judged as themselves,
+well-known npm CLIs fetched by npx judged as themselves,
 unknown tools' read-only verbs, and bounded build-cache prunes."""
 from __future__ import annotations
 
@@ -56,39 +56,11 @@ def test_a_cluster_mounting_only_the_project_is_quiet(world):
 
 
 @pytest.mark.parametrize("command", [
-    "helm upgrade --install api charts/api --kube-context kind-charts -n gw --create-namespace --wait",
-    "helm install api charts/api --kube-context=k3d-dev",
-    "helm rollback api 2 --kube-context minikube",
-    "kubectl --context kind-dev apply -f k8s/",
-    "kubectl apply -k overlays/local --context docker-desktop",
-    "kubectl --context k3d-dev rollout restart deploy/api",
+    "helm upgrade --install api charts/api --kube-context kind-charts -n gw",  # sessions-1 labels this ask
+    "kubectl --context kind-charts create namespace t", "helm uninstall api --kube-context kind-charts",
 ])
-def test_changes_aimed_at_a_named_local_cluster_are_quiet(world, command):
-    assert verdict(world.run(command)) == "allow", command
-
-
-@pytest.mark.parametrize("command", [
-    "helm upgrade --install api charts/api --kube-context staging-eu",
-    "helm upgrade --install api charts/api",  # the current context: could be anything
-    "kubectl apply -f k8s/",
-    "kubectl --context prod apply -f k8s/",
-    "helm uninstall api --kube-context kind-charts",
-    "helm upgrade --install api charts/api --kube-context $CTX",
-])
-def test_changes_aimed_elsewhere_still_ask(world, command):
+def test_changes_inside_a_local_cluster_still_ask(world, command):
     assert verdict(world.run(command)) != "allow", command
-
-
-def test_a_local_looking_context_whose_server_is_remote_asks(world):
-    kube = world.home / ".kube"
-    kube.mkdir(exist_ok=True)
-    (kube / "config").write_text(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster: {server: 'https://k8s.prod.example.com:6443'}\n"
-        "- name: kind-dev\n  cluster: {server: 'https://127.0.0.1:40123'}\n"
-        "contexts:\n- name: kind-charts\n  context: {cluster: prod, user: admin}\n"
-        "- name: kind-dev\n  context: {cluster: kind-dev, user: kind-dev}\n")
-    assert verdict(world.run("helm upgrade --install api charts/api --kube-context kind-charts")) != "allow"
-    assert verdict(world.run("helm upgrade --install api charts/api --kube-context kind-dev")) == "allow"
 
 
 # -- npx of well-known CLIs ------------------------------------------------------------------------------

@@ -1735,8 +1735,7 @@ _HANDLERS = {
     **{n: lambda run, inv: cmd_containers.docker(run, inv) or cmd_compose.compose(run, inv)
        for n in ("docker", "podman", "nerdctl")},
     **{n: cmd_compose.compose for n in ("docker-compose", "podman-compose")},
-    "kubectl": lambda run, inv: cmd_containers.kubectl(run, inv) or cmd_containers.local_context(run, inv),
-    "oc": cmd_containers.kubectl, "helm": cmd_containers.local_context,
+    "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
     **{n: cmd_containers.local_cluster for n in ("kind", "k3d", "minikube")},
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": lambda run, inv: cmd_code.rails(run, inv) or cmd_migrate.migrations(run, inv) or [],

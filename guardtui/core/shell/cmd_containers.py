@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from ..model import BlastRadius
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service
-from ..yamlfile import DataError, load_yaml
 from .deletes import whole_listing
 from .findings import Finding, allow, ask, deny
 from .projectfiles import read_text
@@ -328,9 +327,6 @@ _LIFECYCLE = {"kind": (("create", "delete"), ("cluster", "clusters")),
               "k3d": (("cluster",), ("create", "delete", "start", "stop")),
               "minikube": (("start", "stop", "delete", "pause", "unpause"), ())}
 _HOST_MOUNTS = ("-v", "--volume", "--mount-string", "--mount", "--extra-mounts")
-# the context names kind, k3d, minikube and the desktop distributions give the clusters they run here
-_KUBECTL_CHANGES = ("apply", "create", "rollout", "scale", "label", "annotate", "patch", "set", "replace", "expose")
-_LOCAL_CONTEXT = re.compile(r"^(kind-.+|k3d-.+|minikube|docker-desktop|rancher-desktop|orbstack|colima(-.+)?)$")
 
 
 def local_cluster(run: "Run", inv: "Invocation") -> list[Finding]:
@@ -364,66 +360,3 @@ def _mounts_inside(config: str, project: str | None) -> bool:
     return all(project is not None and not path.startswith("~") and
                (posixpath.normpath(posixpath.join(project, path)) + "/").startswith(project.rstrip("/") + "/")
                for path in paths)
-
-
-def local_context(run: "Run", inv: "Invocation") -> list[Finding]:
-    """`helm upgrade --install … --kube-context kind-charts`, `kubectl --context k3d-dev apply -f k8s/`: a change aimed
-    at a cluster running here is quiet. The context is named on the command line (never the current one) and,
-    where the kubeconfig has it, its cluster's server must be this machine."""
-    words = [w.value for w in inv.words]
-    if inv.name != "helm" and not any(w in _KUBECTL_CHANGES for w in words[:6]):
-        return []  # kubectl exec/run/cp/port-forward: judged as what they run or move
-    options = ("--kube-context",) if inv.name == "helm" else ("--context",)
-    named = [words[i + 1] for i, w in enumerate(words[:-1]) if w in options] + \
-        [w.partition("=")[2] for w in words if w.split("=", 1)[0] in options and "=" in w]
-    if not named or inv.scope.remote or not all(_LOCAL_CONTEXT.match(c) for c in named):
-        return []
-    kubeconfigs = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--kubeconfig"] + \
-        [w.partition("=")[2] for w in words if w.startswith("--kubeconfig=")]
-    paths = kubeconfigs or [p for p in (inv.scope.variables.get("KUBECONFIG") or "").split(":") if p] or \
-        [posixpath.join(inv.scope.home, ".kube/config")]
-    if any(DYN in p for p in paths):
-        return []
-    for context in named:
-        server = _context_server(context, [posixpath.join(inv.scope.cwd or "/", p) for p in paths])
-        if server is None or (server and not is_local_server(server)):
-            return []
-    return _judged_local(run, inv, named[-1])
-
-
-def _judged_local(run: "Run", inv: "Invocation", context: str) -> list[Finding]:
-    findings = run.taxonomy(inv)
-    if any(f.verdict.value == "deny" for f in findings) or any(f.blast_radius.severity > BlastRadius.MEDIUM.severity
-                                                              for f in findings):
-        return findings  # helm uninstall, kubectl delete namespace: still asked, even here
-    return [allow(f"{inv.name} acts on {context}, a cluster running on this machine", "kubernetes",
-                  rule="container.local-context")]
-
-
-def _context_server(context: str, paths: list[str]) -> str | None:
-    """The server of the context's cluster: "" when no kubeconfig names the context (a kind context not yet
-    written), None when one names it in a way this reading does not follow."""
-    for path in paths:
-        text = read_text(path)
-        if text is None:
-            continue
-        try:
-            doc = load_yaml(text, path).data
-        except DataError:
-            return None
-        if not isinstance(doc, dict):
-            continue
-        for entry in doc.get("contexts") or ():
-            if isinstance(entry, dict) and entry.get("name") == context:
-                cluster = (entry.get("context") or {}).get("cluster") if isinstance(entry.get("context"), dict) \
-                    else None
-                for c in doc.get("clusters") or ():
-                    if isinstance(c, dict) and c.get("name") == cluster and isinstance(c.get("cluster"), dict):
-                        return str(c["cluster"].get("server") or "") or None
-                return None
-    return ""
-
-
-def is_local_server(server: str) -> bool:
-    host = host_of(server) if "://" in server else ""
-    return bool(host) and (host in ("localhost", "::1", "[::1]", "host.docker.internal") or host.startswith("127."))
