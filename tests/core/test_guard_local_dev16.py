@@ -18,13 +18,11 @@ _KIND_PLAIN = "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - ro
     "kind create cluster --name charts --config hack/kind.yaml",
     "kind create cluster --config=hack/kind.yaml",
     "kind create cluster",
-    "kind delete cluster --name charts",
-    "kind delete clusters charts scratch",
     "k3d cluster create dev --agents 2",
-    "k3d cluster delete dev",
+    "k3d cluster stop dev",
     "minikube start --cpus 4",
     "minikube stop",
-    "minikube delete -p scratch",
+    "minikube pause -p scratch",
 ])
 def test_a_local_clusters_lifecycle_is_quiet(world, command):
     put(world, "hack/kind.yaml", _KIND_PLAIN)
@@ -45,6 +43,7 @@ def test_a_cluster_mounting_host_paths_outside_the_project_asks(world, config):
     "kind delete clusters --all", "k3d cluster delete --all", "minikube delete --all",
     "k3d cluster create dev -v /:/host@all", "minikube start --mount --mount-string /:/host",
     "kind create cluster --config missing.yaml",
+    "kind delete cluster --name charts", "k3d cluster delete dev", "minikube delete -p scratch",
 ])
 def test_every_cluster_or_host_mounts_still_ask(world, command):
     assert verdict(world.run(command)) != "allow", command

@@ -55,10 +55,9 @@ def test_deleting_every_local_cluster_denies(world, command):
     assert world.verdict(command) == "deny", command
 
 
-# one named cluster of this machine, as sessions-11 labels it (the --all forms above deny)
 @pytest.mark.parametrize("command", ["kind delete cluster --name dev", "k3d cluster delete dev", "minikube delete"])
-def test_deleting_one_local_cluster_is_quiet(world, command):
-    assert world.verdict(command) == "allow", command
+def test_deleting_one_local_cluster_asks(world, command):
+    assert world.verdict(command) == "ask", command
 
 
 @pytest.mark.parametrize("command", [

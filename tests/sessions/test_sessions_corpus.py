@@ -421,6 +421,7 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
     "sessions-11.jsonl": {  # held out until its first run, which met every target (README)
         164: 'labelled allow, judged ask [dangerous-shell/taxonomy:helm-install]: Makefile:15: helm upgrade '
             'changes what runs in the cluster',
+        172: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: kind delete deletes or stops something',
         186: 'labelled allow, judged ask [dangerous-shell/fs.rm]: scripts/completions.sh:3: rm -rf completions '
             'recursively deletes a path in the project',
         245: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: dvc push changes something',
