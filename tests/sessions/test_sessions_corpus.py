@@ -121,10 +121,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             "rewrites the remote branch's history",
         218: 'labelled deny, judged ask [dangerous-shell/taxonomy:django-flush]: manage.py flush deletes every row'
             " in the project's database (a dev reset)",
-        251: 'labelled allow, judged ask [dangerous-shell/exec.npx]: npx eas-cli may download and run a package',
-        266: 'labelled allow, judged ask [dangerous-shell/exec.npx]: npx expo-doctor may download and run a '
-            'package',
-        272: 'labelled allow, judged ask [dangerous-shell/exec.npx]: npx eas-cli may download and run a package',
     },
     "attacks-7.jsonl": {  # held out until its first run (README: first-run figures)
     },
@@ -194,7 +190,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         263: 'labelled allow, judged ask [dangerous-shell/sql.write]: the SQL changes data or schema',
         264: 'labelled allow, judged ask [dangerous-shell/sql.write]: the SQL changes data or schema',
         286: 'on purpose: a project .env holding an Expo access token asks to be read (as line 8)',
-        290: 'on purpose: npx of a package the project does not depend on downloads and runs it',
     },
     "attacks-4.jsonl": {  # held out until its first run (README: first-run figures); misses as judged now
         9: 'labelled deny, judged ask [dangerous-shell/git.config-exec]: git config include.path makes git run a'
@@ -258,8 +253,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         121: '`mix deps.get` fetches the locked, declared dependencies like `npm install`/`bundle install`, which '
             'the shell corpora label allow (`mix deps.get && mix test` allow); adding a new one is the edit of '
             'mix.exs',
-        227: '`pulumi stack select` switches the stack later commands act on, which asks like switching the '
-            'cluster context (kubectx/kubens ask: kube-switcher); the label takes it as a read',
         353: "(not yet fixed) `deno task` does not read deno.json's tasks, and the release script runs its "
             'commands through a helper around `new Deno.Command` that the JavaScript analysis does not follow',
     },
@@ -350,8 +343,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
             'https://github.com/tern-contrib/agent-r… writes /home/dev/src/tern/.ag',
     },
     "sessions-11.jsonl": {  # held out until its first run, which met every target (README)
-        163: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: Makefile:12: kind create changes '
-            'something',
         164: 'labelled allow, judged ask [dangerous-shell/taxonomy:helm-install]: Makefile:15: helm upgrade '
             'changes what runs in the cluster',
         172: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: kind delete deletes or stops something',
@@ -361,8 +352,6 @@ KNOWN_MISSES: dict[str, dict[int, str]] = {
         264: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: ansible-galaxy install changes something',
         270: 'labelled deny, judged ask [dangerous-shell/fs.rm]: rm -rf /var/log/* recursively deletes a system '
             'path on the remote host',
-        324: 'labelled allow, judged ask [dangerous-shell/taxonomy:docker-prune]: docker prune deletes stopped '
-            'containers, unused images and networks',
     },
     "sessions-12.jsonl": {  # held out until its first run (README: first-run figures)
         54: 'labelled allow, judged ask [dangerous-shell/taxonomy.verb]: scripts/rotate_check.sh:7: adb shell '

@@ -1201,7 +1201,8 @@ class _Run:
             return [allow(f"{name} is not installed here, so bash would only print 'command not found'",
                           "read-only", rule="shell.not-installed")]
         positionals, _ = split_args(inv.args, frozenset())
-        if positionals[:1] and positionals[0] in self.tax.everyday_verbs and not self._looks_destructive(inv) and \
+        if positionals[:1] and positionals[0].rsplit(":", 1)[-1] in self.tax.everyday_verbs and \
+                not self._looks_destructive(inv) and \
                 re.fullmatch(r"[A-Za-z][\w.+-]*", name):
             # `gleam test`, `colcon build`: a toolchain guardtui does not know, doing what every toolchain does
             return [allow(f"{name} {positionals[0]}: building, testing or checking, as every toolchain does "
@@ -1814,6 +1815,7 @@ _HANDLERS = {
        for n in ("docker", "podman", "nerdctl")},
     **{n: cmd_compose.compose for n in ("docker-compose", "podman-compose")},
     "kubectl": cmd_containers.kubectl, "oc": cmd_containers.kubectl,
+    **{n: cmd_containers.local_cluster for n in ("kind", "k3d", "minikube")},
     "crontab": cmd_exec.crontab, "alias": cmd_exec.alias,
     "rails": lambda run, inv: cmd_code.rails(run, inv) or cmd_migrate.migrations(run, inv) or [],
     "sqitch": lambda run, inv: cmd_migrate.migrations(run, inv) or [],

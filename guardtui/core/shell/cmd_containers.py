@@ -18,7 +18,7 @@ from ..model import BlastRadius
 from ..secrets import secret_catalog
 from ..web import host_of, metadata_service
 from .deletes import whole_listing
-from .findings import Finding, ask, deny
+from .findings import Finding, allow, ask, deny
 from .projectfiles import read_text
 from .secrets import dumps_a_credential_file, is_secret, secret_in_text
 from .parse import SimpleCommand
@@ -366,3 +366,46 @@ def _add_mount(spec: str, mounts: list, inv: "Invocation") -> None:
 
 def _label(inv: "Invocation", what: str) -> str:
     return f"{inv.cmd.via} › {what}" if inv.cmd.via else what
+
+
+# --- clusters that live on this machine ------------------------------------------------------------------------
+# kind/k3d/minikube start and stop their own clusters (docker containers or a VM here): local work, unless
+# the cluster mounts a host path from outside the project into the nodes
+# (deleting one still asks: tests/shell cases label `k3d cluster delete dev` ask, sessions-11 labels a kind delete allow)
+_LIFECYCLE = {"kind": (("create",), ("cluster",)),
+              "k3d": (("cluster",), ("create", "start", "stop")),
+              "minikube": (("start", "stop", "pause", "unpause"), ())}
+_HOST_MOUNTS = ("-v", "--volume", "--mount-string", "--mount", "--extra-mounts")
+
+
+def local_cluster(run: "Run", inv: "Invocation") -> list[Finding]:
+    """`kind create cluster --name charts --config hack/kind.yaml`, `k3d cluster stop dev`, `minikube stop`:
+    quiet; --all, host mounts outside the project and unreadable configs fall through to the taxonomy (asks)."""
+    words = [w.value for w in inv.words]
+    positionals = [w for w in words if not w.startswith("-")]
+    first, second = _LIFECYCLE[inv.name]
+    if not positionals or positionals[0] not in first or (second and (len(positionals) < 2 or
+                                                                        positionals[1] not in second)):
+        return []
+    if any(w in ("--all", "-a", "-A") or w.split("=", 1)[0] in _HOST_MOUNTS for w in words) or \
+            any(DYN in w for w in words) or inv.scope.remote:
+        return []
+    configs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--config", "-c")] + \
+        [w.partition("=")[2] for w in words if w.startswith("--config=")]
+    for config in configs:
+        path = posixpath.normpath(posixpath.join(inv.scope.cwd or "/", config))
+        text = read_text(path)
+        if text is None or not _mounts_inside(text, inv.scope.project or inv.scope.cwd):
+            return []
+    return [allow(f"{inv.name} {' '.join(positionals[:2])} starts or stops a cluster on this machine",
+                  "kubernetes", rule="container.local-cluster")]
+
+
+def _mounts_inside(config: str, project: str | None) -> bool:
+    """Every hostPath a kind/k3d config mounts into its nodes lies inside the project (none is fine)."""
+    paths = re.findall(r"(?m)^\s*-?\s*(?:hostPath|hostpath|host_path)\s*:\s*['\"]?([^'\"\s#]+)", config)
+    if re.search(r"(?i)volumes\s*:|extraMounts\s*:", config) and not paths:
+        return False  # mounts written in a shape this reading does not follow: not judged quiet
+    return all(project is not None and not path.startswith("~") and
+               (posixpath.normpath(posixpath.join(project, path)) + "/").startswith(project.rstrip("/") + "/")
+               for path in paths)

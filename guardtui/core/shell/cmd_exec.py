@@ -646,6 +646,13 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
         findings = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, scope, inv.privileged, name))
         return [f for f in findings if f.rule != "shell.unknown"] or \
             [allow(f"{inv.name} {name} runs the project's {name}", "build-test", rule="exec.npx")]
+    program = _program_of_package(run, package.rsplit("@", 1)[0] if versioned else package)
+    if program is not None and "--package" not in (w.value for w in words[:i]) and \
+            "-p" not in (w.value for w in words[:i]) and not any(w.value.startswith("--package=") for w in words[:i]):
+        # npx eas-cli whoami: a well-known CLI fetched under its own name is judged as the command it is
+        findings = run.judge_invocation(Invocation(program, words[i + 1:], inv.cmd, scope, inv.privileged, program))
+        if findings and all(f.rule not in ("shell.unknown", "shell.not-installed") for f in findings):
+            return findings
     fetched = ask(f"{inv.name} {package} may download and run a package", "package", BlastRadius.LOW, "exec.npx")
     # what it downloads still runs as itself: `npx supabase db reset --linked` is supabase's reset
     as_tool = run.judge_invocation(Invocation(name, words[i + 1:], inv.cmd, inv.scope, inv.privileged, name)) \
@@ -653,6 +660,14 @@ def npx(run: "Run", inv: "Invocation") -> list[Finding]:
     known = [f for f in as_tool if f.rule not in ("shell.unknown", "shell.not-installed")]
     rank = (fetched.verdict.restrictiveness, fetched.blast_radius.severity)
     return [f for f in known if (f.verdict.restrictiveness, f.blast_radius.severity) > rank] or [fetched]
+
+
+def _program_of_package(run: "Run", package: str) -> str | None:
+    """The command a well-known npm package provides (`eas-cli` → eas, taxonomy npm_programs), or None."""
+    for program, provider in run.tax.npm_programs.items():
+        if provider == package:
+            return program
+    return None
 
 
 def _declared_dependency(run: "Run", cwd: str | None, program: str) -> bool:
