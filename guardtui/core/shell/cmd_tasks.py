@@ -218,6 +218,12 @@ def package_manager(run: "Run", inv: Invocation) -> list[Finding]:
                       rule="tasks.package-script")]
     if pm == "bun" and ("/" in script or re.search(r"\.[cm]?[jt]sx?$", script)):
         return []  # `bun scripts/build.ts`: a program file, judged as the interpreter's script
+    if pm != "npm" and sub not in _RUN_WORDS and sub not in ("test", "start", "stop", "restart") and \
+            script in run.tax.wrappers:
+        # `pnpm dotenv -e .env.production -- pnpm db:fresh`, `yarn cross-env X=1 cmd`: a binary that runs the
+        # command after it, judged as that command line (the wrapper's own options skipped as the shell's are)
+        run.nested(shlex.join([script, *args]), inv, f"{pm} {script}", _scope(inv, cwd))
+        return [allow(f"{pm} {script} runs the command after it (judged)", "build-test", rule="tasks.package-bin")]
     if pm != "npm" and sub not in _RUN_WORDS and sub not in ("test", "start", "stop", "restart"):
         # `pnpm turbo run build`, `yarn eslint .`: the package's own binary of that name
         found = run.judge_invocation(Invocation(script, [Word.literal(a) for a in args], inv.cmd, _scope(inv, cwd),
