@@ -145,6 +145,10 @@ KUBERNETES = [
     ("mcp__k8s__kubectl_get", {"resourceType": "pods", "namespace": "default"}, A),
     ("mcp__k8s__kubectl_delete", {"resourceType": "namespace", "name": "prod"}, D),
     ("mcp__k8s__delete_namespace", {"name": "prod"}, D),
+    # an app's whole infrastructure (its stacks: cluster resources, image repository) goes with one call
+    ("mcp__ecs__delete_ecs_infrastructure", {"app_name": "helpdesk", "ecs_template_path": "infra/ecs.yaml"}, D),
+    ("mcp__aws__delete_infra", {"name": "staging"}, D),
+    ("mcp__ecs__delete_task_definition", {"family": "helpdesk", "revision": 3}, ASK),
     # the database's whole data directory is the datastore; another directory in the pod is one path
     ("mcp__k8s__exec_in_pod", {"name": "db-0", "namespace": "prod", "command": "rm -rf /var/lib/postgresql/data"},
      D),
