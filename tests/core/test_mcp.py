@@ -149,6 +149,9 @@ KUBERNETES = [
     ("mcp__ecs__delete_ecs_infrastructure", {"app_name": "helpdesk", "ecs_template_path": "infra/ecs.yaml"}, D),
     ("mcp__aws__delete_infra", {"name": "staging"}, D),
     ("mcp__ecs__delete_task_definition", {"family": "helpdesk", "revision": 3}, ASK),
+    # the operation named in an argument decides (AWS's ecs_resource_management {api_operation: DescribeServices})
+    ("mcp__ecs__ecs_resource_management", {"api_operation": "DescribeServices", "api_params": {"cluster": "c"}}, A),
+    ("mcp__ecs__ecs_resource_management", {"api_operation": "DeleteService", "api_params": {"service": "x"}}, ASK),
     # the database's whole data directory is the datastore; another directory in the pod is one path
     ("mcp__k8s__exec_in_pod", {"name": "db-0", "namespace": "prod", "command": "rm -rf /var/lib/postgresql/data"},
      D),
