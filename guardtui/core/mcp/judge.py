@@ -276,14 +276,6 @@ def _judge_inferred(call: ToolCall, ctx: EvalContext, catalog: McpCatalog, found
         if isinstance(value, str) and value.strip() or isinstance(value, list) and value:
             command = _with_stdin(_shell_text(value), args, names.get("stdin", ()))
             payload.append(_equivalent(call, ctx, label, "Bash", {"command": command}))
-    cli = _cli_of(found)
-    for key in names.get("cli_args", ()) if cli and not payload else ():
-        value = args.get(key)
-        words = [str(v) for v in value if isinstance(v, (str, int, float))] if isinstance(value, list) else \
-            shlex.split(value) if isinstance(value, str) and value.strip() else []
-        if words:  # gcloud's server: run_gcloud_command {args: [projects, delete, x]} is `gcloud projects delete x`
-            payload.append(_equivalent(call, ctx, label, "Bash", {"command": shlex.join([cli] + words)}))
-            break
     files: list[Decision] = []
     for key in names["url"]:
         parts += _urls(call, ctx, label, args.get(key))
@@ -701,8 +693,6 @@ _RUNNER_WORDS = frozenset({"run", "execute", "exec", "command", "cmd", "cli", "c
 def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[str, str] | None:
     """(the argument, the command line) of a tool that wraps a CLI: its name or its server's names the program
     (data cli_wrappers), an argument carries the words. None when it does not."""
-    if not catalog.cli_programs:
-        return None
     tool_words, server_words = name_tokens(found.tool), name_tokens(found.server_name)
 
     def named(words: list[str]) -> str | None:
@@ -710,11 +700,16 @@ def _cli_command(catalog: McpCatalog, found: Identified, args: dict) -> tuple[st
         return next((catalog.cli_programs[w] for w in words + joined if w in catalog.cli_programs), None)
 
     # the tool's name names the program (run_gcloud_command, kubectl), or the server's does and the tool only runs
-    # (aws_cli's execute): docker's run_container runs its command in a container, not as docker's arguments
+    # (aws_cli's execute): docker's run_container runs its command in a container, not as docker's arguments. A
+    # server named after another CLI the shell's taxonomy knows (its args given as a list) is that CLI too.
     program = named(tool_words) or (named(server_words) if set(tool_words) <= _RUNNER_WORDS else None)
+    keys = tuple(catalog.cli_arguments)
+    if program is None:
+        program = _cli_of(found)
+        keys = tuple(catalog.arguments.get("cli_args", ()))
     if program is None:
         return None
-    for key in catalog.cli_arguments:
+    for key in keys:
         value = args.get(key)
         if isinstance(value, list) and value and all(isinstance(v, (str, int, float)) for v in value):
             given = [str(v) for v in value]
